@@ -1,0 +1,134 @@
+//! Reading inputs, writing outputs atomically, choosing a tokenizer.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use pare::tokens::{self, Tokenizer};
+
+/// Read all of FILE, or stdin for `-` / no file.
+pub fn read_input(file: Option<&Path>) -> Result<String> {
+    let mut text = String::new();
+    match file {
+        None => {
+            io::stdin()
+                .read_to_string(&mut text)
+                .context("reading standard input (is it UTF-8?)")?;
+        }
+        Some(p) if p == Path::new("-") => {
+            io::stdin()
+                .read_to_string(&mut text)
+                .context("reading standard input (is it UTF-8?)")?;
+        }
+        Some(p) => {
+            let bytes = fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{} is not UTF-8 (byte {})",
+                    p.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+        }
+    }
+    Ok(text)
+}
+
+/// The display name of an input for messages.
+pub fn input_name(file: Option<&Path>) -> String {
+    match file {
+        None => "<stdin>".into(),
+        Some(p) if p == Path::new("-") => "<stdin>".into(),
+        Some(p) => p.display().to_string(),
+    }
+}
+
+/// Write `text` to FILE atomically (a temporary file renamed into place), or to stdout.
+pub fn write_output(out: Option<&Path>, text: &str) -> Result<()> {
+    match out {
+        None => {
+            let mut stdout = io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+            Ok(())
+        }
+        Some(path) => {
+            let mut w = AtomicFile::create(path)?;
+            w.write_all(text.as_bytes())?;
+            w.commit()
+        }
+    }
+}
+
+/// A file that appears under its name only when complete: never a partial write.
+pub struct AtomicFile {
+    tmp: PathBuf,
+    target: PathBuf,
+    file: io::BufWriter<fs::File>,
+}
+
+impl AtomicFile {
+    pub fn create(target: &Path) -> Result<AtomicFile> {
+        let dir = target
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target.file_name().context("output path has no file name")?;
+        let tmp = dir.join(format!(
+            ".{}.pare-tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let file = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        Ok(AtomicFile {
+            tmp,
+            target: target.to_owned(),
+            file: io::BufWriter::new(file),
+        })
+    }
+    pub fn commit(mut self) -> Result<()> {
+        self.file.flush()?;
+        fs::rename(&self.tmp, &self.target)
+            .with_context(|| format!("writing {}", self.target.display()))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Not committed: remove the temporary file (after commit it no longer exists).
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// The tokenizer named on the command line: `--tokenizer-file` wins over `--tokenizer`.
+pub fn tokenizer(name: &str, file: Option<&Path>) -> Result<&'static dyn Tokenizer> {
+    if let Some(path) = file {
+        let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let tok = tokens::from_tokenizer_json(&path.display().to_string(), &bytes)?;
+        // Lives for the whole process, like the built-in ones.
+        return Ok(Box::leak(tok));
+    }
+    match tokens::builtin(name) {
+        Ok(t) => Ok(t),
+        Err(e) => bail!("{e}"),
+    }
+}
+
+/// True when the error is a closed pipe on stdout.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,60 @@
+//! `pare`: shape structured tool and API responses so language models read them cheaply.
+//!
+//! A thin door over the `pare` engine: it reads input, picks the policy, tokenizer and
+//! format, and writes the result. Exit codes: 0 ok, 2 error (bad input, bad policy, I/O).
+//! A closed stdout (`pare … | head`) is not an error.
+
+mod compact;
+mod io;
+mod policy_cmd;
+mod stats;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "pare",
+    version,
+    about = "Shape JSON tool responses so language models read them cheaply",
+    long_about = "pare shapes structured tool and API responses for language models: a declarative \
+policy strips what a model does not need (nulls, internal fields, verbose triples), detail levels \
+keep the caller in control, and every count is made with a real tokenizer.\n\n\
+Examples:\n  pare compact response.json --policy examples/policies/entities.toml --report\n  \
+pare stats response.json --top 15\n  pare policy check examples/policies/narrative.toml"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Shape JSON with a policy and print it (the report goes to stderr).
+    Compact(compact::Args),
+    /// Show where a payload's tokens go, per path.
+    Stats(stats::Args),
+    /// Check a policy or print the policy JSON Schema.
+    Policy {
+        #[command(subcommand)]
+        command: policy_cmd::Command,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compact(args) => compact::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Policy { command } => policy_cmd::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if io::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("pare: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

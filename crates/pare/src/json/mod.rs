@@ -1,0 +1,60 @@
+//! JSON text in and out of [`Value`](crate::value::Value).
+//!
+//! Why our own parser and writer instead of `serde_json`: pare must hand back exactly what
+//! it was given (numbers keep their lexeme, objects keep their order, duplicate keys resolve
+//! the way `JSON.parse` does), its output must match `JSON.stringify` byte for byte, and the
+//! parser sits on the hot path of every run, so it is a small hand-written byte-level
+//! recursive-descent parser with no intermediate tokens.
+//!
+//! - [`parse`] reads exactly one JSON text (RFC 8259). A leading UTF-8 byte order mark is
+//!   skipped (as `jq` does; `JSON.parse` would reject it), since files saved by some editors
+//!   carry one and rejecting them helps no one. Nesting is limited to [`MAX_DEPTH`] levels
+//!   so hostile input cannot overflow the stack. Errors carry a 1-based line and column.
+//! - [`to_compact`] / [`to_pretty`] produce what `JSON.stringify(v)` /
+//!   `JSON.stringify(v, null, 2)` would, except that numbers are written as their lexeme.
+//!
+//! ```
+//! use pare::json::{parse, to_compact, to_pretty};
+//! let v = parse(r#" {"a": [1.50, "x\u00e9"], "a": true} "#).unwrap();
+//! assert_eq!(to_compact(&v), r#"{"a":true}"#);
+//! assert_eq!(to_pretty(&parse("[1,{}]").unwrap()), "[\n  1,\n  {}\n]");
+//! let err = parse("[1,\n 2,]").unwrap_err();
+//! assert_eq!(err.to_string(), "expected a value at line 2 column 4");
+//! ```
+
+mod parse;
+mod write;
+
+pub use parse::{JsonError, JsonErrorKind, MAX_DEPTH, parse, parse_with_max_depth};
+pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
+
+/// Index of the first byte at or after `i` that is `"`, `\` or a control character
+/// (< 0x20), or `bytes.len()` if there is none. These are the only bytes a JSON string
+/// cannot hold raw, so both the parser and the writer copy the runs in between wholesale.
+/// Eight bytes at a time with the usual SWAR zero-byte tests: a borrow only propagates
+/// upward from a real match, so the lowest flagged byte is always a real one.
+#[inline]
+fn find_special(bytes: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let x = u64::from_le_bytes(*chunk);
+        let quote = x ^ (LO * u64::from(b'"'));
+        let backslash = x ^ (LO * u64::from(b'\\'));
+        let hits = (quote.wrapping_sub(LO) & !quote)
+            | (backslash.wrapping_sub(LO) & !backslash)
+            | (x.wrapping_sub(LO * 0x20) & !x);
+        let hits = hits & HI;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
+}

@@ -1,0 +1,22 @@
+//! pare: make structured tool and API responses cheap for language models to read,
+//! without losing what they need.
+//!
+//! The engine is a staged pipeline: parse the JSON ([`json`]) → compile a policy
+//! ([`policy`]) → run its ops over the value in one walk ([`shape`], [`ops`]) → render
+//! ([`encode`]) → count tokens ([`tokens`]) and report ([`report`], [`manifest`]).
+//! [`stats`] profiles where a payload's tokens go. No I/O happens here; the CLI and the
+//! proxies are thin doors over it.
+
+pub mod encode;
+pub mod json;
+pub mod manifest;
+pub mod ops;
+pub mod policy;
+pub mod report;
+pub mod shape;
+pub mod stats;
+pub mod tokens;
+pub mod value;
+
+pub use policy::Policy;
+pub use value::{Map, Number, Value};

@@ -1,0 +1,53 @@
+//! `drop`: remove the members (or array items) that selectors name.
+//!
+//! Why: internal fields — `created_at`, `version`, provenance `metadata` — cost tokens on
+//! every record and answer no question a model is asked (seed ADR-010). Dropped subtrees are
+//! never walked, so dropping is also the cheapest op.
+//!
+//! ```toml
+//! [[ops]]
+//! op = "drop"   # {"id":1,"created_at":"…","meta":{"v":2}} → {"id":1}
+//! paths = ["$..created_at", "$.meta"]
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op};
+use crate::policy::selector::{MatchState, SelectorSet};
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::Value;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// Selectors of what to remove, e.g. `$..created_at`, `$.segments[*].applicationColor`.
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Drop {
+    paths: Vec<usize>,
+}
+
+impl DropSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Drop, PolicyError> {
+        if self.paths.is_empty() {
+            return Err(cx.error("paths", "name at least one selector"));
+        }
+        Ok(Drop {
+            paths: cx.selectors("paths", &self.paths)?,
+        })
+    }
+}
+
+impl Op for Drop {
+    fn drops(&self, set: &SelectorSet, member: &MatchState) -> bool {
+        self.paths.iter().any(|&s| set.matches(member, s))
+    }
+
+    fn apply(&self, _node: &mut Value, _cx: &mut ApplyCx<'_, '_>) {}
+}

@@ -1,0 +1,83 @@
+//! `filter`: remove array items for which a predicate holds (or keep only those it holds for).
+//!
+//! Why: sub-30-second website visits are redirects and misclicks (seed ADR 0006 raised
+//! `minMinutes` to 0.5). The predicate is an expression over each item (see
+//! [`crate::policy::expr`]); a parameter makes the threshold the caller's choice. Items
+//! whose fields are missing never match, so absence never removes anything. The number
+//! removed is recorded.
+//!
+//! ```toml
+//! params = { minMinutes = 0.5 }
+//! [[ops]]
+//! op = "filter"   # [{"m":0.2},{"m":3}] → [{"m":3}]
+//! at = ["$.websites"]
+//! remove_where = "minutes < $minMinutes"
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op};
+use crate::manifest::Kind;
+use crate::policy::expr::Expr;
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::Value;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// Selectors of the arrays to filter.
+    pub at: Vec<String>,
+    /// Remove the items this expression holds for (give this or `keep_where`).
+    #[serde(default)]
+    pub remove_where: Option<String>,
+    /// Keep only the items this expression holds for.
+    #[serde(default)]
+    pub keep_where: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Filter {
+    at: Vec<usize>,
+    expr: Expr,
+    remove: bool,
+}
+
+impl FilterSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Filter, PolicyError> {
+        if self.at.is_empty() {
+            return Err(cx.error("at", "name at least one selector"));
+        }
+        let (field, src, remove) = match (&self.remove_where, &self.keep_where) {
+            (Some(e), None) => ("remove_where", e, true),
+            (None, Some(e)) => ("keep_where", e, false),
+            _ => {
+                return Err(cx.error(
+                    "",
+                    "give exactly one of `remove_where` and `keep_where`",
+                ));
+            }
+        };
+        Ok(Filter {
+            at: cx.selectors("at", &self.at)?,
+            expr: cx.expr(field, src)?,
+            remove,
+        })
+    }
+}
+
+impl Op for Filter {
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Array(items) = node else { return };
+        if !cx.matches_any(&self.at) {
+            return;
+        }
+        let params = cx.params;
+        let before = items.len();
+        items.retain(|item| self.expr.eval(item, &|name| params.value(name)) != self.remove);
+        cx.rec.items(Kind::Filtered, (before - items.len()) as u64);
+    }
+}

@@ -1,0 +1,111 @@
+//! `hoist`: a field equal on every item of an array is said once, beside the array.
+//!
+//! Why: `"score_type": "hybrid"` on each of 20 results says one fact 20 times (seed 004's
+//! "repeated-field dedup"). The constant fields move out of the items into a sibling member
+//! named `<array>_common` (configurable), placed just before the array. Nothing is lost: the
+//! sibling holds every hoisted field with its value. Arrays whose parent is not an object are
+//! left alone, since there is nowhere to say it once without changing the shape.
+//!
+//! ```toml
+//! [[ops]]
+//! op = "hoist"  # {"r":[{"t":"h","id":1},{"t":"h","id":2}]} → {"r_common":{"t":"h"},"r":[{"id":1},{"id":2}]}
+//! at = ["$.results"]
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op, Sibling};
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::{Map, Value};
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HoistSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// Selectors of arrays of objects.
+    pub at: Vec<String>,
+    /// Only these fields may be hoisted. Default: any field.
+    #[serde(default)]
+    pub fields: Option<Vec<String>>,
+    /// The sibling's name; `{key}` is the array's key. Default: `{key}_common`.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Hoist only from arrays with at least this many items. Default: 2.
+    #[serde(default = "default_min_items")]
+    pub min_items: usize,
+}
+
+fn default_name() -> String {
+    "{key}_common".into()
+}
+fn default_min_items() -> usize {
+    2
+}
+
+#[derive(Debug)]
+pub struct Hoist {
+    at: Vec<usize>,
+    fields: Option<Vec<String>>,
+    name: String,
+    min_items: usize,
+}
+
+impl HoistSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Hoist, PolicyError> {
+        if self.at.is_empty() {
+            return Err(cx.error("at", "name at least one selector"));
+        }
+        if self.min_items < 2 {
+            return Err(cx.error("min_items", "must be at least 2"));
+        }
+        Ok(Hoist {
+            at: cx.selectors("at", &self.at)?,
+            fields: self.fields.clone(),
+            name: self.name.clone(),
+            min_items: self.min_items,
+        })
+    }
+}
+
+impl Op for Hoist {
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let (Value::Array(items), Some(key)) = (&mut *node, cx.key) else { return };
+        if items.len() < self.min_items || !cx.matches_any(&self.at) {
+            return;
+        }
+        let Some(Value::Object(first)) = items.first() else { return };
+        let constant: Vec<String> = first
+            .iter()
+            .filter(|(k, _)| self.fields.as_ref().is_none_or(|f| f.contains(k)))
+            .filter(|(k, v)| {
+                items[1..].iter().all(|item| {
+                    item.as_object().and_then(|o| o.get(k)) == Some(*v)
+                })
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        if constant.is_empty() {
+            return;
+        }
+        let mut common = Map::with_capacity(constant.len());
+        for (i, item) in items.iter_mut().enumerate() {
+            let Value::Object(o) = item else { continue };
+            for k in &constant {
+                let v = o.remove(k);
+                if i == 0
+                    && let Some(v) = v
+                {
+                    common.push_unique(k.clone(), v);
+                }
+            }
+        }
+        cx.siblings.push(Sibling {
+            before: true,
+            key: self.name.replace("{key}", key),
+            value: Value::Object(common),
+        });
+    }
+}

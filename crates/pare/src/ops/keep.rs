@@ -1,0 +1,68 @@
+//! `keep`: an allow-list — the selected objects keep only the named fields.
+//!
+//! Why: progressive disclosure (seed 004). At `ids_only` a search result needs its id,
+//! score and rank and nothing else; listing what stays is shorter and safer than listing
+//! everything that goes, and new upstream fields stay out until someone asks for them.
+//!
+//! ```toml
+//! [[ops]]
+//! op = "keep"     # {"chunk_id":1,"rank":1,"chunk_text":"…"} → {"chunk_id":1,"rank":1}
+//! levels = ["ids_only"]
+//! at = ["$.results[*]"]
+//! fields = ["chunk_id", "hybrid_score", "rank"]
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op};
+use crate::manifest::Kind;
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::Value;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeepSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// The objects to filter (selectors).
+    pub at: Vec<String>,
+    /// The fields they keep; the object's own order is kept.
+    pub fields: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Keep {
+    at: Vec<usize>,
+    fields: Vec<String>,
+}
+
+impl KeepSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Keep, PolicyError> {
+        if self.at.is_empty() {
+            return Err(cx.error("at", "name at least one selector"));
+        }
+        Ok(Keep {
+            at: cx.selectors("at", &self.at)?,
+            fields: self.fields.clone(),
+        })
+    }
+}
+
+impl Op for Keep {
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Object(map) = node else { return };
+        if !cx.matches_any(&self.at) {
+            return;
+        }
+        let rec = &mut *cx.rec;
+        map.retain(|k, _| {
+            let keep = self.fields.iter().any(|f| f == k);
+            if !keep {
+                rec.key(Kind::Stripped, k, 1);
+            }
+            keep
+        });
+    }
+}

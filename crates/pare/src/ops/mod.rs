@@ -1,0 +1,124 @@
+//! The ops: one file each, registered with one line in [`ops!`] below.
+//!
+//! An op has options (a serde struct, the `[[ops]]` table of a policy), compiles them once
+//! against the policy ([`CompileCx`]) and then acts during the engine's single walk over the
+//! value: [`Op::drops`] before the walk descends into an object member, [`Op::apply`] on each
+//! node after its children are done. Ops record what they remove ([`ApplyCx::rec`]).
+
+use std::fmt::Debug;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::manifest::Recorder;
+use crate::policy::selector::{MatchState, SelectorSet, Step};
+use crate::policy::{CompileCx, Params, PolicyError};
+use crate::tokens::Tokenizer;
+use crate::value::Value;
+
+/// Registers ops: `Variant => module::Spec`. The module holds the op's options struct
+/// (`Spec`, with a `levels` field and a `compile` method) and its compiled form.
+macro_rules! ops {
+    ($($variant:ident => $module:ident :: $spec:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// One entry of a policy's `ops` list; `op` names its kind.
+        #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+        #[serde(tag = "op", rename_all = "snake_case")]
+        pub enum OpSpec {
+            $($variant($module::$spec),)*
+        }
+
+        impl OpSpec {
+            /// The op's name as written in policies.
+            pub fn name(&self) -> &'static str {
+                match self { $(OpSpec::$variant(_) => stringify!($module),)* }
+            }
+            /// The levels the op runs at; `None`: every level but `full`.
+            pub fn levels(&self) -> Option<&[String]> {
+                match self { $(OpSpec::$variant(s) => s.levels.as_deref(),)* }
+            }
+            pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Box<dyn Op>, PolicyError> {
+                match self { $(OpSpec::$variant(s) => Ok(Box::new(s.compile(cx)?)),)* }
+            }
+        }
+
+        /// Every op name, in registry order.
+        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
+    };
+}
+
+ops! {
+    Prune => prune::PruneSpec,
+    Drop => drop::DropSpec,
+    Keep => keep::KeepSpec,
+    Flatten => flatten::FlattenSpec,
+    Hoist => hoist::HoistSpec,
+    Group => group::GroupSpec,
+    Filter => filter::FilterSpec,
+    Merge => merge::MergeSpec,
+    Round => round::RoundSpec,
+    Tier => tier::TierSpec,
+    Limit => limit::LimitSpec,
+    Truncate => truncate::TruncateSpec,
+    Rename => rename::RenameSpec,
+    Nest => nest::NestSpec,
+}
+
+/// A compiled op.
+pub(crate) trait Op: Send + Sync + Debug {
+    /// Remove an object member (or array element) before the walk descends into it.
+    fn drops(&self, _set: &SelectorSet, _member: &MatchState) -> bool {
+        false
+    }
+    /// True when the op can act on nodes no selector reaches (the walk then visits every
+    /// node instead of skipping subtrees no selector can match).
+    fn everywhere(&self) -> bool {
+        false
+    }
+    /// Transform a node whose children are done.
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>);
+}
+
+/// A member to add next to the node being shaped, in its parent object.
+#[derive(Debug)]
+pub(crate) struct Sibling {
+    pub before: bool,
+    pub key: String,
+    pub value: Value,
+}
+
+/// What an op sees of the walk at one node.
+pub(crate) struct ApplyCx<'w, 'k> {
+    /// The level being shaped (index into the policy's levels).
+    pub level: usize,
+    pub state: MatchState,
+    pub set: &'w SelectorSet,
+    pub params: &'w Params,
+    pub tokenizer: &'w dyn Tokenizer,
+    pub rec: &'w mut Recorder,
+    /// This node's key when its parent is an object.
+    pub key: Option<&'k str>,
+    /// Members to add beside this node in its parent object.
+    pub siblings: &'w mut Vec<Sibling>,
+    /// Key renames in use (`short`, `long`), for the `_legend`.
+    pub legend: &'w mut Vec<(String, String)>,
+}
+
+impl ApplyCx<'_, '_> {
+    #[inline]
+    pub fn matches_any(&self, sels: &[usize]) -> bool {
+        sels.iter().any(|&s| self.set.matches(&self.state, s))
+    }
+    /// Does selector `sel` select member `key` of this (object) node?
+    #[inline]
+    pub fn member_matches(&self, key: &str, sels: &[usize]) -> bool {
+        let st = self.set.step(&self.state, Step::Key(key));
+        sels.iter().any(|&s| self.set.matches(&st, s))
+    }
+}
+
+/// Shared option helpers for op specs.
+pub(crate) fn default_true() -> bool {
+    true
+}

@@ -1,0 +1,119 @@
+//! `prune`: remove object members whose value is `null`, `""`, `[]` or `{}`.
+//!
+//! Why: half the fields of a typical entity are empty (seed ADR-010), and a model learns
+//! nothing from `"owner": null`. Each kind is switchable. Only object members go: items of
+//! arrays keep their positions (`[1, null, 3]` stays as it is), because position carries
+//! meaning there. Children are pruned first, so `{"meta": {"x": null}}` loses `meta` too.
+//!
+//! ```toml
+//! [[ops]]
+//! op = "prune"            # {"a":1,"b":null,"c":[],"d":[null]} → {"a":1,"d":[null]}
+//! empty_string = false    # keep "" members
+//! except = ["$.meta_relations.*"]   # a {} there means "no relations": keep it
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{default_true, ApplyCx, Op};
+use crate::manifest::Kind;
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::Value;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PruneSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// Remove `null` members. Default: true.
+    #[serde(default = "default_true")]
+    pub null: bool,
+    /// Remove `""` members. Default: true.
+    #[serde(default = "default_true")]
+    pub empty_string: bool,
+    /// Remove `[]` members. Default: true.
+    #[serde(default = "default_true")]
+    pub empty_array: bool,
+    /// Remove `{}` members. Default: true.
+    #[serde(default = "default_true")]
+    pub empty_object: bool,
+    /// The objects to prune (selectors). Default: every object.
+    #[serde(default)]
+    pub at: Option<Vec<String>>,
+    /// Members never pruned (selectors), e.g. a `{}` that means "none".
+    #[serde(default)]
+    pub except: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Prune {
+    null: bool,
+    empty_string: bool,
+    empty_array: bool,
+    empty_object: bool,
+    at: Option<Vec<usize>>,
+    except: Vec<usize>,
+}
+
+impl PruneSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Prune, PolicyError> {
+        Ok(Prune {
+            null: self.null,
+            empty_string: self.empty_string,
+            empty_array: self.empty_array,
+            empty_object: self.empty_object,
+            at: match &self.at {
+                Some(at) => Some(cx.selectors("at", at)?),
+                None => None,
+            },
+            except: cx.selectors("except", &self.except)?,
+        })
+    }
+}
+
+impl Prune {
+    fn prunable(&self, v: &Value) -> bool {
+        match v {
+            Value::Null => self.null,
+            Value::String(s) => self.empty_string && s.is_empty(),
+            Value::Array(a) => self.empty_array && a.is_empty(),
+            Value::Object(o) => self.empty_object && o.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+impl Op for Prune {
+    fn everywhere(&self) -> bool {
+        self.at.is_none()
+    }
+
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Object(map) = node else { return };
+        if let Some(at) = &self.at
+            && !cx.matches_any(at)
+        {
+            return;
+        }
+        if !map.values().any(|v| self.prunable(v)) {
+            return;
+        }
+        let except = &self.except;
+        let (set, state) = (cx.set, cx.state);
+        let rec = &mut *cx.rec;
+        map.retain(|k, v| {
+            if !self.prunable(v) {
+                return true;
+            }
+            if !except.is_empty() {
+                let st = set.step(&state, crate::policy::selector::Step::Key(k));
+                if except.iter().any(|&s| set.matches(&st, s)) {
+                    return true;
+                }
+            }
+            rec.key(Kind::Empty, k, 1);
+            false
+        });
+    }
+}

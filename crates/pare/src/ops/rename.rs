@@ -1,0 +1,93 @@
+//! `rename`: shorten keys, with a `_legend` at the root that maps them back.
+//!
+//! Why: on a list of 500 records, `"relationship_type"` costs its tokens 500 times; `"rt"`
+//! plus one legend entry is cheaper (seed 004's "short keys"). It is off unless a policy asks,
+//! because short keys are harder for a model to read than the originals. A key is not renamed
+//! in an object that already has a member with the short name, so nothing is overwritten.
+//!
+//! ```toml
+//! [[ops]]
+//! op = "rename"   # {"relationship_type":"PARTNER"} → {"_legend":{"rt":"relationship_type"},"rt":"PARTNER"}
+//! map = { relationship_type = "rt" }
+//! ```
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op};
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::Value;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// The objects whose keys are renamed (selectors). Default: every object.
+    #[serde(default)]
+    pub at: Option<Vec<String>>,
+    /// Long name → short name.
+    pub map: BTreeMap<String, String>,
+    /// Write the `_legend` at the root. Default: true.
+    #[serde(default = "super::default_true")]
+    pub legend: bool,
+}
+
+#[derive(Debug)]
+pub struct Rename {
+    at: Option<Vec<usize>>,
+    map: Vec<(String, String)>,
+    legend: bool,
+}
+
+impl RenameSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Rename, PolicyError> {
+        if self.map.is_empty() {
+            return Err(cx.error("map", "name at least one key to rename"));
+        }
+        let mut shorts: Vec<&String> = self.map.values().collect();
+        shorts.sort();
+        if let Some(w) = shorts.windows(2).find(|w| w[0] == w[1]) {
+            return Err(cx.error("map", format!("two keys are renamed to `{}`", w[0])));
+        }
+        if let Some((long, _)) = self.map.iter().find(|(_, s)| s.is_empty()) {
+            return Err(cx.error("map", format!("`{long}` is renamed to an empty key")));
+        }
+        Ok(Rename {
+            at: match &self.at {
+                Some(at) => Some(cx.selectors("at", at)?),
+                None => None,
+            },
+            map: self.map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            legend: self.legend,
+        })
+    }
+}
+
+impl Op for Rename {
+    fn everywhere(&self) -> bool {
+        self.at.is_none()
+    }
+
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Object(map) = node else { return };
+        if let Some(at) = &self.at
+            && !cx.matches_any(at)
+        {
+            return;
+        }
+        for (long, short) in &self.map {
+            let Some(i) = map.position(long) else { continue };
+            if map.contains_key(short) {
+                continue;
+            }
+            map.entries_mut()[i].0 = short.clone();
+            if self.legend && !cx.legend.iter().any(|(s, _)| s == short) {
+                cx.legend.push((short.clone(), long.clone()));
+            }
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! Policies: options as written ([`options`]) → a validated, compiled [`Policy`].
+//!
+//! Compiling checks everything a request could trip on later — level names, selector and
+//! expression syntax, parameter references and types — so shaping itself cannot fail on a
+//! bad policy. Errors name the key (`ops[2].paths[0]`), the bad value and the allowed values.
+//!
+//! ```
+//! let policy = pare::policy::Policy::parse(r#"
+//!     [[ops]]
+//!     op = "drop"
+//!     paths = ["$..created_at"]
+//! "#).unwrap();
+//! assert_eq!(policy.default_level(), "standard");
+//! ```
+
+pub mod expr;
+pub mod options;
+pub mod selector;
+
+use std::collections::BTreeMap;
+
+use crate::ops::Op;
+use crate::value::{Number, Value};
+use expr::Expr;
+use options::{NumberOrParam, PolicyOptions, Scalar};
+use selector::{Selector, SelectorSet};
+
+/// The name of the level that is always the input unchanged.
+pub const FULL: &str = "full";
+
+/// A policy that could not be read or is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// The text is not valid TOML or JSON.
+    #[error("policy is not valid {format}: {message}")]
+    Syntax {
+        format: &'static str,
+        message: String,
+    },
+    /// A key has a bad value.
+    #[error("policy error at `{key}`: {message}")]
+    Invalid { key: String, message: String },
+}
+
+impl PolicyError {
+    pub(crate) fn invalid(key: impl Into<String>, message: impl Into<String>) -> PolicyError {
+        PolicyError::Invalid {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// One op of a compiled policy.
+#[derive(Debug)]
+pub(crate) struct CompiledOp {
+    pub name: &'static str,
+    /// Bit i set: the op runs at level i.
+    pub levels: u64,
+    pub op: Box<dyn Op>,
+}
+
+/// A validated, compiled policy. Cheap to share across threads.
+#[derive(Debug)]
+pub struct Policy {
+    options: PolicyOptions,
+    levels: Vec<String>,
+    default_level: usize,
+    pub(crate) ops: Vec<CompiledOp>,
+    pub(crate) selectors: SelectorSet,
+    /// Selector indices of the objects that carry an `_omitted` note.
+    pub(crate) omitted_at: Vec<usize>,
+    pub(crate) omitted_enabled: bool,
+    pub(crate) omitted_key: String,
+}
+
+impl Policy {
+    /// Parse a policy, TOML or JSON (a text whose first non-blank character is `{` is JSON).
+    pub fn parse(text: &str) -> Result<Policy, PolicyError> {
+        if text.trim_start().starts_with('{') {
+            Policy::from_json(text)
+        } else {
+            Policy::from_toml(text)
+        }
+    }
+
+    pub fn from_toml(text: &str) -> Result<Policy, PolicyError> {
+        let tree: serde_json::Value = toml::from_str(text).map_err(|e| PolicyError::Syntax {
+            format: "TOML",
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        Policy::from_tree(tree)
+    }
+
+    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+        let tree: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| PolicyError::Syntax {
+                format: "JSON",
+                message: e.to_string(),
+            })?;
+        Policy::from_tree(tree)
+    }
+
+    fn from_tree(tree: serde_json::Value) -> Result<Policy, PolicyError> {
+        let options: PolicyOptions = serde_path_to_error::deserialize(tree).map_err(|e| {
+            let key = e.path().to_string();
+            PolicyError::invalid(
+                if key == "." {
+                    "(top level)".into()
+                } else {
+                    key
+                },
+                e.inner().to_string(),
+            )
+        })?;
+        Policy::compile(options)
+    }
+
+    /// The built-in policy used when none is given: drop `null`, `""`, `[]` and `{}` object
+    /// members, nothing domain-specific.
+    pub fn builtin_default() -> Policy {
+        Policy::from_toml(
+            "description = \"built-in default: drop null and empty object members\"\n[[ops]]\nop = \"prune\"\n",
+        )
+        .expect("the built-in policy is valid")
+    }
+
+    /// Validate and compile options.
+    pub fn compile(options: PolicyOptions) -> Result<Policy, PolicyError> {
+        let levels = validate_levels(&options.levels)?;
+        let default_level = match &options.default_level {
+            Some(name) => find_level(&levels, name, "default_level")?,
+            None => levels
+                .iter()
+                .position(|l| l == "standard")
+                .unwrap_or(levels.len().saturating_sub(2)),
+        };
+        for (name, _) in &options.params {
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return Err(PolicyError::invalid(
+                    format!("params.{name}"),
+                    "parameter names use letters, digits and `_` only",
+                ));
+            }
+        }
+        let mut cx = CompileCx {
+            selectors: Vec::new(),
+            key: String::new(),
+            params: &options.params,
+            levels: &levels,
+        };
+        let mut ops = Vec::with_capacity(options.ops.len());
+        for (i, spec) in options.ops.iter().enumerate() {
+            cx.key = format!("ops[{i}]");
+            let levels_mask = cx.level_mask("levels", spec.levels())?;
+            let op = spec.compile(&mut cx)?;
+            ops.push(CompiledOp {
+                name: spec.name(),
+                levels: levels_mask,
+                op,
+            });
+        }
+        // Compiled even when off: a request may switch notes on.
+        cx.key = "omitted".into();
+        if options.omitted.key.is_empty() {
+            return Err(PolicyError::invalid("omitted.key", "must not be empty"));
+        }
+        let omitted_at = cx.selectors("at", &options.omitted.at)?;
+        let selectors = SelectorSet::new(cx.selectors)
+            .map_err(|e| PolicyError::invalid("ops", e.to_string()))?;
+        Ok(Policy {
+            omitted_key: options.omitted.key.clone(),
+            omitted_enabled: options.omitted.enabled,
+            options,
+            levels,
+            default_level,
+            ops,
+            selectors,
+            omitted_at,
+        })
+    }
+
+    pub fn options(&self) -> &PolicyOptions {
+        &self.options
+    }
+    pub fn description(&self) -> Option<&str> {
+        self.options.description.as_deref()
+    }
+    /// Level names, least detail first; the last is always `full`.
+    pub fn levels(&self) -> &[String] {
+        &self.levels
+    }
+    pub fn default_level(&self) -> &str {
+        &self.levels[self.default_level]
+    }
+    /// The index of a level by name, or an error listing the allowed names.
+    pub fn level_index(&self, name: &str) -> Result<usize, PolicyError> {
+        find_level(&self.levels, name, "level")
+    }
+    /// The names of the ops that run at a level, in order.
+    pub fn ops_at(&self, level: usize) -> Vec<&'static str> {
+        self.ops
+            .iter()
+            .filter(|o| o.levels & (1 << level) != 0)
+            .map(|o| o.name)
+            .collect()
+    }
+    /// Parameters with their defaults overridden by `overrides` (`name`, text value).
+    pub fn params(&self, overrides: &[(String, String)]) -> Result<Params, PolicyError> {
+        let mut values: Vec<(String, Scalar)> = self
+            .options
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (name, text) in overrides {
+            let allowed = || {
+                let names: Vec<_> = values.iter().map(|(k, _)| k.as_str()).collect();
+                if names.is_empty() {
+                    "this policy declares no parameters".to_owned()
+                } else {
+                    format!("allowed: {}", names.join(", "))
+                }
+            };
+            let Some(slot) = values.iter().position(|(k, _)| k == name) else {
+                return Err(PolicyError::invalid(
+                    format!("params.{name}"),
+                    format!("unknown parameter `{name}`; {}", allowed()),
+                ));
+            };
+            let like = &values[slot].1;
+            let parsed = Scalar::parse_like(text, like).ok_or_else(|| {
+                PolicyError::invalid(
+                    format!("params.{name}"),
+                    format!(
+                        "`{text}` is not a {} (the type of its default)",
+                        like.kind()
+                    ),
+                )
+            })?;
+            values[slot].1 = parsed;
+        }
+        Ok(Params { values })
+    }
+}
+
+fn validate_levels(names: &[String]) -> Result<Vec<String>, PolicyError> {
+    let mut levels: Vec<String> = Vec::with_capacity(names.len() + 1);
+    for (i, name) in names.iter().enumerate() {
+        let key = format!("levels[{i}]");
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(PolicyError::invalid(
+                key,
+                format!("`{name}` is not a level name (letters, digits, `_`, `-`)"),
+            ));
+        }
+        if levels.contains(name) {
+            return Err(PolicyError::invalid(
+                key,
+                format!("`{name}` is listed twice"),
+            ));
+        }
+        if name == FULL && i + 1 != names.len() {
+            return Err(PolicyError::invalid(
+                key,
+                "`full` must be the last level (it is the most detail: the input unchanged)",
+            ));
+        }
+        levels.push(name.clone());
+    }
+    if levels.last().map(String::as_str) != Some(FULL) {
+        levels.push(FULL.into());
+    }
+    if levels.len() > 63 {
+        return Err(PolicyError::invalid("levels", "at most 63 levels"));
+    }
+    Ok(levels)
+}
+
+fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyError> {
+    levels.iter().position(|l| l == name).ok_or_else(|| {
+        PolicyError::invalid(
+            key,
+            format!("unknown level `{name}`; allowed: {}", levels.join(", ")),
+        )
+    })
+}
+
+/// Parameter values for one request.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    values: Vec<(String, Scalar)>,
+}
+
+impl Params {
+    pub fn get(&self, name: &str) -> Option<&Scalar> {
+        self.values.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+    /// A parameter as a JSON value, for expressions.
+    pub fn value(&self, name: &str) -> Option<Value> {
+        Some(match self.get(name)? {
+            Scalar::Bool(b) => Value::Bool(*b),
+            Scalar::Number(n) => Value::Number(Number::from_f64(*n)?),
+            Scalar::String(s) => Value::String(s.clone()),
+        })
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Scalar)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// A number setting, resolved per request.
+#[derive(Debug, Clone)]
+pub(crate) enum ParamNumber {
+    Fixed(f64),
+    Param(String),
+}
+
+impl ParamNumber {
+    pub fn resolve(&self, params: &Params) -> f64 {
+        match self {
+            ParamNumber::Fixed(n) => *n,
+            // Compile checked the parameter exists and is a number.
+            ParamNumber::Param(name) => match params.get(name) {
+                Some(Scalar::Number(n)) => *n,
+                _ => f64::NAN,
+            },
+        }
+    }
+}
+
+/// What ops see while compiling: registers selectors, validates references.
+pub struct CompileCx<'a> {
+    selectors: Vec<Selector>,
+    key: String,
+    params: &'a BTreeMap<String, Scalar>,
+    levels: &'a [String],
+}
+
+impl CompileCx<'_> {
+    /// A bit mask of level indices; `None` means every level but `full`.
+    pub fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
+        let Some(names) = names else {
+            return Ok((1u64 << (self.levels.len() - 1)) - 1);
+        };
+        let mut mask = 0;
+        for (j, name) in names.iter().enumerate() {
+            let key = format!("{field}[{j}]");
+            if name == FULL {
+                return Err(self.error(
+                    &key,
+                    "`full` is always the input unchanged; ops cannot run at it",
+                ));
+            }
+            let index = self.levels.iter().position(|l| l == name).ok_or_else(|| {
+                self.error(
+                    &key,
+                    format!(
+                        "unknown level `{name}`; allowed: {}",
+                        self.levels.join(", ")
+                    ),
+                )
+            })?;
+            mask |= 1 << index;
+        }
+        Ok(mask)
+    }
+
+    /// An error about `field` of the op being compiled.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
+        let key = if field.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}.{field}", self.key)
+        };
+        PolicyError::invalid(key, message)
+    }
+
+    /// Register a selector; returns its index in the policy's selector set.
+    pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
+        if let Some(i) = self.selectors.iter().position(|s| s.source() == src) {
+            return Ok(i);
+        }
+        let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+        self.selectors.push(sel);
+        Ok(self.selectors.len() - 1)
+    }
+
+    pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
+        srcs.iter()
+            .enumerate()
+            .map(|(i, s)| self.selector(&format!("{field}[{i}]"), s))
+            .collect()
+    }
+
+    /// Parse a filter expression and check the parameters it names.
+    pub fn expr(&self, field: &str, src: &str) -> Result<Expr, PolicyError> {
+        let expr = Expr::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+        for name in expr.params() {
+            if !self.params.contains_key(&name) {
+                return Err(self.error(field, format!("`${name}` is not declared in [params]")));
+            }
+        }
+        Ok(expr)
+    }
+
+    pub(crate) fn number(
+        &self,
+        field: &str,
+        value: &NumberOrParam,
+    ) -> Result<ParamNumber, PolicyError> {
+        match value {
+            NumberOrParam::Number(n) if n.is_finite() => Ok(ParamNumber::Fixed(*n)),
+            NumberOrParam::Number(n) => {
+                Err(self.error(field, format!("{n} is not a finite number")))
+            }
+            NumberOrParam::Param(name) => match self.params.get(name) {
+                Some(Scalar::Number(_)) => Ok(ParamNumber::Param(name.clone())),
+                Some(other) => Err(self.error(
+                    field,
+                    format!("`${name}` is a {}, a number is needed", other.kind()),
+                )),
+                None => Err(self.error(field, format!("`${name}` is not declared in [params]"))),
+            },
+        }
+    }
+}
+
+/// The JSON Schema of the policy file, pretty-printed.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(PolicyOptions);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+    text.push('\n');
+    text
+}

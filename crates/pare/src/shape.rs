@@ -1,0 +1,250 @@
+//! The engine: run a compiled policy's ops over a value in one depth-first walk.
+//!
+//! Selectors are matched incrementally as the walk descends (see
+//! [`crate::policy::selector`]), so every op is served by the same walk and a subtree no
+//! selector can reach is skipped unless an op works everywhere (`prune`). At each node the
+//! walk first drops members an op removes outright, then shapes the children, then runs the
+//! node's ops in policy order — so an op always sees its children already shaped.
+//!
+//! ```
+//! use pare::{json, policy::Policy, shape::{shape, ShapeOptions}};
+//! let policy = Policy::builtin_default();
+//! let input = json::parse(r#"{"a":1,"b":null,"c":[null,""]}"#).unwrap();
+//! let out = shape(input, &policy, &ShapeOptions::new(&policy));
+//! assert_eq!(json::to_compact(&out.value), r#"{"a":1,"c":[null,""]}"#);
+//! ```
+
+use crate::manifest::{Kind, Manifest, Recorder};
+use crate::ops::{ApplyCx, Op, Sibling};
+use crate::policy::selector::{MatchState, Step};
+use crate::policy::{Params, Policy};
+use crate::tokens::{self, Tokenizer};
+use crate::value::{Map, Value};
+
+/// How to shape one request.
+pub struct ShapeOptions<'a> {
+    /// Level index into [`Policy::levels`].
+    pub level: usize,
+    pub params: Params,
+    /// Used by ops that measure in tokens (`truncate`).
+    pub tokenizer: &'a dyn Tokenizer,
+    /// Record paths for the manifest (costs a little; per-op totals are always kept).
+    pub track_paths: bool,
+    /// Run only the first N ops of the level (for per-op savings in reports).
+    pub op_limit: Option<usize>,
+    /// Write `_omitted` notes; `None`: as the policy says.
+    pub notes: Option<bool>,
+}
+
+impl<'a> ShapeOptions<'a> {
+    /// The policy's default level and parameters, o200k_base, no path tracking.
+    pub fn new(policy: &Policy) -> ShapeOptions<'a> {
+        ShapeOptions {
+            level: policy
+                .level_index(policy.default_level())
+                .expect("the default level exists"),
+            params: policy.params(&[]).expect("defaults are valid"),
+            tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),
+            track_paths: false,
+            op_limit: None,
+            notes: None,
+        }
+    }
+}
+
+/// The shaped value and what was removed.
+#[derive(Debug)]
+pub struct Shaped {
+    pub value: Value,
+    pub manifest: Manifest,
+}
+
+/// Shape `value` with `policy`. At the `full` level this returns the value untouched.
+pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
+    let mut active: Vec<(&'static str, &dyn Op)> = policy
+        .ops
+        .iter()
+        .filter(|o| o.levels & (1 << opts.level) != 0)
+        .map(|o| (o.name, &*o.op))
+        .collect();
+    if let Some(limit) = opts.op_limit {
+        active.truncate(limit);
+    }
+    let notes = opts.notes.unwrap_or(policy.omitted_enabled)
+        && !policy.omitted_at.is_empty()
+        && !active.is_empty();
+    let mut walker = Walker {
+        policy,
+        everywhere: active.iter().any(|(_, op)| op.everywhere()),
+        ops: active.iter().map(|(_, op)| *op).collect(),
+        params: &opts.params,
+        tokenizer: opts.tokenizer,
+        rec: Recorder::new(
+            active.iter().map(|(n, _)| *n).collect(),
+            opts.track_paths || notes,
+        ),
+        siblings: Vec::new(),
+        legend: Vec::new(),
+        notes,
+        level: opts.level,
+    };
+    if !walker.ops.is_empty() {
+        let root = policy.selectors.root();
+        walker.walk(&mut value, root, None);
+        // A sibling of the root has nowhere to go; ops only add them under objects.
+        walker.siblings.clear();
+        if !walker.legend.is_empty()
+            && let Value::Object(map) = &mut value
+        {
+            let legend: Map = walker
+                .legend
+                .drain(..)
+                .map(|(short, long)| (short, Value::String(long)))
+                .collect();
+            map.insert_at(0, unique_key(map, "_legend"), Value::Object(legend));
+        }
+    }
+    Shaped {
+        value,
+        manifest: walker.rec.finish(),
+    }
+}
+
+struct Walker<'p> {
+    policy: &'p Policy,
+    ops: Vec<&'p dyn Op>,
+    everywhere: bool,
+    params: &'p Params,
+    tokenizer: &'p dyn Tokenizer,
+    rec: Recorder,
+    siblings: Vec<Sibling>,
+    legend: Vec<(String, String)>,
+    notes: bool,
+    level: usize,
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, node: &mut Value, state: MatchState, key: Option<&str>) {
+        let policy = self.policy;
+        let set = &policy.selectors;
+        let anchored = self.notes
+            && matches!(node, Value::Object(_))
+            && policy.omitted_at.iter().any(|&s| set.matches(&state, s));
+        if anchored {
+            self.rec.push_anchor();
+        }
+        match node {
+            Value::Object(map) => self.walk_members(map, state),
+            Value::Array(items) => self.walk_items(items, state),
+            _ => {}
+        }
+        for (i, op) in self.ops.iter().enumerate() {
+            self.rec.set_op(i);
+            let mut cx = ApplyCx {
+                level: self.level,
+                state,
+                set,
+                params: self.params,
+                tokenizer: self.tokenizer,
+                rec: &mut self.rec,
+                key,
+                siblings: &mut self.siblings,
+                legend: &mut self.legend,
+            };
+            op.apply(node, &mut cx);
+        }
+        if anchored
+            && let Some(note) = self.rec.pop_anchor()
+            && let Value::Object(map) = node
+        {
+            let key = unique_key(map, &policy.omitted_key);
+            map.push_unique(key, note);
+        }
+    }
+
+    /// Which op (if any) drops the node at `state`.
+    fn dropper(&self, state: &MatchState) -> Option<usize> {
+        let set = &self.policy.selectors;
+        self.ops.iter().position(|op| op.drops(set, state))
+    }
+
+    fn walk_members(&mut self, map: &mut Map, state: MatchState) {
+        let policy = self.policy;
+        let set = &policy.selectors;
+        let mut pending: Vec<(usize, Vec<Sibling>)> = Vec::new();
+        let mut kept = 0usize;
+        map.entries_mut().retain_mut(|(k, v)| {
+            let st = set.step(&state, Step::Key(k));
+            if let Some(op) = self.dropper(&st) {
+                self.rec.set_op(op);
+                self.rec.key(removed_kind(v), k, 1);
+                return false;
+            }
+            if self.everywhere || !set.is_dead(&st) {
+                let mark = self.rec.enter_key(k);
+                self.walk(v, st, Some(k));
+                self.rec.leave(mark);
+                if !self.siblings.is_empty() {
+                    pending.push((kept, std::mem::take(&mut self.siblings)));
+                }
+            }
+            kept += 1;
+            true
+        });
+        // Insert from the back so earlier indices stay valid.
+        for (at, sibs) in pending.into_iter().rev() {
+            let (before, after): (Vec<_>, Vec<_>) = sibs.into_iter().partition(|s| s.before);
+            for s in after.into_iter().rev() {
+                let key = unique_key(map, &s.key);
+                map.insert_at(at + 1, key, s.value);
+            }
+            for s in before.into_iter().rev() {
+                let key = unique_key(map, &s.key);
+                map.insert_at(at, key, s.value);
+            }
+        }
+    }
+
+    fn walk_items(&mut self, items: &mut Vec<Value>, state: MatchState) {
+        let policy = self.policy;
+        let set = &policy.selectors;
+        let len = items.len();
+        let mut index = 0usize;
+        items.retain_mut(|v| {
+            let st = set.step(&state, Step::Index { index, len });
+            index += 1;
+            if let Some(op) = self.dropper(&st) {
+                self.rec.set_op(op);
+                self.rec.items(removed_kind(v), 1);
+                return false;
+            }
+            if self.everywhere || !set.is_dead(&st) {
+                let mark = self.rec.enter_index();
+                self.walk(v, st, None);
+                self.rec.leave(mark);
+                self.siblings.clear();
+            }
+            true
+        });
+    }
+}
+
+/// A dropped value that held nothing is reported as empty, not stripped: the reader then
+/// knows no information went with it.
+fn removed_kind(v: &Value) -> Kind {
+    if v.is_empty_like() {
+        Kind::Empty
+    } else {
+        Kind::Stripped
+    }
+}
+
+/// `want`, or `want_`, `want__`… whichever is not yet a key of `map`: pare never
+/// overwrites a member of the input.
+pub(crate) fn unique_key(map: &Map, want: &str) -> String {
+    let mut key = want.to_owned();
+    while map.contains_key(&key) {
+        key.push('_');
+    }
+    key
+}

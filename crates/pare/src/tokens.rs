@@ -1,0 +1,908 @@
+//! Exact token counts, so budgets are decided on what a model will actually be charged.
+//!
+//! Every decision pare makes (truncate here, drop that field, is this payload over the
+//! limit?) is a token budget, and estimates drift by 10–30 % on JSON. So this module
+//! counts exactly, and fast enough to run on whole multi-megabyte payloads and on many
+//! small strings:
+//!
+//! * `o200k_base` (alias `o200k`) and `cl100k_base` (alias `cl100k`): OpenAI's BPE
+//!   encodings, built on [`bpe_openai`]'s linear-time BPE. Counts equal those of the
+//!   reference counter, `gpt-tokenizer` v3 (`countTokens`), byte for byte — including
+//!   its JavaScript notion of whitespace (see *Divergences* below).
+//! * `chars4`: `ceil(chars / 4)` where *chars* are Unicode scalar values (Rust `char`s).
+//!   This is the rough estimate clients such as Claude Code apply to MCP tool output
+//!   (the `MAX_MCP_OUTPUT_TOKENS` check), so pare can predict whether a payload passes it.
+//!   Scalar values rather than bytes because the estimate is of *characters*; note that
+//!   JavaScript's `string.length` counts UTF-16 code units, which is larger for characters
+//!   outside the Basic Multilingual Plane (emoji, rare CJK): there this estimate is lower.
+//! * `file:<name>`: any HuggingFace `tokenizer.json`, loaded offline with
+//!   [`from_tokenizer_json`]; counted without adding special tokens.
+//!
+//! ```
+//! use pare::tokens::by_name;
+//!
+//! let o200k = by_name("o200k_base")?;
+//! assert_eq!(o200k.count("hello world"), 2);
+//! // Cut to the first token, never inside a character.
+//! assert_eq!(&"hello world"[..o200k.prefix_len("hello world", 1)], "hello");
+//! assert_eq!(by_name("chars4")?.count("hello world"), 3);
+//! # Ok::<(), pare::tokens::TokenizerError>(())
+//! ```
+//!
+//! # Text, not control
+//!
+//! All text is ordinary text: `<|endoftext|>` inside a payload is counted as the seven or
+//! so ordinary tokens it is when a model reads it as data, never as one special token.
+//! `gpt-tokenizer`'s `countTokens` instead *throws* ("Disallowed special token found") on
+//! such text by default; with `{ disallowedSpecial: new Set() }` it counts it as ordinary
+//! text and then agrees with us. HuggingFace tokenizers are the exception: the
+//! `tokenizers` library always matches the file's added tokens in the input, so there
+//! they count as one token each.
+//!
+//! # Divergences from the reference
+//!
+//! The pre-tokenizer patterns are `gpt-tokenizer`'s, with `\s` spelled out as
+//! JavaScript's whitespace set (it includes U+FEFF and excludes U+0085, unlike
+//! tiktoken's Unicode `White_Space`), so text with those characters counts as the
+//! reference counts it, which may differ by a token from tiktoken. What remains: letter
+//! and number classes come from the Unicode tables of `regex-syntax` (Unicode 16), while
+//! Node's V8 may use a newer Unicode (17 in Node 20.20), so characters first assigned
+//! after Unicode 16 may split differently.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+
+/// Counts tokens of text as a model would see it.
+pub trait Tokenizer: Send + Sync {
+    /// Stable name: "o200k_base", "cl100k_base", "chars4", or "file:<path or name>".
+    fn name(&self) -> &str;
+
+    /// Exact token count of `text`.
+    fn count(&self, text: &str) -> usize;
+
+    /// Byte length of the longest prefix of `text` (ending on a char boundary) whose tokens
+    /// are at most `max_tokens` of the tokens of `text` (i.e. cut the token sequence after
+    /// `max_tokens` tokens, then back off to a char boundary).
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize;
+
+    /// Byte offset where the shortest suffix holding the last `max_tokens` tokens starts
+    /// (on a char boundary, moving forward if needed).
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize;
+
+    /// Whether `text` has at most `max_tokens` tokens. Same answer as
+    /// `count(text) <= max_tokens`, but may stop early on text far over the limit.
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        self.count(text) <= max_tokens
+    }
+}
+
+impl fmt::Debug for dyn Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Tokenizer").field(&self.name()).finish()
+    }
+}
+
+/// The built-in tokenizer names accepted by [`by_name`] (aliases `o200k` and `cl100k` too).
+pub const NAMES: &[&str] = &["o200k_base", "cl100k_base", "chars4"];
+
+/// Why a tokenizer could not be had.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TokenizerError {
+    /// No built-in tokenizer has this name.
+    #[error("unknown tokenizer `{name}`; built-in tokenizers are: {allowed}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The built-in names, comma separated.
+        allowed: String,
+    },
+    /// A `tokenizer.json` could not be loaded or does not work.
+    #[error("invalid tokenizer file `{name}`: {reason}")]
+    InvalidFile {
+        /// The name (usually the path) it was given under.
+        name: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A built-in tokenizer by name: `o200k_base`/`o200k`, `cl100k_base`/`cl100k`, `chars4`.
+///
+/// Cheap to call repeatedly: the encodings are built once per process and shared.
+pub fn by_name(name: &str) -> Result<Box<dyn Tokenizer>, TokenizerError> {
+    builtin(name).map(|t| Box::new(Static(t)) as Box<dyn Tokenizer>)
+}
+
+/// Like [`by_name`], but borrows the process-wide instance instead of boxing a handle.
+pub fn builtin(name: &str) -> Result<&'static dyn Tokenizer, TokenizerError> {
+    match name {
+        "o200k_base" | "o200k" => Ok(&*O200K),
+        "cl100k_base" | "cl100k" => Ok(&*CL100K),
+        "chars4" => Ok(&Chars4),
+        _ => Err(TokenizerError::Unknown {
+            name: name.to_owned(),
+            allowed: NAMES.join(", "),
+        }),
+    }
+}
+
+/// A tokenizer from the bytes of a HuggingFace `tokenizer.json` (no network, no file I/O:
+/// the caller reads the file). Its [`Tokenizer::name`] is `file:<name>`.
+///
+/// Truncation and padding configured in the file are switched off, since they would
+/// cap or inflate counts.
+pub fn from_tokenizer_json(name: &str, bytes: &[u8]) -> Result<Box<dyn Tokenizer>, TokenizerError> {
+    let invalid = |reason: String| TokenizerError::InvalidFile {
+        name: name.to_owned(),
+        reason,
+    };
+    let mut inner = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| invalid(e.to_string()))?;
+    inner
+        .with_truncation(None)
+        .map_err(|e| invalid(e.to_string()))?;
+    inner.with_padding(None);
+    // A file can parse yet fail on every input (say, a model with no unknown token); find
+    // out now rather than on the first payload.
+    inner
+        .encode("Hello, world! 123 ünïcödé 你好", false)
+        .map_err(|e| invalid(format!("cannot encode sample text: {e}")))?;
+    let name = match name.strip_prefix("file:") {
+        Some(_) => name.to_owned(),
+        None => format!("file:{name}"),
+    };
+    Ok(Box::new(HuggingFace { name, inner }))
+}
+
+/// A boxable handle on a process-wide tokenizer.
+struct Static(&'static dyn Tokenizer);
+
+impl Tokenizer for Static {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn count(&self, text: &str) -> usize {
+        self.0.count(text)
+    }
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        self.0.prefix_len(text, max_tokens)
+    }
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        self.0.suffix_start(text, max_tokens)
+    }
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        self.0.fits(text, max_tokens)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// OpenAI BPE encodings
+
+/// JavaScript's `\s` (WhiteSpace + LineTerminator), as a character-class body. The
+/// reference counter is JavaScript, and its `\s` differs from Unicode `White_Space`.
+const JS_WS: &str = r"\t\n\x{0B}\x{0C}\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
+/// gpt-tokenizer's contraction suffix: explicit case pairs, because a Unicode
+/// case-insensitive `'s` would also match `'ſ` (long s).
+const CONTRACTION: &str = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
+
+/// gpt-tokenizer's o200k pattern, minus its `\s+(?!\S)|\s+` tail (see [`Bpe::new`]).
+fn o200k_pattern() -> String {
+    let c = CONTRACTION;
+    let w = JS_WS;
+    [
+        format!(
+            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]*[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]+(?:{c})?"
+        ),
+        format!(
+            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]+[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]*(?:{c})?"
+        ),
+        r"\p{N}{1,3}".to_owned(),
+        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n/]*"),
+        format!(r"[{w}]*[\r\n]+"),
+        format!(r"[{w}]+$"),
+    ]
+    .join("|")
+}
+
+/// gpt-tokenizer's cl100k pattern, minus its `\s+(?!\S)|\s` tail (see [`Bpe::new`]).
+fn cl100k_pattern() -> String {
+    let w = JS_WS;
+    [
+        CONTRACTION.to_owned(),
+        r"[^\r\n\p{L}\p{N}]?\p{L}+".to_owned(),
+        r"\p{N}{1,3}".to_owned(),
+        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n]*"),
+        format!(r"[{w}]+$"),
+        format!(r"[{w}]*[\r\n]"),
+    ]
+    .join("|")
+}
+
+static O200K: LazyLock<Bpe> = LazyLock::new(|| {
+    Bpe::new(
+        "o200k_base",
+        &bpe_openai::o200k_base().bpe,
+        &o200k_pattern(),
+        &format!("[{JS_WS}]+"),
+    )
+});
+
+static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
+    Bpe::new(
+        "cl100k_base",
+        &bpe_openai::cl100k_base().bpe,
+        &cl100k_pattern(),
+        &format!("[{JS_WS}]"),
+    )
+});
+
+/// A tiktoken-style encoding: a pre-tokenizer regex splits text into pieces, and each
+/// piece is BPE-encoded on its own, so a count is the sum of per-piece counts.
+struct Bpe {
+    name: &'static str,
+    bpe: &'static BytePairEncoding,
+    /// Three patterns, tried in order at each position (leftmost-first): the main
+    /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
+    splitter: Regex,
+}
+
+impl Bpe {
+    /// The `regex` crates have no look-ahead, so `\s+(?!\S)` is emulated as bpe-openai
+    /// does: match `\s+\s` and give back its last character. Where the whitespace run ends
+    /// the text, the main pattern's `\s+$` already took it. The emulation is exact: both
+    /// forms take all but the last whitespace character before a non-space.
+    fn new(name: &'static str, bpe: &'static BytePairEncoding, main: &str, fallback: &str) -> Self {
+        let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
+        let splitter = Regex::new_many(&[main, lookahead.as_str(), fallback])
+            // The patterns are constants; the unit tests build both encodings.
+            .expect("pre-tokenizer patterns are valid");
+        Bpe {
+            name,
+            bpe,
+            splitter,
+        }
+    }
+
+    /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
+    /// from `at` equals splitting `&text[at..]`: the patterns never look behind.
+    fn pieces_from<'a>(&'a self, text: &'a str, at: usize) -> Pieces<'a> {
+        Pieces {
+            splitter: &self.splitter,
+            text,
+            at,
+        }
+    }
+
+    fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
+        self.pieces_from(text, 0)
+    }
+
+    fn piece_count(&self, piece: &str) -> usize {
+        // Every byte is a token, so one-byte pieces (most JSON punctuation) need no BPE.
+        if piece.len() == 1 {
+            1
+        } else {
+            self.bpe.count(piece.as_bytes())
+        }
+    }
+
+    /// Where the token sequence of `text` is cut after `n` tokens.
+    fn cut(&self, text: &str, n: usize) -> Cut {
+        let mut cut = Cut {
+            at: 0,
+            piece_start: 0,
+            tokens_before: 0,
+            anchor: 0,
+            anchor_tokens: 0,
+        };
+        if n == 0 {
+            return cut;
+        }
+        let mut used = 0;
+        for range in self.pieces(text) {
+            let piece = &text[range.clone()];
+            let c = self.piece_count(piece);
+            if used + c > n {
+                // The cut falls inside this piece: a prefix of a piece's BPE tokens is
+                // what those bytes encode to, so summing token lengths finds the offset.
+                let tokens = self.bpe.encode_via_backtracking(piece.as_bytes());
+                let bytes: usize = tokens
+                    .iter()
+                    .take(n - used)
+                    .map(|&t| self.bpe.token_len(t))
+                    .sum();
+                cut.at = range.start + bytes;
+                cut.piece_start = range.start;
+                cut.tokens_before = used;
+                return cut;
+            }
+            if piece.chars().any(|c| !is_js_whitespace(c)) {
+                cut.anchor = range.start;
+                cut.anchor_tokens = used;
+            }
+            used += c;
+            cut.at = range.end;
+            cut.piece_start = range.end;
+            cut.tokens_before = used;
+            if used == n {
+                break;
+            }
+        }
+        cut
+    }
+
+    /// Tokens of `&text[..end]` counted on its own, given a cut of `text` at or after
+    /// `end` whose crossing piece starts at or before `end`.
+    ///
+    /// Cutting the text can change its split only through `\s+$`, which now matches a
+    /// whitespace run that ends at the cut. So pieces starting before the last piece
+    /// holding a non-whitespace character before `end` are unchanged, and only the tail
+    /// from there is split again.
+    fn count_prefix(&self, text: &str, end: usize, cut: &Cut) -> usize {
+        let head = &text[..end];
+        let (from, tokens) = if cut.piece_start < end
+            && head[cut.piece_start..]
+                .chars()
+                .any(|c| !is_js_whitespace(c))
+        {
+            (cut.piece_start, cut.tokens_before)
+        } else {
+            (cut.anchor, cut.anchor_tokens)
+        };
+        let from = from.min(end);
+        tokens
+            + self
+                .pieces_from(head, from)
+                .map(|r| self.piece_count(&head[r]))
+                .sum::<usize>()
+    }
+
+    /// Tokens of `&text[start..]` counted on its own, given a cut of `text` at or before
+    /// `start` and the token count of all of `text`.
+    ///
+    /// Splitting from `start` and splitting the whole text agree again from the first
+    /// piece end they share (same position, same text ahead), so walk both until then and
+    /// take the rest from the whole text's total.
+    fn count_suffix(&self, text: &str, start: usize, cut: &Cut, total: usize) -> usize {
+        let mut whole = self.pieces_from(text, cut.piece_start);
+        let (mut whole_end, mut whole_tokens) = (cut.piece_start, cut.tokens_before);
+        let mut tail = self.pieces_from(text, start);
+        let (mut tail_end, mut tail_tokens) = (start, 0);
+        loop {
+            if tail_end == whole_end {
+                return tail_tokens + total.saturating_sub(whole_tokens);
+            }
+            if tail_end < whole_end {
+                match tail.next() {
+                    Some(r) => {
+                        tail_end = r.end;
+                        tail_tokens += self.piece_count(&text[r]);
+                    }
+                    None => return tail_tokens,
+                }
+            } else {
+                match whole.next() {
+                    Some(r) => {
+                        whole_end = r.end;
+                        whole_tokens += self.piece_count(&text[r]);
+                    }
+                    // Unreachable: the whole text's pieces end where the tail's do.
+                    None => return tail_tokens,
+                }
+            }
+        }
+    }
+}
+
+/// A cut of a token sequence after some number of tokens.
+struct Cut {
+    /// Byte offset of the cut (possibly inside a char).
+    at: usize,
+    /// Start of the piece the cut falls in (or `at` itself, on a piece boundary)...
+    piece_start: usize,
+    /// ...and the tokens before it.
+    tokens_before: usize,
+    /// Start of the last whole piece before `piece_start` holding a non-whitespace
+    /// character (0 if none)...
+    anchor: usize,
+    /// ...and the tokens before it.
+    anchor_tokens: usize,
+}
+
+impl Tokenizer for Bpe {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.pieces(text).map(|r| self.piece_count(&text[r])).sum()
+    }
+
+    /// Beyond the trait's contract, the prefix counted on its own is also at most
+    /// `max_tokens` tokens: splitting a cut text can differ at the cut (say `they'll`
+    /// cut to `they'`), and where it would cost more the cut backs off a token.
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        let (mut n, mut step) = (max_tokens, 1);
+        loop {
+            let cut = self.cut(text, n);
+            let end = floor_char_boundary(text, cut.at);
+            if n == 0 || end == text.len() || self.count_prefix(text, end, &cut) <= max_tokens {
+                return end;
+            }
+            // Back off by 1, 2, 4, ... tokens: one step nearly always does, and doubling
+            // bounds the work should some text need more.
+            n = n.saturating_sub(step);
+            step = step.saturating_mul(2);
+        }
+    }
+
+    /// As with `prefix_len`, the suffix counted on its own is at most `max_tokens`.
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        if max_tokens == 0 {
+            return text.len();
+        }
+        let total = self.count(text);
+        let mut skip = match total.checked_sub(max_tokens) {
+            Some(skip) if skip > 0 => skip,
+            _ => return 0,
+        };
+        let mut step = 1;
+        loop {
+            let cut = self.cut(text, skip);
+            let start = ceil_char_boundary(text, cut.at);
+            if start == text.len() || self.count_suffix(text, start, &cut, total) <= max_tokens {
+                return start;
+            }
+            skip = skip.saturating_add(step).min(total);
+            step = step.saturating_mul(2);
+        }
+    }
+
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        let mut used = 0;
+        for r in self.pieces(text) {
+            used += self.piece_count(&text[r]);
+            if used > max_tokens {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// JavaScript's `\s`, the reference's notion of whitespace ([`JS_WS`]).
+fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
+}
+
+/// Pre-tokenizer pieces of a text, as byte ranges.
+struct Pieces<'a> {
+    splitter: &'a Regex,
+    text: &'a str,
+    at: usize,
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        if self.at >= self.text.len() {
+            return None;
+        }
+        let input = Input::new(self.text)
+            .range(self.at..)
+            .anchored(Anchored::Yes);
+        let start = self.at;
+        let end = match self.splitter.find(input) {
+            Some(m) if m.pattern().as_usize() == 1 => {
+                // The look-ahead stand-in: give back the last (whitespace) character.
+                let matched = &self.text[start..m.end()];
+                m.end() - matched.chars().next_back().map_or(0, char::len_utf8)
+            }
+            Some(m) => m.end(),
+            // Unreachable (every character matches some alternative); if the patterns
+            // ever leave a gap, take the rest as one piece rather than lose text.
+            None => self.text.len(),
+        };
+        // Never stall, even if a match came back empty.
+        let end = if end > start {
+            end
+        } else {
+            ceil_char_boundary(self.text, start + 1)
+        };
+        self.at = end;
+        Some(start..end)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// chars4
+
+/// `ceil(chars / 4)`, chars being Unicode scalar values.
+struct Chars4;
+
+impl Chars4 {
+    /// Byte offset of the `n`th char, or the text's length if it has fewer.
+    fn char_offset(text: &str, n: usize) -> usize {
+        text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+    }
+}
+
+impl Tokenizer for Chars4 {
+    fn name(&self) -> &str {
+        "chars4"
+    }
+
+    fn count(&self, text: &str) -> usize {
+        text.chars().count().div_ceil(4)
+    }
+
+    /// The first `4 * max_tokens` chars.
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        Self::char_offset(text, max_tokens.saturating_mul(4))
+    }
+
+    /// The last `4 * max_tokens` chars: the longest suffix this estimate puts at
+    /// `max_tokens` (its "tokens" are notional, so keep as much text as the budget allows).
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        let chars = text.chars().count();
+        let keep = max_tokens.saturating_mul(4);
+        Self::char_offset(text, chars.saturating_sub(keep))
+    }
+
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        // Stop counting chars as soon as the limit is passed.
+        let limit = max_tokens.saturating_mul(4);
+        text.chars().nth(limit).is_none()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// HuggingFace tokenizer.json
+
+struct HuggingFace {
+    name: String,
+    inner: tokenizers::Tokenizer,
+}
+
+impl HuggingFace {
+    /// Byte spans of the tokens of `text`. `None` if the tokenizer fails on this input.
+    fn spans(&self, text: &str) -> Option<Vec<(usize, usize)>> {
+        let encoding = self.inner.encode(text, false).ok()?;
+        Some(encoding.get_offsets().to_vec())
+    }
+}
+
+/// End of the first `n` of `spans` in `text`. Offsets may be trimmed (byte-level BPE
+/// drops a token's leading space from its span) and tokens holding parts of one character
+/// share its span, so take the smaller of "end of the kept tokens" and "start of the
+/// dropped ones": either way the prefix holds no byte of a dropped token. Empty spans
+/// (tokens a normalizer inserted) say nothing and are skipped.
+fn spans_prefix(text: &str, spans: &[(usize, usize)], n: usize) -> usize {
+    if n >= spans.len() {
+        return text.len();
+    }
+    let (kept, dropped) = spans.split_at(n);
+    let real = |s: &&(usize, usize)| s.0 < s.1;
+    let kept_end = kept.iter().filter(real).map(|s| s.1).max().unwrap_or(0);
+    let dropped_start = dropped.iter().filter(real).map(|s| s.0).min();
+    floor_char_boundary(text, dropped_start.map_or(kept_end, |d| kept_end.min(d)))
+}
+
+/// Start of the last `n` of `spans` in `text`: the mirror of [`spans_prefix`].
+fn spans_suffix(text: &str, spans: &[(usize, usize)], n: usize) -> usize {
+    if n >= spans.len() {
+        return 0;
+    }
+    let (dropped, kept) = spans.split_at(spans.len() - n);
+    let real = |s: &&(usize, usize)| s.0 < s.1;
+    let kept_start = kept
+        .iter()
+        .filter(real)
+        .map(|s| s.0)
+        .min()
+        .unwrap_or(text.len());
+    let dropped_end = dropped.iter().filter(real).map(|s| s.1).max();
+    ceil_char_boundary(text, dropped_end.map_or(kept_start, |d| kept_start.max(d)))
+}
+
+impl Tokenizer for HuggingFace {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// If the tokenizer fails on an input (it was checked on sample text at load, so
+    /// this is rare), the byte length stands in: an overestimate, so budgets stay safe.
+    fn count(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        match self.inner.encode_fast(text, false) {
+            Ok(encoding) => encoding.len(),
+            Err(_) => text.len(),
+        }
+    }
+
+    /// Cut by token offsets, then, as for the built-ins, make sure the prefix counted on
+    /// its own is within `max_tokens`, backing off 1, 2, 4, ... tokens where it is not.
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        if max_tokens == 0 || text.is_empty() {
+            return 0;
+        }
+        let Some(spans) = self.spans(text) else {
+            return 0;
+        };
+        let (mut n, mut step) = (max_tokens, 1);
+        loop {
+            let end = spans_prefix(text, &spans, n);
+            if n == 0 || self.count(&text[..end]) <= max_tokens {
+                return end;
+            }
+            n = n.saturating_sub(step);
+            step = step.saturating_mul(2);
+        }
+    }
+
+    /// Mirror of [`HuggingFace::prefix_len`].
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        if max_tokens == 0 || text.is_empty() {
+            return text.len();
+        }
+        let Some(spans) = self.spans(text) else {
+            return text.len();
+        };
+        let (mut n, mut step) = (max_tokens, 1);
+        loop {
+            let start = spans_suffix(text, &spans, n);
+            if n == 0 || self.count(&text[start..]) <= max_tokens {
+                return start;
+            }
+            n = n.saturating_sub(step);
+            step = step.saturating_mul(2);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// helpers (str::floor_char_boundary is newer than this crate's MSRV)
+
+/// The largest char boundary `<= i`, clamped to the text.
+fn floor_char_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary `>= i`, clamped to the text.
+fn ceil_char_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Box<dyn Tokenizer>> {
+        NAMES.iter().map(|n| by_name(n).unwrap()).collect()
+    }
+
+    const SAMPLES: &[&str] = &[
+        "",
+        "a",
+        "hello world",
+        "{\"id\": 12345678901234567890, \"name\": \"Zoë\", \"tags\": [\"x\", \"y\"]}",
+        "héllo wörld — ünïcödé “quotes” ",
+        "你好，世界！这是一个测试。日本語のテキストも少し。",
+        "emoji 👩‍👩‍👧‍👦 🇫🇷 ✨✨✨ mixed with text",
+        "مرحبا بالعالم שלום עולם",
+        "   leading and trailing   \n\n\n\t\tindent\r\n",
+        "they'll've it's WE'RE I'M",
+        "a\u{85}b\u{FEFF}c \u{A0} d\u{2028}e",
+    ];
+
+    #[test]
+    fn empty_text_is_zero_tokens() {
+        for t in all() {
+            assert_eq!(t.count(""), 0, "{}", t.name());
+            assert_eq!(t.prefix_len("", 5), 0);
+            assert_eq!(t.suffix_start("", 5), 0);
+            assert!(t.fits("", 0));
+        }
+    }
+
+    #[test]
+    fn known_counts() {
+        let o = by_name("o200k_base").unwrap();
+        let c = by_name("cl100k_base").unwrap();
+        assert_eq!(o.count("hello world"), 2);
+        assert_eq!(c.count("hello world"), 2);
+        // Special-token text is ordinary text.
+        assert!(o.count("<|endoftext|>") > 1);
+        assert!(c.count("<|endoftext|>") > 1);
+        // Aliases resolve to the same encodings.
+        assert_eq!(by_name("o200k").unwrap().name(), "o200k_base");
+        assert_eq!(by_name("cl100k").unwrap().name(), "cl100k_base");
+    }
+
+    #[test]
+    fn chars4_rounds_up_in_scalar_values() {
+        let t = by_name("chars4").unwrap();
+        assert_eq!(t.count("a"), 1);
+        assert_eq!(t.count("abcd"), 1);
+        assert_eq!(t.count("abcde"), 2);
+        assert_eq!(t.count("abcdefgh"), 2);
+        // Four chars, twelve bytes: one token.
+        assert_eq!(t.count("你好世界"), 1);
+        assert_eq!(t.count("你好世界!"), 2);
+        assert_eq!(t.prefix_len("你好世界!", 1), "你好世界".len());
+        assert_eq!(t.suffix_start("!你好世界", 1), 1);
+        assert_eq!(t.suffix_start("abc", 1), 0);
+        assert!(t.fits("abcd", 1));
+        assert!(!t.fits("abcde", 1));
+    }
+
+    #[test]
+    fn unknown_name_lists_the_allowed_ones() {
+        let err = by_name("gpt2").unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, TokenizerError::Unknown { .. }));
+        for name in NAMES {
+            assert!(msg.contains(name), "{msg}");
+        }
+        assert!(msg.contains("gpt2"), "{msg}");
+    }
+
+    /// Check the cut contracts for every `max` on every sample.
+    fn check_cuts(t: &dyn Tokenizer, text: &str) {
+        let total = t.count(text);
+        let mut last_prefix = 0;
+        let mut last_suffix = text.len();
+        for max in 0..=total + 1 {
+            let p = t.prefix_len(text, max);
+            let s = t.suffix_start(text, max);
+            assert!(text.is_char_boundary(p), "{}: {text:?} max {max}", t.name());
+            assert!(text.is_char_boundary(s), "{}: {text:?} max {max}", t.name());
+            // Monotone: more tokens never keep less text.
+            assert!(
+                p >= last_prefix && s <= last_suffix,
+                "{}: {text:?}",
+                t.name()
+            );
+            last_prefix = p;
+            last_suffix = s;
+            assert!(
+                t.count(&text[..p]) <= max,
+                "{}: {text:?} prefix {max}",
+                t.name()
+            );
+            assert!(
+                t.count(&text[s..]) <= max,
+                "{}: {text:?} suffix {max}",
+                t.name()
+            );
+            assert_eq!(t.fits(text, max), total <= max);
+            if max >= total {
+                assert_eq!(p, text.len());
+                assert_eq!(s, 0);
+            }
+        }
+        assert_eq!(t.prefix_len(text, 0), 0);
+        assert_eq!(t.suffix_start(text, 0), text.len());
+        assert_eq!(t.prefix_len(text, usize::MAX), text.len());
+        assert_eq!(t.suffix_start(text, usize::MAX), 0);
+    }
+
+    #[test]
+    fn cuts_respect_max_and_char_boundaries() {
+        for t in all() {
+            for text in SAMPLES {
+                check_cuts(t.as_ref(), text);
+            }
+        }
+    }
+
+    #[test]
+    fn cuts_are_token_boundaries_for_bpe() {
+        // Cutting "hello world" after one token gives "hello", and the last token " world".
+        let o = by_name("o200k_base").unwrap();
+        assert_eq!(o.prefix_len("hello world", 1), 5);
+        assert_eq!(o.suffix_start("hello world", 1), 5);
+        // A multi-byte char split across tokens is dropped from both cuts, never halved.
+        let text = "🇫🇷🇫🇷";
+        for max in 0..o.count(text) {
+            let p = o.prefix_len(text, max);
+            let s = o.suffix_start(text, max);
+            assert!(text.is_char_boundary(p) && text.is_char_boundary(s));
+        }
+    }
+
+    #[test]
+    fn pieces_cover_the_text() {
+        for bpe in [&*O200K, &*CL100K] {
+            for text in SAMPLES {
+                let mut at = 0;
+                for r in bpe.pieces(text) {
+                    assert_eq!(r.start, at);
+                    assert!(r.end > r.start);
+                    at = r.end;
+                }
+                assert_eq!(at, text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_runs_split_like_tiktoken() {
+        let pieces = |text: &'static str| -> Vec<&'static str> {
+            O200K.pieces(text).map(|r| &text[r]).collect()
+        };
+        // `\s+(?!\S)`: the last space before a word goes with the word.
+        assert_eq!(pieces("a   b"), ["a", "  ", " b"]);
+        assert_eq!(pieces("a   "), ["a", "   "]);
+        assert_eq!(pieces("a \n\n b"), ["a", " \n\n", " b"]);
+        // U+FEFF is whitespace to JavaScript (and so to the reference), U+0085 is not.
+        assert_eq!(pieces("a \u{FEFF}b"), ["a", " ", "\u{FEFF}b"]);
+        assert_eq!(pieces("a \u{85}b"), ["a", " \u{85}", "b"]);
+    }
+
+    const WORD_LEVEL: &str = r#"{
+        "version": "1.0", "truncation": {"direction": "Right", "max_length": 2, "strategy": "LongestFirst", "stride": 0},
+        "padding": null, "added_tokens": [], "normalizer": null,
+        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": {"hello": 0, "world": 1, "[UNK]": 2}, "unk_token": "[UNK]"}
+    }"#;
+
+    #[test]
+    fn huggingface_tokenizer_json() {
+        let t = from_tokenizer_json("tiny.json", WORD_LEVEL.as_bytes()).unwrap();
+        assert_eq!(t.name(), "file:tiny.json");
+        // Truncation in the file (max_length 2) must not cap counts.
+        assert_eq!(t.count("hello world hello wörld 你好"), 5);
+        assert_eq!(t.count(""), 0);
+        assert_eq!(t.prefix_len("hello world", 1), 5);
+        assert_eq!(t.suffix_start("hello world", 1), 6);
+        for text in SAMPLES {
+            check_cuts(t.as_ref(), text);
+        }
+        let named = from_tokenizer_json("file:x", WORD_LEVEL.as_bytes()).unwrap();
+        assert_eq!(named.name(), "file:x");
+    }
+
+    #[test]
+    fn invalid_tokenizer_json_is_an_error() {
+        let err = from_tokenizer_json("bad.json", b"{not json").unwrap_err();
+        assert!(matches!(err, TokenizerError::InvalidFile { .. }));
+        assert!(err.to_string().contains("bad.json"));
+    }
+
+    #[test]
+    fn handles_are_cheap_and_shared() {
+        let a = builtin("o200k_base").unwrap();
+        let b = builtin("o200k").unwrap();
+        assert!(std::ptr::addr_eq(a, b));
+        let boxed = by_name("chars4").unwrap();
+        assert_eq!(format!("{boxed:?}"), "Tokenizer(\"chars4\")");
+    }
+}

@@ -1,0 +1,29 @@
+//! Fuzz the filter expression parser: no input may panic, and every accepted expression
+//! must evaluate against a sample item.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pare::policy::expr::Expr;
+use pare::value::{Map, Value};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(src) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(expr) = Expr::parse(src) else {
+        return;
+    };
+    assert_eq!(expr.source(), src);
+    let params = expr.params();
+    let mut item = Map::new();
+    item.insert("a".into(), Value::from(1));
+    item.insert("b".into(), Value::from("x"));
+    item.insert(
+        "c".into(),
+        Value::Array(vec![Value::Null, Value::Bool(true)]),
+    );
+    let item = Value::Object(item);
+    let _ = expr.eval(&item, &|name| {
+        params.iter().any(|p| p == name).then(|| Value::from(2))
+    });
+});
