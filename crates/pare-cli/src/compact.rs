@@ -50,6 +50,9 @@ pub struct Args {
     /// Add the `_omitted` note (what was removed: names and counts), whatever the policy says.
     #[arg(long)]
     pub omitted: bool,
+    /// Print how long each stage took (read, parse, shape, render, write) to stderr.
+    #[arg(long)]
+    pub timings: bool,
     /// Write the output to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -118,20 +121,32 @@ pub fn run(args: Args) -> Result<()> {
         return run_jsonl(&args, &setup);
     }
     let name = input_name(args.file.as_deref());
+    let mut clock = Timings::new(args.timings);
     let text = read_input(args.file.as_deref())?;
+    clock.lap("read");
     let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    clock.lap("parse");
     let opts = setup.options();
     if setup.reporting {
         let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        clock.lap("shape+count");
         write_output(args.output.as_deref(), &report.text)?;
+        clock.lap("write");
         emit_report(&args, &report)?;
     } else {
         let shaped = shape(value, &setup.policy, &opts);
+        clock.lap("shape");
         let mut out = render(&shaped.value, setup.format);
         out.push('\n');
+        clock.lap("render");
         write_output(args.output.as_deref(), &out)?;
+        clock.lap("write");
         summarize(&shaped.manifest);
+        // The process ends next: freeing a large tree node by node would cost as much as
+        // shaping it, and the OS reclaims the memory at once.
+        std::mem::forget(shaped);
     }
+    clock.print();
     Ok(())
 }
 
@@ -286,5 +301,44 @@ impl Total {
             r.ops.retain(|o: &OpSaving| !o.op.is_empty());
             r
         })
+    }
+}
+
+/// Stage timings for `--timings`: where the time of one run goes.
+struct Timings {
+    on: bool,
+    last: std::time::Instant,
+    laps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Timings {
+    fn new(on: bool) -> Timings {
+        Timings {
+            on,
+            last: std::time::Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+    fn lap(&mut self, stage: &'static str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            self.laps.push((stage, now - self.last));
+            self.last = now;
+        }
+    }
+    fn print(&self) {
+        if self.on {
+            let total: std::time::Duration = self.laps.iter().map(|(_, d)| *d).sum();
+            let parts: Vec<String> = self
+                .laps
+                .iter()
+                .map(|(s, d)| format!("{s} {:.1} ms", d.as_secs_f64() * 1e3))
+                .collect();
+            eprintln!(
+                "pare: timings: {} (total {:.1} ms)",
+                parts.join(", "),
+                total.as_secs_f64() * 1e3
+            );
+        }
     }
 }

@@ -57,6 +57,10 @@ impl<'a> ShapeOptions<'a> {
 pub struct Shaped {
     pub value: Value,
     pub manifest: Manifest,
+    /// Subtrees that `drop` removed, kept so that freeing them happens in one place: a
+    /// process about to exit can skip it (`std::mem::forget`), which on large inputs saves
+    /// as much time as the shaping itself.
+    pub removed: Vec<Value>,
 }
 
 /// Shape `value` with `policy`. At the `full` level this returns the value untouched.
@@ -87,6 +91,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
         legend: Vec::new(),
         notes,
         level: opts.level,
+        removed: Vec::new(),
     };
     if !walker.ops.is_empty() {
         let root = policy.selectors.root();
@@ -107,6 +112,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
     Shaped {
         value,
         manifest: walker.rec.finish(),
+        removed: walker.removed,
     }
 }
 
@@ -121,6 +127,7 @@ struct Walker<'p> {
     legend: Vec<(String, String)>,
     notes: bool,
     level: usize,
+    removed: Vec<Value>,
 }
 
 impl Walker<'_> {
@@ -178,6 +185,7 @@ impl Walker<'_> {
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
                 self.rec.key(removed_kind(v), k, 1);
+                self.removed.push(std::mem::take(v));
                 return false;
             }
             if self.everywhere || !set.is_dead(&st) {
@@ -216,6 +224,7 @@ impl Walker<'_> {
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
                 self.rec.items(removed_kind(v), 1);
+                self.removed.push(std::mem::take(v));
                 return false;
             }
             if self.everywhere || !set.is_dead(&st) {

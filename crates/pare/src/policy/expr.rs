@@ -426,7 +426,10 @@ fn lex(chars: &[char]) -> Result<Vec<Spanned>, Failure> {
 /// `[` blanks (quoted name | integer) blanks `]` at `chars[open]`.
 fn bracket(chars: &[char], open: usize) -> Result<(Seg, usize), Failure> {
     let blanks = |mut j: usize| {
-        while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+        while chars
+            .get(j)
+            .is_some_and(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+        {
             j += 1;
         }
         j
