@@ -92,6 +92,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
         notes,
         level: opts.level,
         removed: Vec::new(),
+        root_is_object: matches!(value, Value::Object(_)),
     };
     if !walker.ops.is_empty() {
         let root = policy.selectors.root();
@@ -128,6 +129,7 @@ struct Walker<'p> {
     notes: bool,
     level: usize,
     removed: Vec<Value>,
+    root_is_object: bool,
 }
 
 impl Walker<'_> {
@@ -155,6 +157,7 @@ impl Walker<'_> {
                 tokenizer: self.tokenizer,
                 rec: &mut self.rec,
                 key,
+                root_is_object: self.root_is_object,
                 siblings: &mut self.siblings,
                 legend: &mut self.legend,
             };

@@ -49,9 +49,11 @@
 //! Node's V8 may use a newer Unicode (17 in Node 20.20), so characters first assigned
 //! after Unicode 16 may split differently.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use regex_automata::meta::Regex;
@@ -250,7 +252,13 @@ struct Bpe {
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
     splitter: Regex,
+    /// Token bytes to rank, built on first need: only text holding U+FEFF needs it.
+    ranks: OnceLock<HashMap<&'static [u8], u32>>,
 }
+
+/// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
+const BOM: char = '\u{FEFF}';
+const BOM_UTF8: &[u8] = b"\xEF\xBB\xBF";
 
 impl Bpe {
     /// The `regex` crates have no look-ahead, so `\s+(?!\S)` is emulated as bpe-openai
@@ -266,6 +274,7 @@ impl Bpe {
             name,
             bpe,
             splitter,
+            ranks: OnceLock::new(),
         }
     }
 
@@ -283,13 +292,103 @@ impl Bpe {
         self.pieces_from(text, 0)
     }
 
-    fn piece_count(&self, piece: &str) -> usize {
+    /// Tokens of one piece. `bom` says whether the text holds a U+FEFF at all, so the
+    /// common case pays for that check once per text, not once per piece.
+    fn piece_count(&self, piece: &str, bom: bool) -> usize {
         // Every byte is a token, so one-byte pieces (most JSON punctuation) need no BPE.
         if piece.len() == 1 {
             1
+        } else if bom && piece.contains(BOM) {
+            self.js_merge(piece.as_bytes()).len()
         } else {
             self.bpe.count(piece.as_bytes())
         }
+    }
+
+    /// Byte lengths of one piece's tokens.
+    fn piece_token_lens(&self, piece: &str) -> Vec<usize> {
+        if piece.contains(BOM) {
+            self.js_merge(piece.as_bytes())
+        } else {
+            let tokens = self.bpe.encode_via_backtracking(piece.as_bytes());
+            tokens.iter().map(|&t| self.bpe.token_len(t)).collect()
+        }
+    }
+
+    /// gpt-tokenizer's BPE for pieces holding U+FEFF, quirk included; token byte lengths.
+    ///
+    /// gpt-tokenizer looks up a byte pair's rank by decoding it with `TextDecoder`, which
+    /// drops a leading byte-order mark, so pairs starting with U+FEFF get the rank of the
+    /// rest (or none): `"\u{FEFF}"` alone is two tokens, not its own one. Every other
+    /// piece is plain tiktoken BPE, which bpe-openai computes; this is the textbook
+    /// lowest-rank-first merge (leftmost on ties, as gpt-tokenizer scans), with a heap so a
+    /// long run of U+FEFF cannot make it quadratic.
+    fn js_merge(&self, piece: &[u8]) -> Vec<usize> {
+        let ranks = self.ranks.get_or_init(|| {
+            (0..self.bpe.num_tokens())
+                .filter_map(|id| u32::try_from(id).ok())
+                .map(|id| (self.bpe.token_bytes(id), id))
+                .collect()
+        });
+        // The rank gpt-tokenizer finds for `key`: tokens are keyed by their decoded
+        // string unless not valid UTF-8 or starting with U+FEFF (those by bytes).
+        let rank = |key: &[u8]| -> Option<u32> {
+            match std::str::from_utf8(key) {
+                Ok(s) => {
+                    let s = s.strip_prefix(BOM).unwrap_or(s);
+                    if s.starts_with(BOM) {
+                        None
+                    } else {
+                        ranks.get(s.as_bytes()).copied()
+                    }
+                }
+                Err(_) => ranks.get(key).copied(),
+            }
+        };
+        // A whole piece found by string is one token (and starts with no U+FEFF).
+        if !piece.starts_with(BOM_UTF8) && ranks.contains_key(piece) {
+            return vec![piece.len()];
+        }
+        let n = piece.len();
+        // Parts as a linked list over their start offsets; `next[n]` is the end.
+        let mut next: Vec<usize> = (1..=n + 1).collect();
+        let mut prev: Vec<usize> = (0..=n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n + 1];
+        let mut heap = BinaryHeap::new();
+        for i in 0..n.saturating_sub(1) {
+            if let Some(r) = rank(&piece[i..i + 2]) {
+                heap.push(Reverse((r, i, i + 2)));
+            }
+        }
+        while let Some(Reverse((_, start, end))) = heap.pop() {
+            // Stale entries: the part is gone, or its pair has changed since.
+            let mid = next[start];
+            if !alive[start] || mid >= n || next[mid] != end {
+                continue;
+            }
+            // Merge `mid` into `start`.
+            alive[mid] = false;
+            next[start] = end;
+            prev[end] = start;
+            if end < n {
+                if let Some(r) = rank(&piece[start..next[end]]) {
+                    heap.push(Reverse((r, start, next[end])));
+                }
+            }
+            if start > 0 {
+                let p = prev[start];
+                if let Some(r) = rank(&piece[p..end]) {
+                    heap.push(Reverse((r, p, end)));
+                }
+            }
+        }
+        let mut lens = Vec::new();
+        let mut at = 0;
+        while at < n {
+            lens.push(next[at] - at);
+            at = next[at];
+        }
+        lens
     }
 
     /// Where the token sequence of `text` is cut after `n` tokens.
@@ -304,18 +403,18 @@ impl Bpe {
         if n == 0 {
             return cut;
         }
+        let bom = text.contains(BOM);
         let mut used = 0;
         for range in self.pieces(text) {
             let piece = &text[range.clone()];
-            let c = self.piece_count(piece);
+            let c = self.piece_count(piece, bom);
             if used + c > n {
                 // The cut falls inside this piece: a prefix of a piece's BPE tokens is
                 // what those bytes encode to, so summing token lengths finds the offset.
-                let tokens = self.bpe.encode_via_backtracking(piece.as_bytes());
-                let bytes: usize = tokens
-                    .iter()
+                let bytes: usize = self
+                    .piece_token_lens(piece)
+                    .into_iter()
                     .take(n - used)
-                    .map(|&t| self.bpe.token_len(t))
                     .sum();
                 cut.at = range.start + bytes;
                 cut.piece_start = range.start;
@@ -356,10 +455,11 @@ impl Bpe {
             (cut.anchor, cut.anchor_tokens)
         };
         let from = from.min(end);
+        let bom = head[from..].contains(BOM);
         tokens
             + self
                 .pieces_from(head, from)
-                .map(|r| self.piece_count(&head[r]))
+                .map(|r| self.piece_count(&head[r], bom))
                 .sum::<usize>()
     }
 
@@ -372,6 +472,7 @@ impl Bpe {
     fn count_suffix(&self, text: &str, start: usize, cut: &Cut, total: usize) -> usize {
         let mut whole = self.pieces_from(text, cut.piece_start);
         let (mut whole_end, mut whole_tokens) = (cut.piece_start, cut.tokens_before);
+        let bom = text[cut.piece_start..].contains(BOM);
         let mut tail = self.pieces_from(text, start);
         let (mut tail_end, mut tail_tokens) = (start, 0);
         loop {
@@ -382,7 +483,7 @@ impl Bpe {
                 match tail.next() {
                     Some(r) => {
                         tail_end = r.end;
-                        tail_tokens += self.piece_count(&text[r]);
+                        tail_tokens += self.piece_count(&text[r], bom);
                     }
                     None => return tail_tokens,
                 }
@@ -390,7 +491,7 @@ impl Bpe {
                 match whole.next() {
                     Some(r) => {
                         whole_end = r.end;
-                        whole_tokens += self.piece_count(&text[r]);
+                        whole_tokens += self.piece_count(&text[r], bom);
                     }
                     // Unreachable: the whole text's pieces end where the tail's do.
                     None => return tail_tokens,
@@ -421,7 +522,10 @@ impl Tokenizer for Bpe {
     }
 
     fn count(&self, text: &str) -> usize {
-        self.pieces(text).map(|r| self.piece_count(&text[r])).sum()
+        let bom = text.contains(BOM);
+        self.pieces(text)
+            .map(|r| self.piece_count(&text[r], bom))
+            .sum()
     }
 
     /// Beyond the trait's contract, the prefix counted on its own is also at most
@@ -465,9 +569,10 @@ impl Tokenizer for Bpe {
     }
 
     fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        let bom = text.contains(BOM);
         let mut used = 0;
         for r in self.pieces(text) {
-            used += self.piece_count(&text[r]);
+            used += self.piece_count(&text[r], bom);
             if used > max_tokens {
                 return false;
             }

@@ -2,9 +2,9 @@
 //!
 //! Why: sub-30-second website visits are redirects and misclicks (seed ADR 0006 raised
 //! `minMinutes` to 0.5). The predicate is an expression over each item (see
-//! [`crate::policy::expr`]); a parameter makes the threshold the caller's choice. Items
-//! whose fields are missing never match, so absence never removes anything. The number
-//! removed is recorded.
+//! [`crate::policy::expr`]); a parameter makes the threshold the caller's choice. A
+//! comparison with a missing field never holds, so with `remove_where` absence never removes
+//! an item; with `keep_where` only items it holds for stay. The number removed is recorded.
 //!
 //! ```toml
 //! params = { minMinutes = 0.5 }

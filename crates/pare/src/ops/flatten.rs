@@ -89,7 +89,7 @@ impl Op for Flatten {
                 let wanted = self
                     .fields
                     .as_ref()
-                    .is_none_or(|f| f.iter().any(|x| *x == ik));
+                    .is_none_or(|f| f.contains(&ik));
                 if !wanted {
                     let mut rel = String::new();
                     push_key(&mut rel, &k);

@@ -7,7 +7,7 @@
 //!
 //! - `list`: `[value, …]`, or `[{out: field, …}, …]` with `fields`
 //! - `one_or_many`: `value` for one record, `[value, …]` under `plural_key` for more
-//! - `map`: `{record[map_key]: record[value] or default, …}`
+//! - `map`: `{record[map_key]: record[value] or default, …}`; a key seen twice gets a list
 //! - `first`: the first record's value; `count`: how many records
 //!
 //! Keys appear in rule order. Records no rule takes are dropped and recorded by type (or kept
@@ -253,12 +253,15 @@ impl Op for Group {
                     continue;
                 }
                 GroupShape::Map => {
-                    let mut map = Map::new();
+                    // A key seen twice keeps every value, as a list: no tag is lost.
+                    let mut pairs: Vec<(String, Vec<Value>)> = Vec::new();
                     for r in &records {
-                        let Some(k) = rule.map_key.as_deref().and_then(|f| r.pointer_dotted(f)) else {
+                        let Some(k) = rule.map_key.as_deref().and_then(|f| r.pointer_dotted(f))
+                        else {
                             skipped += 1;
                             continue;
                         };
+                        let k = label_of(k);
                         let v = rule
                             .value
                             .as_deref()
@@ -266,12 +269,23 @@ impl Op for Group {
                             .filter(|v| !matches!(v, Value::Null))
                             .cloned()
                             .unwrap_or_else(|| rule.default.clone());
-                        map.insert(label_of(k), v);
+                        match pairs.iter_mut().find(|(x, _)| *x == k) {
+                            Some((_, vs)) => vs.push(v),
+                            None => pairs.push((k, vec![v])),
+                        }
                     }
                     if skipped > 0 {
-                        cx.rec.label(Kind::Stripped, &format!("{}:missing {}", rule.key, rule.map_key.as_deref().unwrap_or("")), skipped);
+                        let field = rule.map_key.as_deref().unwrap_or("");
+                        cx.rec.label(Kind::Stripped, &format!("{}:missing {field}", rule.key), skipped);
                     }
-                    if !map.is_empty() {
+                    if !pairs.is_empty() {
+                        let map: Map = pairs
+                            .into_iter()
+                            .map(|(k, mut vs)| {
+                                let v = if vs.len() == 1 { vs.pop().expect("one value") } else { Value::Array(vs) };
+                                (k, v)
+                            })
+                            .collect();
                         out.insert(rule.key.clone(), Value::Object(map));
                     }
                     continue;

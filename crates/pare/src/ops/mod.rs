@@ -101,6 +101,8 @@ pub(crate) struct ApplyCx<'w, 'k> {
     pub key: Option<&'k str>,
     /// Members to add beside this node in its parent object.
     pub siblings: &'w mut Vec<Sibling>,
+    /// Whether the root is an object (where the `_legend` goes).
+    pub root_is_object: bool,
     /// Key renames in use (`short`, `long`), for the `_legend`.
     pub legend: &'w mut Vec<(String, String)>,
 }

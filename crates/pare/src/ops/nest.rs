@@ -80,17 +80,17 @@ impl Op for Nest {
         else {
             return;
         };
+        let at = parent.position(&self.map).expect("checked above");
         let Some(Value::Object(mut map)) = parent.remove(&self.map) else {
             return;
         };
         let Some(Value::Array(items)) = parent.get_mut(&self.into) else { return };
         for item in items.iter_mut() {
-            let Some(id) = item
-                .pointer_dotted(&self.match_field)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-            else {
-                continue;
+            // Map keys are strings; an id of 7 matches the key "7".
+            let id = match item.pointer_dotted(&self.match_field) {
+                Some(Value::String(s)) => s.clone(),
+                Some(v @ (Value::Number(_) | Value::Bool(_))) => crate::json::to_compact(v),
+                _ => continue,
             };
             let Value::Object(obj) = item else { continue };
             // Never overwrite a field the item already has.
@@ -102,7 +102,8 @@ impl Op for Nest {
             }
         }
         if !map.is_empty() {
-            parent.insert(self.map.clone(), Value::Object(map));
+            // What no item took stays where the map was.
+            parent.insert_at(at, self.map.clone(), Value::Object(map));
         }
     }
 }

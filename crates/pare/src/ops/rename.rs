@@ -3,7 +3,9 @@
 //! Why: on a list of 500 records, `"relationship_type"` costs its tokens 500 times; `"rt"`
 //! plus one legend entry is cheaper (seed 004's "short keys"). It is off unless a policy asks,
 //! because short keys are harder for a model to read than the originals. A key is not renamed
-//! in an object that already has a member with the short name, so nothing is overwritten.
+//! in an object that already has a member with the short name, so nothing is overwritten —
+//! choose short names the payload does not use, or the legend is ambiguous there. When the
+//! root is not an object there is nowhere to put the legend, and nothing is renamed.
 //!
 //! ```toml
 //! [[ops]]
@@ -77,6 +79,11 @@ impl Op for Rename {
         if let Some(at) = &self.at
             && !cx.matches_any(at)
         {
+            return;
+        }
+        // Without a root object there is nowhere to write the legend, and a rename without
+        // its legend would lose the original name.
+        if self.legend && !cx.root_is_object {
             return;
         }
         for (long, short) in &self.map {

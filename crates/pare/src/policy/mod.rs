@@ -136,7 +136,7 @@ impl Policy {
                 .position(|l| l == "standard")
                 .unwrap_or(levels.len().saturating_sub(2)),
         };
-        for (name, _) in &options.params {
+        for name in options.params.keys() {
             if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return Err(PolicyError::invalid(
                     format!("params.{name}"),
