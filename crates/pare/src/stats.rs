@@ -3,7 +3,7 @@
 //! The total is exact: the tokens of the input text as given. Below it, tokens are
 //! *attributed* to paths (array indices collapsed to `[*]`): every scalar member is counted
 //! alone as `"key":value`, a container adds its own key and brackets to its members' sum. Per
-//! path the profile says how often it occurs, its share, how much of it is `null`/empty, and
+//! path (id-keyed maps collapsed to `.*`) the profile says how often it occurs, its share, how much of it is `null`/empty, and
 //! how much is a value repeated on every item of its array — the analysis seed ADR 0006 did by
 //! hand ("~50% of the payload was waste").
 //!
@@ -23,6 +23,28 @@ use crate::json;
 use crate::manifest::push_key;
 use crate::tokens::Tokenizer;
 use crate::value::Value;
+
+/// An object used as a map (keyed by ids, versions, dates…) rather than a record: its keys
+/// are collapsed to `.*` like array indices, so a profile has one row per shape, not per id.
+/// Heuristic: 8+ members whose values are all of one kind, and keys that are not all plain
+/// identifiers (or 32+ members).
+fn is_map_like(map: &crate::value::Map) -> bool {
+    if map.len() < 8 {
+        return false;
+    }
+    let mut kinds = map.values().map(Value::kind);
+    let first = kinds.next();
+    if !kinds.all(|k| Some(k) == first) {
+        return false;
+    }
+    let plain = |k: &str| {
+        k.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    map.len() >= 32 || !map.keys().all(|k| plain(k))
+}
 
 /// One path of the profile.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -175,9 +197,14 @@ impl Profiler<'_> {
         match v {
             Value::Object(map) => {
                 let mut sum = key_tokens + 1 + map.len().saturating_sub(1) as u64 + 1;
+                let collapse = is_map_like(map);
                 for (k, child) in map.iter() {
                     let mark = self.path.len();
-                    push_key(&mut self.path, k);
+                    if collapse {
+                        self.path.push_str(".*");
+                    } else {
+                        push_key(&mut self.path, k);
+                    }
                     let t = self.node(child, Some(k));
                     let path = self.path.clone();
                     self.add(&path, t, child.is_empty_like());
