@@ -131,6 +131,9 @@ const S = [
   'a\u00a0b', 'a \u00a0 b', 'a\u2028b', 'a\u2029b', 'a\u3000b', 'a\ufeffb', 'a \ufeffb', 'a\u0085b', 'a \u0085 b',
   'a\u200bb', 'a\u202fb', 'a\u1680b', 'a\u2003\u2003b', 'a\u205fb', 'a\u180eb', '\ufeff{"bom":1}',
   'a\u0000b', '\u0001\u0002\u0003', 'del\u007f', '\u009f', '\ufffd', '\ue000 private',
+  // U+FEFF: gpt-tokenizer decodes byte pairs with TextDecoder, which drops a leading BOM
+  '\ufeff', '\ufeff\ufeff', '\ufeff\ufeff\ufeff', '\ufeffusing System;', '\ufeffnamespace', '\ufeff\n', '\ufeff\n\n',
+  '\ufeff//', '\ufeff#', '\ufeff/*\n', ' \ufeff', 'x \ufeff y', '\ufeff'.repeat(50), '"\ufeff\ufeffkey": 1',
   // long repeats
   'a'.repeat(1000), 'ab'.repeat(500), ' '.repeat(500), '='.repeat(300), '-'.repeat(257), '\n'.repeat(200),
   '🙂'.repeat(100), '你'.repeat(300), '0'.repeat(100), 'A'.repeat(77) + 'a'.repeat(77), '{"a":' .repeat(50) + '1' + '}'.repeat(50),

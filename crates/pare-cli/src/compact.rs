@@ -87,7 +87,12 @@ fn setup(args: &Args) -> Result<Setup> {
         None => Policy::builtin_default(),
     };
     let level = match &args.level {
-        Some(name) => policy.level_index(name)?,
+        Some(name) => policy.level_index(name).map_err(|_| {
+            anyhow!(
+                "--level: unknown level `{name}`; this policy's levels: {}",
+                policy.levels().join(", ")
+            )
+        })?,
         None => policy.level_index(policy.default_level())?,
     };
     let overrides = args
@@ -130,9 +135,11 @@ pub fn run(args: Args) -> Result<()> {
     if setup.reporting {
         let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
         clock.lap("shape+count");
+        // The report file is prepared first, so a bad report path fails before any output.
+        let report_file = prepare_report(&args, &report)?;
         write_output(args.output.as_deref(), &report.text)?;
         clock.lap("write");
-        emit_report(&args, &report)?;
+        finish_report(report_file, &report)?;
     } else {
         let shaped = shape(value, &setup.policy, &opts);
         clock.lap("shape");
@@ -163,17 +170,26 @@ fn summarize(manifest: &Manifest) {
     eprintln!("pare: removed {} (--report for details)", parts.join(", "));
 }
 
-fn emit_report(args: &Args, report: &Report) -> Result<()> {
-    if let Some(path) = &args.report_json {
-        let mut text = serde_json::to_string_pretty(&report.to_json())?;
-        text.push('\n');
-        let mut f = AtomicFile::create(path)?;
-        f.write_all(text.as_bytes())?;
-        f.commit()?;
-    } else {
-        eprint!("{}", report.to_text());
+/// The `--report-json` file, written but not yet in place.
+fn prepare_report(args: &Args, report: &Report) -> Result<Option<AtomicFile>> {
+    let Some(path) = &args.report_json else {
+        return Ok(None);
+    };
+    let mut text = serde_json::to_string_pretty(&report.to_json())?;
+    text.push('\n');
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(text.as_bytes())?;
+    Ok(Some(f))
+}
+
+fn finish_report(file: Option<AtomicFile>, report: &Report) -> Result<()> {
+    match file {
+        Some(f) => f.commit(),
+        None => {
+            eprint!("{}", report.to_text());
+            Ok(())
+        }
     }
-    Ok(())
 }
 
 /// Lines per parallel batch: large enough to keep both cores busy, small enough that
@@ -194,6 +210,12 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             (Box::new(BufReader::with_capacity(1 << 20, f)), size)
         }
     };
+    // Opened first, so a bad report path fails before any output.
+    let mut report_file = args
+        .report_json
+        .as_deref()
+        .map(AtomicFile::create)
+        .transpose()?;
     let progress = progress_bar(size);
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(AtomicFile::create(p)?),
@@ -254,7 +276,15 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         pb.finish_and_clear();
     }
     if let Some(report) = total.finish() {
-        emit_report(args, &report)?;
+        match report_file.take() {
+            Some(mut f) => {
+                let mut text = serde_json::to_string_pretty(&report.to_json())?;
+                text.push('\n');
+                f.write_all(text.as_bytes())?;
+                f.commit()?;
+            }
+            None => eprint!("{}", report.to_text()),
+        }
     }
     Ok(())
 }

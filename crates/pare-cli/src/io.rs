@@ -32,6 +32,9 @@ pub fn read_input(file: Option<&Path>) -> Result<String> {
             })?;
         }
     }
+    if text.trim().is_empty() {
+        bail!("{}: empty input (expected a JSON value)", input_name(file));
+    }
     Ok(text)
 }
 
@@ -62,35 +65,69 @@ pub fn write_output(out: Option<&Path>, text: &str) -> Result<()> {
 }
 
 /// A file that appears under its name only when complete: never a partial write.
+///
+/// The data goes to a temporary file beside the target and is renamed over it on
+/// [`AtomicFile::commit`]. A symlink is written through (its target is replaced, not the
+/// link), and a target that is not a regular file (`/dev/stdout`, a FIFO) is written
+/// directly, since it cannot be replaced atomically anyway.
 pub struct AtomicFile {
-    tmp: PathBuf,
+    /// `None` when writing directly.
+    tmp: Option<PathBuf>,
     target: PathBuf,
     file: io::BufWriter<fs::File>,
 }
 
 impl AtomicFile {
     pub fn create(target: &Path) -> Result<AtomicFile> {
-        let dir = target
+        let open_err = || format!("cannot write {}", target.display());
+        if let Ok(meta) = fs::metadata(target)
+            && !meta.is_file()
+        {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .with_context(open_err)?;
+            return Ok(AtomicFile {
+                tmp: None,
+                target: target.to_owned(),
+                file: io::BufWriter::new(file),
+            });
+        }
+        // Through a symlink, replace what it points to.
+        let real = match fs::symlink_metadata(target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                fs::canonicalize(target).with_context(open_err)?
+            }
+            _ => target.to_owned(),
+        };
+        let dir = real
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let name = target.file_name().context("output path has no file name")?;
+        let name = real
+            .file_name()
+            .with_context(|| format!("{}: not a file name", target.display()))?;
         let tmp = dir.join(format!(
             ".{}.pare-tmp-{}",
             name.to_string_lossy(),
             std::process::id()
         ));
-        let file = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let file = fs::File::create(&tmp).with_context(open_err)?;
         Ok(AtomicFile {
-            tmp,
-            target: target.to_owned(),
+            tmp: Some(tmp),
+            target: real,
             file: io::BufWriter::new(file),
         })
     }
+
     pub fn commit(mut self) -> Result<()> {
-        self.file.flush()?;
-        fs::rename(&self.tmp, &self.target)
+        self.file
+            .flush()
             .with_context(|| format!("writing {}", self.target.display()))?;
+        if let Some(tmp) = self.tmp.take() {
+            fs::rename(&tmp, &self.target)
+                .with_context(|| format!("writing {}", self.target.display()))?;
+        }
         Ok(())
     }
 }
@@ -106,8 +143,10 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        // Not committed: remove the temporary file (after commit it no longer exists).
-        let _ = fs::remove_file(&self.tmp);
+        // Not committed: remove the temporary file.
+        if let Some(tmp) = &self.tmp {
+            let _ = fs::remove_file(tmp);
+        }
     }
 }
 

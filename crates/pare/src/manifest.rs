@@ -147,6 +147,24 @@ impl Recorder {
         }
     }
 
+    pub fn is_tracking(&self) -> bool {
+        self.tracking
+    }
+
+    /// A recorder for a parallel part of the walk: same ops, no path tracking.
+    pub fn fork(&self) -> Recorder {
+        Recorder::new(self.op_names.clone(), false)
+    }
+
+    /// Add the counts of a fork.
+    pub fn join(&mut self, fork: Recorder) {
+        for (mine, theirs) in self.totals.iter_mut().zip(fork.totals) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+
     pub fn set_op(&mut self, op: usize) {
         self.op = op;
     }

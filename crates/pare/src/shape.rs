@@ -217,6 +217,9 @@ impl Walker<'_> {
     }
 
     fn walk_items(&mut self, items: &mut Vec<Value>, state: MatchState) {
+        if items.len() >= PARALLEL_MIN_ITEMS && !self.rec.is_tracking() && !self.notes {
+            return self.walk_items_parallel(items, state);
+        }
         let policy = self.policy;
         let set = &policy.selectors;
         let len = items.len();
@@ -238,6 +241,90 @@ impl Walker<'_> {
             }
             true
         });
+    }
+}
+
+/// Arrays with at least this many items are shaped in parallel chunks. Below it, the cost of
+/// forking walkers outweighs the gain.
+const PARALLEL_MIN_ITEMS: usize = 2048;
+
+impl<'p> Walker<'p> {
+    /// A walker for one chunk of a parallel array walk: same policy and request, its own
+    /// counts. Path tracking and notes are off (parallel walks are only used without them).
+    fn fork(&self) -> Walker<'p> {
+        Walker {
+            policy: self.policy,
+            ops: self.ops.clone(),
+            everywhere: self.everywhere,
+            params: self.params,
+            tokenizer: self.tokenizer,
+            rec: self.rec.fork(),
+            siblings: Vec::new(),
+            legend: Vec::new(),
+            notes: false,
+            level: self.level,
+            removed: Vec::new(),
+            root_is_object: self.root_is_object,
+        }
+    }
+
+    /// Each item is shaped independently of its siblings (array-level ops run afterwards, on
+    /// the parent), so chunks can be shaped on all cores. Forks are joined in order, so the
+    /// result — value, counts, legend order — is the same as a serial walk's.
+    fn walk_items_parallel(&mut self, items: &mut Vec<Value>, state: MatchState) {
+        use rayon::prelude::*;
+        let policy = self.policy;
+        let set = &policy.selectors;
+        let len = items.len();
+        let chunk = len
+            .div_ceil(rayon::current_num_threads().max(1) * 4)
+            .max(256);
+        let this = &*self;
+        let forks: Vec<(Walker<'p>, Vec<usize>)> = items
+            .par_chunks_mut(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                let mut w = this.fork();
+                let mut dropped = Vec::new();
+                for (j, v) in part.iter_mut().enumerate() {
+                    let index = c * chunk + j;
+                    let st = set.step(&state, Step::Index { index, len });
+                    if let Some(op) = w.dropper(&st) {
+                        w.rec.set_op(op);
+                        w.rec.items(removed_kind(v), 1);
+                        w.removed.push(std::mem::take(v));
+                        dropped.push(index);
+                    } else if w.everywhere || !set.is_dead(&st) {
+                        w.walk(v, st, None);
+                        w.siblings.clear();
+                    }
+                }
+                (w, dropped)
+            })
+            .collect();
+        let mut dropped_all = Vec::new();
+        for (fork, dropped) in forks {
+            self.rec.join(fork.rec);
+            for entry in fork.legend {
+                if !self.legend.iter().any(|(s, _)| *s == entry.0) {
+                    self.legend.push(entry);
+                }
+            }
+            self.removed.extend(fork.removed);
+            dropped_all.extend(dropped);
+        }
+        if !dropped_all.is_empty() {
+            let mut index = 0;
+            let mut next = dropped_all.iter().peekable();
+            items.retain(|_| {
+                let gone = next.peek() == Some(&&index);
+                if gone {
+                    next.next();
+                }
+                index += 1;
+                !gone
+            });
+        }
     }
 }
 

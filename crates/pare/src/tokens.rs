@@ -52,8 +52,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::LazyLock;
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use regex_automata::meta::Regex;
@@ -252,8 +253,9 @@ struct Bpe {
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
     splitter: Regex,
-    /// Token bytes to rank, built on first need: only text holding U+FEFF needs it.
-    ranks: OnceLock<HashMap<&'static [u8], u32>>,
+    /// Token bytes to rank (= id). Most pieces are a single token, and one hash lookup
+    /// settles those far faster than running the BPE (as tiktoken and gpt-tokenizer do).
+    ranks: HashMap<&'static [u8], u32, BuildFxHasher>,
 }
 
 /// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
@@ -270,11 +272,15 @@ impl Bpe {
         let splitter = Regex::new_many(&[main, lookahead.as_str(), fallback])
             // The patterns are constants; the unit tests build both encodings.
             .expect("pre-tokenizer patterns are valid");
+        let ranks = (0..bpe.num_tokens())
+            .filter_map(|id| u32::try_from(id).ok())
+            .map(|id| (bpe.token_bytes(id), id))
+            .collect();
         Bpe {
             name,
             bpe,
             splitter,
-            ranks: OnceLock::new(),
+            ranks,
         }
     }
 
@@ -300,6 +306,8 @@ impl Bpe {
             1
         } else if bom && piece.contains(BOM) {
             self.js_merge(piece.as_bytes()).len()
+        } else if self.ranks.contains_key(piece.as_bytes()) {
+            1
         } else {
             self.bpe.count(piece.as_bytes())
         }
@@ -324,12 +332,7 @@ impl Bpe {
     /// lowest-rank-first merge (leftmost on ties, as gpt-tokenizer scans), with a heap so a
     /// long run of U+FEFF cannot make it quadratic.
     fn js_merge(&self, piece: &[u8]) -> Vec<usize> {
-        let ranks = self.ranks.get_or_init(|| {
-            (0..self.bpe.num_tokens())
-                .filter_map(|id| u32::try_from(id).ok())
-                .map(|id| (self.bpe.token_bytes(id), id))
-                .collect()
-        });
+        let ranks = &self.ranks;
         // The rank gpt-tokenizer finds for `key`: tokens are keyed by their decoded
         // string unless not valid UTF-8 or starting with U+FEFF (those by bytes).
         let rank = |key: &[u8]| -> Option<u32> {
@@ -784,6 +787,48 @@ impl Tokenizer for HuggingFace {
     }
 }
 
+/// FxHash (rustc's hasher) over 8-byte words: token lookups hash short byte strings by
+/// the million, where SipHash's DoS resistance buys nothing (the keys are the vocabulary).
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+type BuildFxHasher = BuildHasherDefault<FxHasher>;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // helpers (str::floor_char_boundary is newer than this crate's MSRV)
 
@@ -1009,5 +1054,112 @@ mod tests {
         assert!(std::ptr::addr_eq(a, b));
         let boxed = by_name("chars4").unwrap();
         assert_eq!(format!("{boxed:?}"), "Tokenizer(\"chars4\")");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Fragments that stress the pre-tokenizer: case changes, contractions, digit runs,
+        /// whitespace of every kind (JavaScript's and not), marks, multi-byte text, U+FEFF.
+        const FRAGMENTS: &[&str] = &[
+            "a",
+            "Z",
+            "the",
+            "The",
+            "HTTP",
+            "camelCase",
+            " ",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\r",
+            "'",
+            "'s",
+            "'LL",
+            "'ve",
+            "0",
+            "42",
+            "12345",
+            "\"",
+            "{",
+            "}",
+            ":",
+            ",",
+            ".",
+            "/",
+            "-",
+            "_",
+            "你好",
+            "日本",
+            "🙂",
+            "👩\u{200d}👩",
+            "🇫🇷",
+            "e\u{301}",
+            "\u{308}",
+            "ß",
+            "İ",
+            "ſ",
+            "\u{A0}",
+            "\u{2028}",
+            "\u{3000}",
+            "\u{FEFF}",
+            "\u{85}",
+            "\u{200b}",
+            "مرحبا",
+            "<|",
+        ];
+
+        fn text() -> impl Strategy<Value = String> {
+            prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40).prop_map(|v| v.concat())
+        }
+
+        proptest! {
+            #[test]
+            fn cuts_hold_their_contract(text in text()) {
+                for t in all() {
+                    check_cuts(t.as_ref(), &text);
+                }
+            }
+
+            /// The shortcuts that recount only the tail of a cut text agree with a full count.
+            #[test]
+            fn cut_recounts_equal_full_counts(text in text()) {
+                for bpe in [&*O200K, &*CL100K] {
+                    let total = bpe.count(&text);
+                    for n in 0..=total {
+                        let cut = bpe.cut(&text, n);
+                        let end = floor_char_boundary(&text, cut.at);
+                        prop_assert_eq!(bpe.count_prefix(&text, end, &cut), bpe.count(&text[..end]));
+                        let start = ceil_char_boundary(&text, cut.at);
+                        prop_assert_eq!(
+                            bpe.count_suffix(&text, start, &cut, total),
+                            bpe.count(&text[start..])
+                        );
+                    }
+                }
+            }
+
+            /// Without U+FEFF, the gpt-tokenizer-style merge is plain BPE: it must agree with
+            /// bpe-openai token for token.
+            #[test]
+            fn js_merge_is_bpe_without_bom(text in text()) {
+                let text = text.replace('\u{FEFF}', "");
+                for bpe in [&*O200K, &*CL100K] {
+                    for r in bpe.pieces(&text) {
+                        let piece = &text[r];
+                        let lens: Vec<usize> = bpe
+                            .bpe
+                            .encode_via_backtracking(piece.as_bytes())
+                            .iter()
+                            .map(|&t| bpe.bpe.token_len(t))
+                            .collect();
+                        prop_assert_eq!(bpe.js_merge(piece.as_bytes()), lens);
+                    }
+                }
+            }
+        }
     }
 }

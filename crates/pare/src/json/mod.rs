@@ -35,26 +35,45 @@ pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string
 /// upward from a real match, so the lowest flagged byte is always a real one.
 #[inline]
 fn find_special(bytes: &[u8], mut i: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let x = u64::from_le_bytes(*chunk);
-        let quote = x ^ (LO * u64::from(b'"'));
-        let backslash = x ^ (LO * u64::from(b'\\'));
-        let hits = (quote.wrapping_sub(LO) & !quote)
-            | (backslash.wrapping_sub(LO) & !backslash)
-            | (x.wrapping_sub(LO * 0x20) & !x);
-        let hits = hits & HI;
+        let hits = special_bytes(u64::from_le_bytes(*chunk));
         if hits != 0 {
             return i + (hits.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
     while let Some(&b) = bytes.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
+        if SPECIAL[usize::from(b)] {
             return i;
         }
         i += 1;
     }
     bytes.len()
+}
+
+/// `SPECIAL[b]`: is byte `b` one that [`find_special`] stops at.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// The high bit of each byte of `x` that is `"`, `\` or below 0x20 (exact for the lowest
+/// such byte; bytes above it may be flagged spuriously).
+#[inline]
+fn special_bytes(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let quote = x ^ (LO * u64::from(b'"'));
+    let backslash = x ^ (LO * u64::from(b'\\'));
+    let hits = (quote.wrapping_sub(LO) & !quote)
+        | (backslash.wrapping_sub(LO) & !backslash)
+        | (x.wrapping_sub(LO * 0x20) & !x);
+    hits & HI
 }

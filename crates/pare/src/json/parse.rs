@@ -45,6 +45,7 @@ pub struct JsonError {
     pub offset: usize,
     /// What was expected or what is wrong, e.g. `expected ':' after object key`.
     pub message: String,
+    /// The class of the error, for callers that branch on it.
     pub kind: JsonErrorKind,
 }
 
@@ -325,7 +326,7 @@ impl Parser<'_> {
 
     #[inline]
     fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, Fail> {
-        if self.bytes[self.pos..].starts_with(word) {
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word) {
             self.pos += word.len();
             Ok(v)
         } else {

@@ -126,7 +126,6 @@ fn push_indent(out: &mut String, mut n: usize) {
 /// else (`/`, DEL, non-ASCII, U+2028) raw.
 pub fn write_string(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
     out.push('"');
     let mut start = 0;
     loop {

@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{ApplyCx, Op};
-use crate::manifest::{push_key, Kind};
+use crate::manifest::Kind;
 use crate::policy::{CompileCx, PolicyError};
 use crate::shape::unique_key;
 use crate::value::{Map, Value};
@@ -91,10 +91,9 @@ impl Op for Flatten {
                     .as_ref()
                     .is_none_or(|f| f.contains(&ik));
                 if !wanted {
-                    let mut rel = String::new();
-                    push_key(&mut rel, &k);
-                    push_key(&mut rel, &ik);
-                    cx.rec.key(Kind::Stripped, rel.trim_start_matches('.'), 1);
+                    let mark = cx.rec.enter_key(&k);
+                    cx.rec.key(Kind::Stripped, &ik, 1);
+                    cx.rec.leave(mark);
                     continue;
                 }
                 let mut name = format!("{}{ik}", self.prefix);

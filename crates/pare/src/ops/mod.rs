@@ -41,6 +41,32 @@ macro_rules! ops {
             pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Box<dyn Op>, PolicyError> {
                 match self { $(OpSpec::$variant(s) => Ok(Box::new(s.compile(cx)?)),)* }
             }
+            /// Read one `[[ops]]` table. Errors carry the path inside the table (`.paths[0]`)
+            /// and a message; each op's fields are read on their own so that a bad value is
+            /// reported at its key, which a tagged enum cannot do.
+            pub(crate) fn from_tree(tree: serde_json::Value) -> Result<OpSpec, (String, String)> {
+                let serde_json::Value::Object(mut map) = tree else {
+                    return Err((String::new(), "expected a table with an `op` key".into()));
+                };
+                let allowed = NAMES.join(", ");
+                let name = match map.remove("op") {
+                    Some(serde_json::Value::String(name)) => name,
+                    Some(other) => {
+                        return Err((".op".into(), format!("expected an op name, found {other}; allowed: {allowed}")));
+                    }
+                    None => return Err((String::new(), format!("missing `op`; allowed: {allowed}"))),
+                };
+                let rest = serde_json::Value::Object(map);
+                let at = |e: serde_path_to_error::Error<serde_json::Error>| {
+                    let path = e.path().to_string();
+                    let path = if path == "." { String::new() } else { format!(".{path}") };
+                    (path, e.inner().to_string())
+                };
+                match name.as_str() {
+                    $(stringify!($module) => serde_path_to_error::deserialize(rest).map(OpSpec::$variant).map_err(at),)*
+                    other => Err((".op".into(), format!("unknown op `{other}`; allowed: {allowed}"))),
+                }
+            }
         }
 
         /// Every op name, in registry order.

@@ -2,8 +2,9 @@
 //!
 //! Why: `0.627281` and `0.63` rank results the same for a model, and the digits cost tokens
 //! (seed 001 calls it "precision noise"). Only numbers with more decimals than asked change;
-//! trailing zeros of a rounded number are dropped (`0.601` → `0.6` at 2). Changed numbers are
-//! recorded.
+//! rounding is half away from zero, done in decimal on the number's text (so long integers
+//! and exponents are exact), and trailing zeros are dropped (`0.601` → `0.6` at 2). Changed
+//! numbers are recorded.
 //!
 //! ```toml
 //! [[ops]]
@@ -53,19 +54,67 @@ impl RoundSpec {
     }
 }
 
-/// `n` rounded to `decimals`, trailing zeros dropped; `None` if it has no more decimals.
+/// `n` rounded half away from zero to `decimals` decimals, trailing zeros dropped; `None`
+/// if it has no more decimals than that. Done in decimal on the lexeme, never through `f64`,
+/// so long integers keep every digit and `1e300` stays `1e300`.
 pub(crate) fn round_number(n: &Number, decimals: usize) -> Option<Number> {
-    if n.decimals() <= decimals && !n.as_str().contains(['e', 'E']) {
+    let lexeme = n.as_str();
+    let (negative, unsigned) = match lexeme.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, lexeme),
+    };
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], unsigned[i + 1..].parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // value = digits × 10^(exponent − frac_len): count the fraction digits that follows.
+    let digits: Vec<u8> = int_part.bytes().chain(frac_part.bytes()).map(|b| b - b'0').collect();
+    let scale = frac_part.len() as i64 - exponent; // digits after the point
+    if scale <= decimals as i64 {
         return None;
     }
-    let f = n.as_f64()?;
-    let mut text = Number::from_f64_fixed(f, decimals)?.as_str().to_owned();
-    if text.contains('.') {
-        let trimmed = text.trim_end_matches('0').trim_end_matches('.').len();
-        text.truncate(trimmed);
+    let drop = (scale - decimals as i64) as usize; // trailing digits to cut
+    let (mut kept, round_up) = if drop > digits.len() {
+        (Vec::new(), false)
+    } else {
+        let cut = digits.len() - drop;
+        (digits[..cut].to_vec(), digits[cut] >= 5)
+    };
+    if round_up {
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                kept.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if kept[i] == 9 {
+                kept[i] = 0;
+            } else {
+                kept[i] += 1;
+                break;
+            }
+        }
     }
-    if text == "-0" {
-        text = "0".into();
+    // `kept` holds the value × 10^decimals; split it into integer and fraction digits.
+    while kept.len() <= decimals {
+        kept.insert(0, 0);
+    }
+    let split = kept.len() - decimals;
+    let int: String = kept[..split].iter().map(|d| char::from(b'0' + d)).collect();
+    let int = int.trim_start_matches('0');
+    let frac: String = kept[split..].iter().map(|d| char::from(b'0' + d)).collect();
+    let frac = frac.trim_end_matches('0');
+    let mut text = String::new();
+    let zero = int.is_empty() && frac.is_empty();
+    if negative && !zero {
+        text.push('-');
+    }
+    text.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        text.push('.');
+        text.push_str(frac);
     }
     let rounded = Number::from_lexeme(&text)?;
     (rounded != *n).then_some(rounded)
@@ -100,5 +149,19 @@ mod tests {
         assert_eq!(r("7", 0), None);
         assert_eq!(r("1.5e-7", 3).as_deref(), Some("0"));
         assert_eq!(r("-0.0001", 2).as_deref(), Some("0"));
+        assert_eq!(r("0.995", 2).as_deref(), Some("1"));
+        assert_eq!(r("-2.675", 2).as_deref(), Some("-2.68"));
+        assert_eq!(r("9.999", 0).as_deref(), Some("10"));
+        assert_eq!(r("1.2345e2", 1).as_deref(), Some("123.5"));
+        assert_eq!(r("5e-1", 0).as_deref(), Some("1"));
+        assert_eq!(r("4.9e-1", 0).as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn regression_round_keeps_exponents_and_long_numbers() {
+        assert_eq!(r("1e300", 2), None);
+        assert_eq!(r("-2.5E+30", 2), None);
+        assert_eq!(r("12345678901234567890.123", 2).as_deref(), Some("12345678901234567890.12"));
+        assert_eq!(r("12345678901234567890.125", 2).as_deref(), Some("12345678901234567890.13"));
     }
 }

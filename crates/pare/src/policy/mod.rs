@@ -102,18 +102,32 @@ impl Policy {
         Policy::from_tree(tree)
     }
 
-    fn from_tree(tree: serde_json::Value) -> Result<Policy, PolicyError> {
-        let options: PolicyOptions = serde_path_to_error::deserialize(tree).map_err(|e| {
+    fn from_tree(mut tree: serde_json::Value) -> Result<Policy, PolicyError> {
+        let raw_ops = match tree.as_object_mut().and_then(|m| m.remove("ops")) {
+            None => Vec::new(),
+            Some(serde_json::Value::Array(ops)) => ops,
+            Some(other) => {
+                return Err(PolicyError::invalid(
+                    "ops",
+                    format!("expected a list of op tables (`[[ops]]`), found {other}"),
+                ));
+            }
+        };
+        let mut options: PolicyOptions = serde_path_to_error::deserialize(tree).map_err(|e| {
             let key = e.path().to_string();
-            PolicyError::invalid(
-                if key == "." {
-                    "(top level)".into()
-                } else {
-                    key
-                },
-                e.inner().to_string(),
-            )
+            let key = if key == "." {
+                "(top level)".into()
+            } else {
+                key
+            };
+            PolicyError::invalid(key, e.inner().to_string())
         })?;
+        for (i, raw) in raw_ops.into_iter().enumerate() {
+            let spec = crate::ops::OpSpec::from_tree(raw).map_err(|(path, message)| {
+                PolicyError::invalid(format!("ops[{i}]{path}"), message)
+            })?;
+            options.ops.push(spec);
+        }
         Policy::compile(options)
     }
 
@@ -275,6 +289,12 @@ fn validate_levels(names: &[String]) -> Result<Vec<String>, PolicyError> {
     }
     if levels.last().map(String::as_str) != Some(FULL) {
         levels.push(FULL.into());
+    }
+    if levels.len() == 1 {
+        return Err(PolicyError::invalid(
+            "levels",
+            "name at least one level besides `full`, or ops would never run",
+        ));
     }
     if levels.len() > 63 {
         return Err(PolicyError::invalid("levels", "at most 63 levels"));
