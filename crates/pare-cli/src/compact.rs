@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, short)]
     pub level: Option<String>,
     /// Output format.
-    #[arg(long, short, default_value = "json", value_parser = ["json", "pretty"])]
+    #[arg(long, short, default_value = "json", value_parser = ["json", "pretty", "toon", "auto"])]
     pub format: String,
     /// Tokenizer for counts and token-based ops: o200k_base, cl100k_base, chars4.
     #[arg(long, default_value = "o200k_base")]
@@ -143,7 +143,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         let shaped = shape(value, &setup.policy, &opts);
         clock.lap("shape");
-        let mut out = render(&shaped.value, setup.format);
+        let mut out = render(&shaped.value, setup.format, setup.tok);
         out.push('\n');
         clock.lap("render");
         write_output(args.output.as_deref(), &out)?;
@@ -253,7 +253,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
                     Ok((r.text.clone(), Some(r)))
                 } else {
                     let shaped = shape(value, &setup.policy, &opts);
-                    let mut t = render(&shaped.value, setup.format);
+                    let mut t = render(&shaped.value, setup.format, setup.tok);
                     t.push('\n');
                     Ok((t, None))
                 }

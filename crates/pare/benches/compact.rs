@@ -45,7 +45,7 @@ fn compact(c: &mut Criterion) {
             b.iter(|| {
                 let value = pare::json::parse(black_box(&text)).unwrap();
                 let shaped = shape(value, &policy, &opts);
-                render(&shaped.value, Format::Json)
+                render(&shaped.value, Format::Json, opts.tokenizer)
             })
         });
     }
@@ -74,7 +74,7 @@ fn compact(c: &mut Criterion) {
             b.iter(|| {
                 let value = pare::json::parse(black_box(&big_text)).unwrap();
                 let shaped = shape(value, &policy, &opts);
-                render(&shaped.value, Format::Json)
+                render(&shaped.value, Format::Json, opts.tokenizer)
             })
         });
     }

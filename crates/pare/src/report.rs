@@ -125,7 +125,7 @@ pub fn measure(
 ) -> Report {
     let tok = opts.tokenizer;
     let text_of = |v: &Value| {
-        let mut t = render(v, format);
+        let mut t = render(v, format, tok);
         if newline {
             t.push('\n');
         }

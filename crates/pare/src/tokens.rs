@@ -373,10 +373,10 @@ impl Bpe {
             alive[mid] = false;
             next[start] = end;
             prev[end] = start;
-            if end < n {
-                if let Some(r) = rank(&piece[start..next[end]]) {
-                    heap.push(Reverse((r, start, next[end])));
-                }
+            if end < n
+                && let Some(r) = rank(&piece[start..next[end]])
+            {
+                heap.push(Reverse((r, start, next[end])));
             }
             if start > 0 {
                 let p = prev[start];

@@ -257,6 +257,10 @@ impl Map {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+    /// The members in order, as a slice (positional access for encoders).
+    pub fn entries(&self) -> &[(String, Value)] {
+        &self.entries
+    }
     pub fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k == key)
     }

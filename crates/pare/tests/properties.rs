@@ -427,7 +427,7 @@ proptest! {
         for (n, level) in shaping_levels() {
             let out = shape(input.clone(), &n.policy, &opts(&n.policy, level)).value;
             for format in [Format::Json, Format::Pretty] {
-                let text = render(&out, format);
+                let text = render(&out, format, o200k());
                 let back = json::parse(&text).map_err(|e| {
                     TestCaseError::fail(format!("{}: {e}: {text}", level_name(n, level)))
                 })?;
@@ -487,8 +487,8 @@ proptest! {
         for level in 0..policy.levels().len() - 1 {
             let out = shape(input.clone(), policy, &opts(policy, level)).value;
             for format in [Format::Json, Format::Pretty] {
-                let before = tok.count(&render(&input, format));
-                let after = tok.count(&render(&out, format));
+                let before = tok.count(&render(&input, format, tok));
+                let after = tok.count(&render(&out, format, tok));
                 prop_assert!(
                     after <= before,
                     "{after} > {before} tokens ({format:?}): {} → {}",
@@ -513,8 +513,8 @@ proptest! {
             let ops: Vec<&str> = r.ops.iter().map(|s| s.op.as_str()).collect();
             prop_assert_eq!(ops, n.policy.ops_at(level), "{}", name);
 
-            let mut expected = render(&shape(input.clone(), &n.policy, &o).value, Format::Json);
-            let mut before = render(&input, Format::Json);
+            let mut expected = render(&shape(input.clone(), &n.policy, &o).value, Format::Json, tok);
+            let mut before = render(&input, Format::Json, tok);
             if newline {
                 expected.push('\n');
                 before.push('\n');

@@ -1,0 +1,601 @@
+//! `auto`: the cheapest lossless text for a value, as counted by the tokenizer.
+//!
+//! Three candidates for the whole document: minified JSON, TOON (the reference encoding),
+//! and pare's TOON dialect, which keeps TOON's syntax and adds what TOON lacks:
+//!
+//! - **semi-uniform tables**: an array of objects whose keys differ from row to row is
+//!   still a table — the header lists every key, and a row leaves the cell of a key it
+//!   lacks empty (`a,,c`). TOON needs every row to have the same keys, or writes a list
+//!   that repeats every key on every item.
+//! - **constant columns said once**: a column equal on every row moves into the header as
+//!   `name=value` and out of the rows.
+//! - **JSON where it is cheaper**: a table cell, member or list item may be inline JSON
+//!   (`[1,2]`, `{"a":1}`), so nested values don't break a table, and deep small objects
+//!   don't pay a line of indentation per member.
+//! - **exact numbers**: numbers are written as their input lexeme (`1.50` stays `1.50`).
+//!
+//! Each array and object chooses among its forms (table, keyed table, list or nested
+//! members, inline JSON) by counting the tokens of each; the document then takes the
+//! cheapest of the three candidates, so it is never more tokens than minified JSON or TOON
+//! (where TOON reads back to the same value). When the dialect uses an extension, its
+//! first line is a `#` comment — a legend a model can read and TOON parsers skip — and
+//! [`expand`](crate::encode::expand) reads it back exactly.
+//!
+//! ```
+//! use pare::encode::auto::encode_auto;
+//! let tok = pare::tokens::builtin("o200k_base").unwrap();
+//! let v = pare::json::parse(r#"{"rows":[{"id":1,"kind":"a","x":2},{"id":2,"kind":"a"},{"id":3,"kind":"a","x":5}]}"#).unwrap();
+//! let text = encode_auto(&v, tok);
+//! assert!(text.ends_with("rows[3]{id,kind=a,x}:\n  1,2\n  2,\n  3,5"), "{text}");
+//! ```
+
+use super::toon;
+use crate::json;
+use crate::tokens::Tokenizer;
+use crate::value::{Map, Value};
+
+/// The legend line's start; [`expand`](crate::encode::expand) recognises the dialect by it.
+pub const LEGEND_PREFIX: &str = "# pare auto:";
+
+const INDENT: usize = 2;
+const DELIM: char = ',';
+
+/// The cheapest of minified JSON, TOON and pare's dialect for `value`.
+pub fn encode_auto(value: &Value, tokenizer: &dyn Tokenizer) -> String {
+    let json = json::to_compact(value);
+    let mut best_tokens = tokenizer.count(&json);
+    let mut best = json;
+
+    if toon_reads_back_exactly(value) {
+        let toon = toon::encode(value, &toon::EncodeOptions::default());
+        let tokens = tokenizer.count(&toon);
+        if tokens < best_tokens {
+            (best, best_tokens) = (toon, tokens);
+        }
+    }
+
+    let dialect = encode_dialect(value, tokenizer);
+    if tokenizer.count(&dialect) < best_tokens {
+        best = dialect;
+    }
+    best
+}
+
+/// pare's dialect, with its legend line when it uses an extension.
+pub fn encode_dialect(value: &Value, tokenizer: &dyn Tokenizer) -> String {
+    let mut enc = Dialect {
+        tok: tokenizer,
+        used: Used::default(),
+    };
+    let body = enc.root(value);
+    let legend = enc.used.legend();
+    if legend.is_empty() {
+        body
+    } else {
+        format!("{legend}\n{body}")
+    }
+}
+
+/// Whether TOON's text decodes to `value` exactly: its numbers print as JavaScript would
+/// (TOON goes through doubles), and no object has integer-like keys out of order.
+fn toon_reads_back_exactly(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            let mut s = String::new();
+            toon::push_js_number(&mut s, n.as_str());
+            s == n.as_str()
+        }
+        Value::Array(items) => items.iter().all(toon_reads_back_exactly),
+        Value::Object(map) => toon::in_js_order(map) && map.values().all(toon_reads_back_exactly),
+        _ => true,
+    }
+}
+
+/// Which extensions the text uses, for the legend.
+#[derive(Default)]
+struct Used {
+    absent: bool,
+    constant: bool,
+    json: bool,
+}
+
+impl Used {
+    fn legend(&self) -> String {
+        let mut parts = Vec::new();
+        if self.absent {
+            parts.push("an empty cell is an absent field");
+        }
+        if self.constant {
+            parts.push("name=value in a header is that value on every row");
+        }
+        if self.json {
+            parts.push("[…] and {…} values are JSON");
+        }
+        if parts.is_empty() {
+            return String::new();
+        }
+        format!("{LEGEND_PREFIX} {}", parts.join("; "))
+    }
+}
+
+/// A table column: a leaf (maybe constant), or a nested object group with its own columns.
+enum Column<'a> {
+    Leaf {
+        name: &'a str,
+        constant: Option<&'a Value>,
+    },
+    Group {
+        name: &'a str,
+        columns: Vec<Column<'a>>,
+    },
+}
+
+struct Dialect<'t> {
+    tok: &'t dyn Tokenizer,
+    used: Used,
+}
+
+/// A rendering and the extensions it would use if chosen.
+struct Candidate {
+    text: String,
+    used: Used,
+}
+
+impl Dialect<'_> {
+    fn root(&mut self, value: &Value) -> String {
+        match value {
+            Value::Object(map) if map.is_empty() => String::new(),
+            Value::Object(map) => {
+                let mut candidates = vec![self.capture(|d| d.members(map, 0))];
+                if let Some(c) = self.capture_opt(|d| d.keyed_table(None, map, 0)) {
+                    candidates.push(c);
+                }
+                self.choose(candidates)
+            }
+            Value::Array(items) => self.array(None, items, 0),
+            Value::String(s) if s.starts_with('\u{feff}') => {
+                let mut out = String::new();
+                toon::push_quoted(&mut out, s);
+                out
+            }
+            primitive => primitive_text(primitive),
+        }
+    }
+
+    /// Runs `render` with a fresh extension record, returning the text and what it used.
+    fn capture(&mut self, render: impl FnOnce(&mut Self) -> String) -> Candidate {
+        let outer = std::mem::take(&mut self.used);
+        let text = render(self);
+        let used = std::mem::replace(&mut self.used, outer);
+        Candidate { text, used }
+    }
+
+    fn capture_opt(
+        &mut self,
+        render: impl FnOnce(&mut Self) -> Option<String>,
+    ) -> Option<Candidate> {
+        let outer = std::mem::take(&mut self.used);
+        let text = render(self);
+        let used = std::mem::replace(&mut self.used, outer);
+        text.map(|text| Candidate { text, used })
+    }
+
+    /// The candidate with the fewest tokens (the first on a tie); records its extensions.
+    fn choose(&mut self, candidates: Vec<Candidate>) -> String {
+        let mut best: Option<(usize, Candidate)> = None;
+        if candidates.len() == 1 {
+            best = candidates.into_iter().next().map(|c| (0, c));
+        } else {
+            for c in candidates {
+                let tokens = self.tok.count(&c.text);
+                if best.as_ref().is_none_or(|(t, _)| tokens < *t) {
+                    best = Some((tokens, c));
+                }
+            }
+        }
+        let (_, chosen) = best.expect("at least one candidate");
+        self.used.absent |= chosen.used.absent;
+        self.used.constant |= chosen.used.constant;
+        self.used.json |= chosen.used.json;
+        chosen.text
+    }
+
+    /// An object's members at `depth`, a block of lines.
+    fn members(&mut self, map: &Map, depth: usize) -> String {
+        let mut out = String::new();
+        for (key, value) in map.iter() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let block = self.member(key, value, depth);
+            out.push_str(&block);
+        }
+        out
+    }
+
+    fn member(&mut self, key: &str, value: &Value, depth: usize) -> String {
+        match value {
+            Value::Array(items) => self.array(Some(key), items, depth),
+            Value::Object(map) => {
+                let mut head = indent(depth);
+                push_key(&mut head, key);
+                head.push(':');
+                if map.is_empty() {
+                    return head;
+                }
+                let mut candidates = vec![self.capture(|d| {
+                    let body = d.members(map, depth + 1);
+                    format!("{head}\n{body}")
+                })];
+                if let Some(c) = self.capture_opt(|d| d.keyed_table(Some(key), map, depth)) {
+                    candidates.push(c);
+                }
+                candidates.push(inline_json(&head, json::to_compact(value)));
+                self.choose(candidates)
+            }
+            primitive => {
+                let mut line = indent(depth);
+                push_key(&mut line, key);
+                line.push_str(": ");
+                push_primitive(&mut line, primitive);
+                line
+            }
+        }
+    }
+
+    /// An array as a member (`key` given), the root, or (via [`Self::list_item`]) an item.
+    fn array(&mut self, key: Option<&str>, items: &[Value], depth: usize) -> String {
+        let mut head = indent(depth);
+        if items.is_empty() {
+            if let Some(key) = key {
+                push_key(&mut head, key);
+                head.push_str(": ");
+            }
+            head.push_str("[]");
+            return head;
+        }
+        if items.iter().all(is_primitive) {
+            push_inline_array(&mut head, key, items);
+            return head;
+        }
+        let mut candidates = Vec::new();
+        if let Some(c) = self.capture_opt(|d| d.table(key, items, depth)) {
+            candidates.push(c);
+        }
+        candidates.push(self.capture(|d| {
+            let mut text = head.clone();
+            push_header(&mut text, key, items.len(), false);
+            for item in items {
+                text.push('\n');
+                let block = d.list_item(item, depth + 1);
+                text.push_str(&block);
+            }
+            text
+        }));
+        if let Some(key) = key {
+            let mut json_head = head.clone();
+            push_key(&mut json_head, key);
+            json_head.push(':');
+            candidates.push(inline_json(&json_head, json_of_items(items)));
+        }
+        self.choose(candidates)
+    }
+
+    /// `- item` at `depth`.
+    fn list_item(&mut self, value: &Value, depth: usize) -> String {
+        let dash = format!("{}- ", indent(depth));
+        match value {
+            Value::Object(map) if map.is_empty() => format!("{}-", indent(depth)),
+            Value::Object(map) => {
+                let nested = self.capture(|d| {
+                    let block = d.members(map, depth + 1);
+                    // The first member's line takes the dash; the rest stay one level in.
+                    format!("{dash}{}", &block[(depth + 1) * INDENT..])
+                });
+                let json = inline_json(dash.trim_end(), json::to_compact(value));
+                self.choose(vec![nested, json])
+            }
+            Value::Array(items) if items.iter().all(is_primitive) => {
+                let mut line = dash;
+                push_inline_array(&mut line, None, items);
+                line
+            }
+            Value::Array(items) => {
+                let list = self.capture(|d| {
+                    let block = d.array(None, items, depth + 1);
+                    format!("{dash}{}", &block[(depth + 1) * INDENT..])
+                });
+                let json = inline_json(dash.trim_end(), json::to_compact(value));
+                self.choose(vec![list, json])
+            }
+            primitive => {
+                let mut line = dash;
+                push_primitive(&mut line, primitive);
+                line
+            }
+        }
+    }
+
+    /// `key[N]{columns}:` and a row per item, if the items can be a table.
+    fn table(&mut self, key: Option<&str>, items: &[Value], depth: usize) -> Option<String> {
+        let rows: Vec<&Map> = items.iter().map(Value::as_object).collect::<Option<_>>()?;
+        let columns = table_columns(&rows)?;
+        let mut text = indent(depth);
+        push_header(&mut text, key, rows.len(), false);
+        text.pop();
+        self.push_columns(&mut text, &columns);
+        text.push(':');
+        for row in &rows {
+            text.push('\n');
+            text.push_str(&indent(depth + 1));
+            self.push_row(&mut text, row, &columns);
+        }
+        Some(text)
+    }
+
+    /// `key[N:]{columns}:` and a row per entry (`entryKey: cells`), for an object whose
+    /// values are all non-empty objects (two or more).
+    fn keyed_table(&mut self, key: Option<&str>, map: &Map, depth: usize) -> Option<String> {
+        if map.len() < 2 {
+            return None;
+        }
+        let rows: Vec<&Map> = map
+            .values()
+            .map(|v| v.as_object().filter(|m| !m.is_empty()))
+            .collect::<Option<_>>()?;
+        let columns = table_columns(&rows)?;
+        let mut text = indent(depth);
+        push_header(&mut text, key, rows.len(), true);
+        text.pop();
+        self.push_columns(&mut text, &columns);
+        text.push(':');
+        for ((entry_key, _), row) in map.iter().zip(&rows) {
+            text.push('\n');
+            text.push_str(&indent(depth + 1));
+            push_key(&mut text, entry_key);
+            text.push_str(": ");
+            self.push_row(&mut text, row, &columns);
+        }
+        Some(text)
+    }
+
+    fn push_columns(&mut self, out: &mut String, columns: &[Column]) {
+        out.push('{');
+        for (i, column) in columns.iter().enumerate() {
+            if i > 0 {
+                out.push(DELIM);
+            }
+            match column {
+                Column::Leaf { name, constant } => {
+                    push_key(out, name);
+                    if let Some(value) = constant {
+                        self.used.constant = true;
+                        out.push('=');
+                        self.push_cell(out, Some(value));
+                    }
+                }
+                Column::Group { name, columns } => {
+                    push_key(out, name);
+                    self.push_columns(out, columns);
+                }
+            }
+        }
+        out.push('}');
+    }
+
+    fn push_row(&mut self, out: &mut String, row: &Map, columns: &[Column]) {
+        let mut first = true;
+        self.push_cells(out, row, columns, &mut first);
+    }
+
+    fn push_cells(&mut self, out: &mut String, row: &Map, columns: &[Column], first: &mut bool) {
+        for (position, column) in columns.iter().enumerate() {
+            match column {
+                Column::Leaf {
+                    constant: Some(_), ..
+                } => {}
+                Column::Leaf {
+                    name,
+                    constant: None,
+                } => {
+                    if !*first {
+                        out.push(DELIM);
+                    }
+                    *first = false;
+                    self.push_cell(out, member_at(row, position, name));
+                }
+                Column::Group { name, columns } => {
+                    if let Some(Value::Object(inner)) = member_at(row, position, name) {
+                        self.push_cells(out, inner, columns, first);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A cell: a primitive as TOON writes it, anything else as JSON, nothing if absent.
+    fn push_cell(&mut self, out: &mut String, value: Option<&Value>) {
+        match value {
+            None => self.used.absent = true,
+            Some(v @ (Value::Array(_) | Value::Object(_))) => {
+                self.used.json = true;
+                json::write_compact(v, out);
+            }
+            Some(primitive) => push_primitive(out, primitive),
+        }
+    }
+}
+
+/// Columns for `rows`, or `None` when they can't make a table: keys in an order every row
+/// agrees with; a column present and equal on every row (of two or more) is constant; a
+/// column present on every row as a non-empty object becomes a group of its own columns.
+/// Every row must have at least one cell written, so no row line is blank.
+fn table_columns<'a>(rows: &[&'a Map]) -> Option<Vec<Column<'a>>> {
+    let order = key_order(rows)?;
+    let mut columns = Vec::with_capacity(order.len());
+    for (position, name) in order.iter().enumerate() {
+        let values: Vec<&Value> = rows
+            .iter()
+            .filter_map(|r| member_at(r, position, name))
+            .collect();
+        let everywhere = values.len() == rows.len();
+        if everywhere && rows.len() >= 2 && values.iter().all(|v| *v == values[0]) {
+            columns.push(Column::Leaf {
+                name,
+                constant: Some(values[0]),
+            });
+            continue;
+        }
+        if everywhere {
+            let inner: Option<Vec<&Map>> = values
+                .iter()
+                .map(|v| v.as_object().filter(|m| !m.is_empty()))
+                .collect();
+            if let Some(inner) = inner
+                && let Some(sub) = table_columns(&inner)
+            {
+                columns.push(Column::Group { name, columns: sub });
+                continue;
+            }
+        }
+        columns.push(Column::Leaf {
+            name,
+            constant: None,
+        });
+    }
+    let written = written_cells(&columns);
+    if written == 0 {
+        return None;
+    }
+    // With one written cell, an absent value would leave a blank row.
+    if written == 1 && rows.iter().any(|r| !writes_a_cell(r, &columns)) {
+        return None;
+    }
+    Some(columns)
+}
+
+fn written_cells(columns: &[Column]) -> usize {
+    columns
+        .iter()
+        .map(|c| match c {
+            Column::Leaf { constant, .. } => usize::from(constant.is_none()),
+            Column::Group { columns, .. } => written_cells(columns),
+        })
+        .sum()
+}
+
+fn writes_a_cell(row: &Map, columns: &[Column]) -> bool {
+    columns.iter().any(|c| match c {
+        Column::Leaf {
+            name,
+            constant: None,
+        } => row.contains_key(name),
+        Column::Leaf { .. } => false,
+        Column::Group { name, columns } => {
+            matches!(row.get(name), Some(Value::Object(inner)) if writes_a_cell(inner, columns))
+        }
+    })
+}
+
+/// The union of the rows' keys, in an order each row's own order agrees with, or `None`.
+fn key_order<'a>(rows: &[&'a Map]) -> Option<Vec<&'a str>> {
+    let mut order: Vec<&'a str> = Vec::new();
+    for row in rows {
+        if row.len() == order.len() && row.keys().zip(&order).all(|(a, b)| a == b) {
+            continue;
+        }
+        let mut next = 0;
+        for key in row.keys() {
+            match order.iter().position(|k| k == key) {
+                Some(at) if at >= next => next = at + 1,
+                Some(_) => return None,
+                None => {
+                    order.insert(next, key);
+                    next += 1;
+                }
+            }
+        }
+    }
+    Some(order)
+}
+
+fn member_at<'a>(map: &'a Map, position: usize, key: &str) -> Option<&'a Value> {
+    match map.entries().get(position) {
+        Some((k, v)) if k == key => Some(v),
+        _ => map.get(key),
+    }
+}
+
+fn is_primitive(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn indent(depth: usize) -> String {
+    " ".repeat(depth * INDENT)
+}
+
+fn push_key(out: &mut String, key: &str) {
+    toon::push_key(out, key);
+}
+
+/// A primitive as TOON writes it, except that numbers keep their lexeme.
+fn push_primitive(out: &mut String, value: &Value) {
+    match value {
+        Value::Number(n) => out.push_str(n.as_str()),
+        other => toon::push_primitive(out, other, DELIM),
+    }
+}
+
+fn primitive_text(value: &Value) -> String {
+    let mut s = String::new();
+    push_primitive(&mut s, value);
+    s
+}
+
+/// `key[N]: a,b,c` onto `out`.
+fn push_inline_array(out: &mut String, key: Option<&str>, items: &[Value]) {
+    push_header(out, key, items.len(), false);
+    out.push(' ');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(DELIM);
+        }
+        push_primitive(out, item);
+    }
+}
+
+/// `key[N]:` (or `key[N:]:` for a keyed table; the caller may pop the `:` to add columns).
+fn push_header(out: &mut String, key: Option<&str>, len: usize, keyed: bool) {
+    if let Some(key) = key {
+        push_key(out, key);
+    }
+    out.push('[');
+    out.push_str(&len.to_string());
+    if keyed {
+        out.push(':');
+    }
+    out.push_str("]:");
+}
+
+/// `head`, a space and `json`: a value written as inline JSON.
+fn inline_json(head: &str, json: String) -> Candidate {
+    Candidate {
+        text: format!("{head} {json}"),
+        used: Used {
+            json: true,
+            ..Used::default()
+        },
+    }
+}
+
+fn json_of_items(items: &[Value]) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::write_compact(item, &mut out);
+    }
+    out.push(']');
+    out
+}

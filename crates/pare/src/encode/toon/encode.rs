@@ -1,0 +1,716 @@
+//! TOON v4 encoding, byte for byte what the reference encoder (`@toon-format/toon`) writes
+//! for `encode(JSON.parse(text))`.
+//!
+//! Why a port rather than a crate: the reference decides, and matching it byte for byte
+//! means mirroring what JavaScript does to a JSON value before the encoder sees it: numbers
+//! become doubles (`1.50` → `1.5`, `-0` → `0`, `1e400` → `null`, printed as `String(n)`),
+//! and objects list integer-like keys (`"7"`, `"42"`) first, in ascending order. We do that
+//! on the fly, without building a normalized copy, so encoding stays one pass over the value.
+//!
+//! ```
+//! use pare::encode::toon::{encode, EncodeOptions};
+//! let v = pare::json::parse(r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bo"}],"n":1.50}"#).unwrap();
+//! assert_eq!(encode(&v, &EncodeOptions::default()), "users[2]{id,name}:\n  1,Ada\n  2,Bo\nn: 1.5");
+//! ```
+
+use crate::value::{Map, Value};
+
+/// The character between values of a row or an inline array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Delimiter {
+    #[default]
+    Comma,
+    Tab,
+    Pipe,
+}
+
+impl Delimiter {
+    pub const NAMES: &[&str] = &["comma", "tab", "pipe"];
+
+    pub fn parse(name: &str) -> Option<Delimiter> {
+        match name {
+            "comma" | "," => Some(Delimiter::Comma),
+            "tab" | "\t" => Some(Delimiter::Tab),
+            "pipe" | "|" => Some(Delimiter::Pipe),
+            _ => None,
+        }
+    }
+    pub fn char(self) -> char {
+        match self {
+            Delimiter::Comma => ',',
+            Delimiter::Tab => '\t',
+            Delimiter::Pipe => '|',
+        }
+    }
+}
+
+/// Encoder options, as the reference names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// Spaces per nesting level (default 2).
+    pub indent: usize,
+    pub delimiter: Delimiter,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            indent: 2,
+            delimiter: Delimiter::Comma,
+        }
+    }
+}
+
+/// The TOON text of `value`, lines joined by `\n`, no trailing newline.
+pub fn encode(value: &Value, opts: &EncodeOptions) -> String {
+    let mut enc = Encoder {
+        out: String::new(),
+        indent: opts.indent,
+        delim: opts.delimiter.char(),
+        started: false,
+    };
+    enc.root(value);
+    enc.out
+}
+
+/// A tabular column: a leaf, or a nested object whose own fields are columns too.
+struct Field<'a> {
+    name: &'a str,
+    children: Option<Vec<Field<'a>>>,
+}
+
+struct Encoder {
+    out: String,
+    indent: usize,
+    delim: char,
+    started: bool,
+}
+
+impl Encoder {
+    fn root(&mut self, value: &Value) {
+        match value {
+            Value::Array(items) => self.array(None, items, 0),
+            Value::Object(map) => {
+                if let Some(fields) = keyed_fields(map) {
+                    self.keyed_object(None, map, &fields, 0);
+                } else {
+                    self.object_members(map, 0);
+                }
+            }
+            Value::String(s) if s.starts_with('\u{feff}') => {
+                self.line(0);
+                push_quoted(&mut self.out, s);
+            }
+            primitive => {
+                self.line(0);
+                self.primitive(primitive);
+            }
+        }
+    }
+
+    /// Starts a new line at `depth`.
+    fn line(&mut self, depth: usize) {
+        if self.started {
+            self.out.push('\n');
+        }
+        self.started = true;
+        for _ in 0..depth * self.indent {
+            self.out.push(' ');
+        }
+    }
+
+    fn list_item(&mut self, depth: usize) {
+        self.line(depth);
+        self.out.push_str("- ");
+    }
+
+    fn primitive(&mut self, value: &Value) {
+        push_primitive(&mut self.out, value, self.delim);
+    }
+
+    fn object_members(&mut self, map: &Map, depth: usize) {
+        for (key, value) in js_entries(map) {
+            self.member(key, value, depth);
+        }
+    }
+
+    fn member(&mut self, key: &str, value: &Value, depth: usize) {
+        match value {
+            Value::Array(items) => self.array(Some(key), items, depth),
+            Value::Object(map) => {
+                if let Some(fields) = keyed_fields(map) {
+                    self.keyed_object(Some(key), map, &fields, depth);
+                    return;
+                }
+                self.line(depth);
+                push_key(&mut self.out, key);
+                self.out.push(':');
+                self.object_members(map, depth + 1);
+            }
+            primitive => {
+                self.line(depth);
+                push_key(&mut self.out, key);
+                self.out.push_str(": ");
+                self.primitive(primitive);
+            }
+        }
+    }
+
+    /// `key[N:]{fields}:` and a row per entry: `entryKey: v1,v2`.
+    fn keyed_object(&mut self, key: Option<&str>, map: &Map, fields: &[Field], depth: usize) {
+        self.line(depth);
+        self.header(key, map.len(), Some(fields), true);
+        self.keyed_rows(map, fields, depth + 1);
+    }
+
+    fn keyed_rows(&mut self, map: &Map, fields: &[Field], depth: usize) {
+        for (entry_key, entry) in js_entries(map) {
+            self.line(depth);
+            push_key(&mut self.out, entry_key);
+            self.out.push_str(": ");
+            self.row_cells(entry, fields);
+        }
+    }
+
+    fn array(&mut self, key: Option<&str>, items: &[Value], depth: usize) {
+        if items.is_empty() {
+            self.line(depth);
+            if let Some(key) = key {
+                push_key(&mut self.out, key);
+                self.out.push_str(": ");
+            }
+            self.out.push_str("[]");
+            return;
+        }
+        if items.iter().all(is_primitive) {
+            self.line(depth);
+            self.inline_array(key, items);
+            return;
+        }
+        let all_primitive_arrays = items
+            .iter()
+            .all(|item| matches!(item, Value::Array(inner) if inner.iter().all(is_primitive)));
+        if all_primitive_arrays {
+            self.line(depth);
+            self.header(key, items.len(), None, false);
+            for item in items {
+                if let Value::Array(inner) = item {
+                    self.list_item(depth + 1);
+                    self.inline_array(None, inner);
+                }
+            }
+            return;
+        }
+        if let Some(fields) = tabular_fields(items) {
+            self.line(depth);
+            self.header(key, items.len(), Some(&fields), false);
+            self.table_rows(items, &fields, depth + 1);
+            return;
+        }
+        self.line(depth);
+        self.header(key, items.len(), None, false);
+        for item in items {
+            self.list_item_value(item, depth + 1);
+        }
+    }
+
+    /// `key[N]: a,b,c` (or `[0]:` for an empty array), on the current line.
+    fn inline_array(&mut self, key: Option<&str>, items: &[Value]) {
+        self.header(key, items.len(), None, false);
+        if items.is_empty() {
+            return;
+        }
+        self.out.push(' ');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(self.delim);
+            }
+            self.primitive(item);
+        }
+    }
+
+    fn table_rows(&mut self, rows: &[Value], fields: &[Field], depth: usize) {
+        for row in rows {
+            self.line(depth);
+            self.row_cells(row, fields);
+        }
+    }
+
+    fn row_cells(&mut self, row: &Value, fields: &[Field]) {
+        let mut first = true;
+        self.cells(row, fields, &mut first);
+    }
+
+    fn cells(&mut self, row: &Value, fields: &[Field], first: &mut bool) {
+        let Value::Object(map) = row else { return };
+        for (position, field) in fields.iter().enumerate() {
+            let Some(value) = member(map, position, field.name) else {
+                continue;
+            };
+            match &field.children {
+                Some(children) => self.cells(value, children, first),
+                None => {
+                    if !*first {
+                        self.out.push(self.delim);
+                    }
+                    *first = false;
+                    self.primitive(value);
+                }
+            }
+        }
+    }
+
+    fn list_item_value(&mut self, value: &Value, depth: usize) {
+        match value {
+            Value::Array(items) => {
+                self.list_item(depth);
+                if items.iter().all(is_primitive) {
+                    self.inline_array(None, items);
+                } else {
+                    self.header(None, items.len(), None, false);
+                    for item in items {
+                        self.list_item_value(item, depth + 1);
+                    }
+                }
+            }
+            Value::Object(map) => self.object_as_list_item(map, depth),
+            primitive => {
+                self.list_item(depth);
+                self.primitive(primitive);
+            }
+        }
+    }
+
+    /// `- first: …` with the object's other members indented under it.
+    fn object_as_list_item(&mut self, map: &Map, depth: usize) {
+        let mut entries = js_entries(map);
+        let Some((first_key, first_value)) = entries.next() else {
+            self.line(depth);
+            self.out.push('-');
+            return;
+        };
+        match first_value {
+            Value::Array(items) if !items.is_empty() && items.iter().all(is_object) => {
+                if let Some(fields) = tabular_fields(items) {
+                    self.list_item(depth);
+                    self.header(Some(first_key), items.len(), Some(&fields), false);
+                    self.table_rows(items, &fields, depth + 2);
+                } else {
+                    self.list_item(depth);
+                    push_key(&mut self.out, first_key);
+                    self.header(None, items.len(), None, false);
+                    for item in items {
+                        self.list_item_value(item, depth + 2);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                self.list_item(depth);
+                push_key(&mut self.out, first_key);
+                if items.is_empty() {
+                    self.out.push_str(": []");
+                } else if items.iter().all(is_primitive) {
+                    self.inline_array(None, items);
+                } else {
+                    self.header(None, items.len(), None, false);
+                    for item in items {
+                        self.list_item_value(item, depth + 2);
+                    }
+                }
+            }
+            Value::Object(inner) => {
+                if let Some(fields) = keyed_fields(inner) {
+                    self.list_item(depth);
+                    self.header(Some(first_key), inner.len(), Some(&fields), true);
+                    self.keyed_rows(inner, &fields, depth + 2);
+                } else {
+                    self.list_item(depth);
+                    push_key(&mut self.out, first_key);
+                    self.out.push(':');
+                    self.object_members(inner, depth + 2);
+                }
+            }
+            primitive => {
+                self.list_item(depth);
+                push_key(&mut self.out, first_key);
+                self.out.push_str(": ");
+                self.primitive(primitive);
+            }
+        }
+        for (key, value) in entries {
+            self.member(key, value, depth + 1);
+        }
+    }
+
+    /// `key[N]{f1,f2}:` — `[N:]` for a keyed object, the delimiter inside the brackets when
+    /// it is not a comma.
+    fn header(&mut self, key: Option<&str>, len: usize, fields: Option<&[Field]>, keyed: bool) {
+        if let Some(key) = key {
+            push_key(&mut self.out, key);
+        }
+        self.out.push('[');
+        self.out.push_str(&len.to_string());
+        if keyed {
+            self.out.push(':');
+        }
+        if self.delim != ',' {
+            self.out.push(self.delim);
+        }
+        self.out.push(']');
+        if let Some(fields) = fields {
+            self.out.push('{');
+            self.field_segment(fields);
+            self.out.push('}');
+        }
+        self.out.push(':');
+    }
+
+    fn field_segment(&mut self, fields: &[Field]) {
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                self.out.push(self.delim);
+            }
+            push_key(&mut self.out, field.name);
+            if let Some(children) = &field.children {
+                self.out.push('{');
+                self.field_segment(children);
+                self.out.push('}');
+            }
+        }
+    }
+}
+
+fn is_primitive(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn is_object(v: &Value) -> bool {
+    matches!(v, Value::Object(_))
+}
+
+fn is_nonempty_object(v: &Value) -> bool {
+    matches!(v, Value::Object(m) if !m.is_empty())
+}
+
+/// Columns for rows that all have the same keys as the first, each column all primitives
+/// or all non-empty objects that are themselves tabular; `None` otherwise.
+fn tabular_fields(rows: &[Value]) -> Option<Vec<Field<'_>>> {
+    let rows: Vec<&Value> = rows.iter().collect();
+    tabular_fields_of_refs(&rows)
+}
+
+fn tabular_fields_of_refs<'a>(rows: &[&'a Value]) -> Option<Vec<Field<'a>>> {
+    let first = rows.first()?.as_object()?;
+    if first.is_empty() {
+        return None;
+    }
+    for row in rows {
+        let map = row.as_object()?;
+        if map.len() != first.len() || !first.keys().all(|k| map.contains_key(k)) {
+            return None;
+        }
+    }
+    let mut fields = Vec::with_capacity(first.len());
+    let mut column = Vec::with_capacity(rows.len());
+    for (position, (name, _)) in js_entries(first).enumerate() {
+        column.clear();
+        column.extend(
+            rows.iter()
+                .filter_map(|row| member(row.as_object()?, position, name)),
+        );
+        fields.push(classify_column(name, &column)?);
+    }
+    Some(fields)
+}
+
+fn classify_column<'a>(name: &'a str, values: &[&'a Value]) -> Option<Field<'a>> {
+    if values.iter().all(|v| is_primitive(v)) {
+        return Some(Field {
+            name,
+            children: None,
+        });
+    }
+    if !values.iter().all(|v| is_nonempty_object(v)) {
+        return None;
+    }
+    Some(Field {
+        name,
+        children: Some(tabular_fields_of_refs(values)?),
+    })
+}
+
+/// A keyed object's columns: at least two entries, all non-empty objects, tabular.
+fn keyed_fields(map: &Map) -> Option<Vec<Field<'_>>> {
+    if map.len() < 2 || !map.values().all(is_nonempty_object) {
+        return None;
+    }
+    let values: Vec<&Value> = map.values().collect();
+    tabular_fields_of_refs(&values)
+}
+
+/// The member `key`, looked up at `position` first: rows of a table almost always list
+/// their keys in the same order, and a linear `get` per cell would make wide tables quadratic.
+fn member<'a>(map: &'a Map, position: usize, key: &str) -> Option<&'a Value> {
+    match map.entries().get(position) {
+        Some((k, v)) if k == key => Some(v),
+        _ => map.get(key),
+    }
+}
+
+/// The members of `map` in the order JavaScript enumerates them: integer-like keys
+/// (canonical array indices) first in ascending order, then the rest in insertion order.
+fn js_entries(map: &Map) -> JsEntries<'_> {
+    if !map.keys().any(|k| array_index(k).is_some()) {
+        return JsEntries::Plain(map, 0);
+    }
+    let mut indexed: Vec<(u32, &str, &Value)> = Vec::new();
+    let mut rest: Vec<(&str, &Value)> = Vec::new();
+    for (k, v) in map.iter() {
+        match array_index(k) {
+            Some(i) => indexed.push((i, k, v)),
+            None => rest.push((k, v)),
+        }
+    }
+    indexed.sort_by_key(|&(i, _, _)| i);
+    let mut all: Vec<(&str, &Value)> = indexed.into_iter().map(|(_, k, v)| (k, v)).collect();
+    all.extend(rest);
+    JsEntries::Sorted(all.into_iter())
+}
+
+enum JsEntries<'a> {
+    Plain(&'a Map, usize),
+    Sorted(std::vec::IntoIter<(&'a str, &'a Value)>),
+}
+
+impl<'a> Iterator for JsEntries<'a> {
+    type Item = (&'a str, &'a Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            JsEntries::Plain(map, i) => {
+                let (k, v) = map.entries().get(*i)?;
+                *i += 1;
+                Some((k, v))
+            }
+            JsEntries::Sorted(it) => it.next(),
+        }
+    }
+}
+
+/// Whether JavaScript would enumerate `map`'s keys in their stored order (no integer-like
+/// key after another key, integer-like keys ascending).
+pub(crate) fn in_js_order(map: &Map) -> bool {
+    let mut last_index: Option<u32> = None;
+    let mut seen_other = false;
+    for key in map.keys() {
+        match array_index(key) {
+            Some(i) => {
+                if seen_other || last_index.is_some_and(|l| l > i) {
+                    return false;
+                }
+                last_index = Some(i);
+            }
+            None => seen_other = true,
+        }
+    }
+    true
+}
+
+/// `Some(n)` if `key` is a canonical array index (`"0"`, `"17"`, below 2³² − 1), which
+/// JavaScript objects enumerate before other keys.
+fn array_index(key: &str) -> Option<u32> {
+    let b = key.as_bytes();
+    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    if !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n: u64 = key.parse().ok()?;
+    (n < u64::from(u32::MAX)).then_some(n as u32)
+}
+
+pub(crate) fn push_primitive(out: &mut String, value: &Value, delim: char) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => push_js_number(out, n.as_str()),
+        Value::String(s) => {
+            if is_safe_unquoted(s, delim) {
+                out.push_str(s);
+            } else {
+                push_quoted(out, s);
+            }
+        }
+        Value::Array(_) | Value::Object(_) => {}
+    }
+}
+
+/// `String(JSON.parse(lexeme))`: the shortest round-trip form of the double, `0` for `-0`,
+/// `null` for what overflows to ±Infinity.
+pub(crate) fn push_js_number(out: &mut String, lexeme: &str) {
+    if is_plain_small_integer(lexeme) {
+        out.push_str(lexeme);
+        return;
+    }
+    let f: f64 = match lexeme.parse() {
+        Ok(f) => f,
+        Err(_) => {
+            out.push_str("null");
+            return;
+        }
+    };
+    if !f.is_finite() {
+        out.push_str("null");
+    } else if f == 0.0 {
+        out.push('0');
+    } else {
+        out.push_str(ryu_js::Buffer::new().format_finite(f));
+    }
+}
+
+/// An integer lexeme JavaScript prints back unchanged: no `-0`, at most 15 digits.
+fn is_plain_small_integer(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty()
+        && digits.len() <= 15
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'))
+        && s != "-0"
+}
+
+pub(crate) fn push_key(out: &mut String, key: &str) {
+    if is_valid_unquoted_key(key) {
+        out.push_str(key);
+    } else {
+        push_quoted(out, key);
+    }
+}
+
+/// `/^[A-Z_][\w.]*$/i`.
+fn is_valid_unquoted_key(key: &str) -> bool {
+    let b = key.as_bytes();
+    match b.first() {
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {}
+        _ => return false,
+    }
+    b[1..]
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+}
+
+/// The reference's `isSafeUnquoted`: a string the decoder would read back as itself.
+pub(crate) fn is_safe_unquoted(s: &str, delim: char) -> bool {
+    let b = s.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
+        return false;
+    }
+    if matches!(s, "true" | "false" | "null") || is_numeric_like(b) {
+        return false;
+    }
+    !s.bytes().any(|c| {
+        matches!(c, b':' | b'"' | b'\\' | b'[' | b']' | b'{' | b'}') || c < 0x20 || c == delim as u8
+    })
+}
+
+/// `/^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i`.
+fn is_numeric_like(b: &[u8]) -> bool {
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i = 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// `"…"` with the reference's escapes: `\\ \" \n \r \t`, other controls as `\u00XX`.
+pub(crate) fn push_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    let mut run_start = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let escaped: &str = match c {
+            b'\\' => "\\\\",
+            b'"' => "\\\"",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[run_start..i]);
+        if escaped.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(c >> 4)] as char);
+            out.push(HEX[usize::from(c & 15)] as char);
+        } else {
+            out.push_str(escaped);
+        }
+        run_start = i + 1;
+    }
+    out.push_str(&s[run_start..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toon(json: &str) -> String {
+        encode(
+            &crate::json::parse(json).unwrap(),
+            &EncodeOptions::default(),
+        )
+    }
+
+    #[test]
+    fn numbers_print_as_javascript_does() {
+        assert_eq!(
+            toon("[1.50,-0,1e400,1E5,0.0000001,1e21,12345678901234567890]"),
+            "[7]: 1.5,0,null,100000,1e-7,1e+21,12345678901234567000"
+        );
+    }
+
+    #[test]
+    fn integer_like_keys_come_first() {
+        assert_eq!(
+            toon(r#"{"b":1,"10":2,"2":3,"01":4}"#),
+            "\"2\": 3\n\"10\": 2\nb: 1\n\"01\": 4"
+        );
+    }
+
+    #[test]
+    fn keyed_object_of_uniform_entries() {
+        assert_eq!(
+            toon(r#"{"m":{"a":{"x":1},"b":{"x":2}}}"#),
+            "m[2:]{x}:\n  a: 1\n  b: 2"
+        );
+    }
+}

@@ -1,0 +1,8 @@
+//! TOON (Token-Oriented Object Notation, spec v4): an indentation-based encoding of JSON
+//! that says the keys of a uniform array of objects once, as a table header.
+//! [`encode`] writes exactly what the reference encoder (`@toon-format/toon`) writes.
+
+mod encode;
+
+pub use encode::{Delimiter, EncodeOptions, encode};
+pub(crate) use encode::{in_js_order, push_js_number, push_key, push_primitive, push_quoted};
