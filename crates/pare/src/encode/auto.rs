@@ -97,6 +97,7 @@ struct Used {
     absent: bool,
     constant: bool,
     json: bool,
+    whole_rows: bool,
 }
 
 impl Used {
@@ -108,8 +109,11 @@ impl Used {
         if self.constant {
             parts.push("name=value in a header is that value on every row");
         }
-        if self.json {
+        if self.json || self.whole_rows {
             parts.push("[…] and {…} values are JSON");
+        }
+        if self.whole_rows {
+            parts.push("a row `- {…}` is the whole item");
         }
         if parts.is_empty() {
             return String::new();
@@ -197,6 +201,7 @@ impl Dialect<'_> {
         self.used.absent |= chosen.used.absent;
         self.used.constant |= chosen.used.constant;
         self.used.json |= chosen.used.json;
+        self.used.whole_rows |= chosen.used.whole_rows;
         chosen.text
     }
 
@@ -319,16 +324,37 @@ impl Dialect<'_> {
     /// `key[N]{columns}:` and a row per item, if the items can be a table.
     fn table(&mut self, key: Option<&str>, items: &[Value], depth: usize) -> Option<String> {
         let rows: Vec<&Map> = items.iter().map(Value::as_object).collect::<Option<_>>()?;
-        let columns = table_columns(&rows)?;
+        let (order, agrees) = key_order(&rows);
+        // A row that lists its keys against the table's order is written whole, as JSON.
+        let regular: Vec<&Map> = rows
+            .iter()
+            .zip(&agrees)
+            .filter(|(_, a)| **a)
+            .map(|(r, _)| *r)
+            .collect();
+        if regular.is_empty() {
+            return None;
+        }
+        let order: Vec<&str> = order
+            .into_iter()
+            .filter(|k| regular.iter().any(|r| r.contains_key(k)))
+            .collect();
+        let columns = columns_in_order(&regular, &order)?;
         let mut text = indent(depth);
         push_header(&mut text, key, rows.len(), false);
         text.pop();
         self.push_columns(&mut text, &columns);
         text.push(':');
-        for row in &rows {
+        for (row, agrees) in rows.iter().zip(agrees) {
             text.push('\n');
             text.push_str(&indent(depth + 1));
-            self.push_row(&mut text, row, &columns);
+            if agrees {
+                self.push_row(&mut text, row, &columns);
+            } else {
+                self.used.whole_rows = true;
+                text.push_str("- ");
+                write_object(row, &mut text);
+            }
         }
         Some(text)
     }
@@ -431,7 +457,15 @@ impl Dialect<'_> {
 /// column present on every row as a non-empty object becomes a group of its own columns.
 /// Every row must have at least one cell written, so no row line is blank.
 fn table_columns<'a>(rows: &[&'a Map]) -> Option<Vec<Column<'a>>> {
-    let order = key_order(rows)?;
+    let (order, agrees) = key_order(rows);
+    if agrees.contains(&false) {
+        return None;
+    }
+    columns_in_order(rows, &order)
+}
+
+/// [`table_columns`] for rows known to agree with `order`.
+fn columns_in_order<'a>(rows: &[&'a Map], order: &[&'a str]) -> Option<Vec<Column<'a>>> {
     let mut columns = Vec::with_capacity(order.len());
     for (position, name) in order.iter().enumerate() {
         let values: Vec<&Value> = rows
@@ -497,26 +531,75 @@ fn writes_a_cell(row: &Map, columns: &[Column]) -> bool {
     })
 }
 
-/// The union of the rows' keys, in an order each row's own order agrees with, or `None`.
-fn key_order<'a>(rows: &[&'a Map]) -> Option<Vec<&'a str>> {
-    let mut order: Vec<&'a str> = Vec::new();
+/// The union of the rows' keys in an order that as many rows as possible agree with: a
+/// topological order of "key a comes before key b in some row", ties (and cycles) broken
+/// by first appearance. Returns the order and, per row, whether the row agrees with it.
+fn key_order<'a>(rows: &[&'a Map]) -> (Vec<&'a str>, Vec<bool>) {
+    use std::collections::{BTreeSet, HashMap};
+    let mut index: HashMap<&'a str, usize> = HashMap::new();
+    let mut names: Vec<&'a str> = Vec::new();
+    let mut after: Vec<BTreeSet<usize>> = Vec::new();
+    let mut indegree: Vec<usize> = Vec::new();
+    let mut previous_row: Option<&Map> = None;
     for row in rows {
-        if row.len() == order.len() && row.keys().zip(&order).all(|(a, b)| a == b) {
+        // Consecutive rows with the same keys in the same order add nothing new.
+        if previous_row.is_some_and(|p| p.len() == row.len() && p.keys().eq(row.keys())) {
             continue;
         }
-        let mut next = 0;
+        previous_row = Some(row);
+        let mut prev: Option<usize> = None;
         for key in row.keys() {
-            match order.iter().position(|k| k == key) {
-                Some(at) if at >= next => next = at + 1,
-                Some(_) => return None,
-                None => {
-                    order.insert(next, key);
-                    next += 1;
-                }
+            let id = *index.entry(key.as_str()).or_insert_with(|| {
+                names.push(key.as_str());
+                after.push(BTreeSet::new());
+                indegree.push(0);
+                names.len() - 1
+            });
+            if let Some(p) = prev
+                && p != id
+                && after[p].insert(id)
+            {
+                indegree[id] += 1;
+            }
+            prev = Some(id);
+        }
+    }
+    // Kahn's algorithm, smallest first appearance first; on a cycle, take the earliest
+    // remaining key as if its remaining predecessors were done.
+    let mut ready: BTreeSet<usize> = (0..names.len()).filter(|&i| indegree[i] == 0).collect();
+    let mut placed = vec![false; names.len()];
+    let mut order = Vec::with_capacity(names.len());
+    while order.len() < names.len() {
+        let next = match ready.pop_first() {
+            Some(n) => n,
+            None => (0..names.len())
+                .find(|&i| !placed[i])
+                .expect("a key is left"),
+        };
+        if placed[next] {
+            continue;
+        }
+        placed[next] = true;
+        order.push(next);
+        for &succ in &after[next] {
+            indegree[succ] = indegree[succ].saturating_sub(1);
+            if indegree[succ] == 0 && !placed[succ] {
+                ready.insert(succ);
             }
         }
     }
-    Some(order)
+    let mut rank = vec![0; names.len()];
+    for (r, &id) in order.iter().enumerate() {
+        rank[id] = r;
+    }
+    let agrees = rows
+        .iter()
+        .map(|row| {
+            let ranks: Vec<usize> = row.keys().map(|k| rank[index[k.as_str()]]).collect();
+            ranks.windows(2).all(|w| w[0] < w[1])
+        })
+        .collect();
+    (order.into_iter().map(|id| names[id]).collect(), agrees)
 }
 
 fn member_at<'a>(map: &'a Map, position: usize, key: &str) -> Option<&'a Value> {
@@ -575,6 +658,20 @@ fn push_header(out: &mut String, key: Option<&str>, len: usize, keyed: bool) {
         out.push(':');
     }
     out.push_str("]:");
+}
+
+/// The compact JSON of an object.
+fn write_object(map: &Map, out: &mut String) {
+    out.push('{');
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::write_string(k, out);
+        out.push(':');
+        json::write_compact(v, out);
+    }
+    out.push('}');
 }
 
 /// `head`, a space and `json`: a value written as inline JSON.

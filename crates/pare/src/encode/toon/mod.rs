@@ -2,7 +2,9 @@
 //! that says the keys of a uniform array of objects once, as a table header.
 //! [`encode`] writes exactly what the reference encoder (`@toon-format/toon`) writes.
 
+pub mod decode;
 mod encode;
 
+pub use decode::{DecodeOptions, ToonError, decode};
 pub use encode::{Delimiter, EncodeOptions, encode};
 pub(crate) use encode::{in_js_order, push_js_number, push_key, push_primitive, push_quoted};
