@@ -531,50 +531,61 @@ fn writes_a_cell(row: &Map, columns: &[Column]) -> bool {
     })
 }
 
-/// The union of the rows' keys in an order that as many rows as possible agree with: a
-/// topological order of "key a comes before key b in some row", ties (and cycles) broken
-/// by first appearance. Returns the order and, per row, whether the row agrees with it.
+/// The union of the rows' keys in an order that as many rows as possible agree with:
+/// for each pair of keys, the order most rows put them in; then a topological order of
+/// those preferences, ties (and cycles) broken by first appearance. Returns the order and,
+/// per row, whether the row agrees with it.
 fn key_order<'a>(rows: &[&'a Map]) -> (Vec<&'a str>, Vec<bool>) {
     use std::collections::{BTreeSet, HashMap};
     let mut index: HashMap<&'a str, usize> = HashMap::new();
     let mut names: Vec<&'a str> = Vec::new();
-    let mut after: Vec<BTreeSet<usize>> = Vec::new();
-    let mut indegree: Vec<usize> = Vec::new();
-    let mut previous_row: Option<&Map> = None;
+    // Each distinct key sequence once, with how many rows have it.
+    let mut sequences: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut row_ids: Vec<Vec<usize>> = Vec::with_capacity(rows.len());
     for row in rows {
-        // Consecutive rows with the same keys in the same order add nothing new.
-        if previous_row.is_some_and(|p| p.len() == row.len() && p.keys().eq(row.keys())) {
-            continue;
-        }
-        previous_row = Some(row);
-        let mut prev: Option<usize> = None;
-        for key in row.keys() {
-            let id = *index.entry(key.as_str()).or_insert_with(|| {
-                names.push(key.as_str());
-                after.push(BTreeSet::new());
-                indegree.push(0);
-                names.len() - 1
-            });
-            if let Some(p) = prev
-                && p != id
-                && after[p].insert(id)
-            {
-                indegree[id] += 1;
+        let ids: Vec<usize> = row
+            .keys()
+            .map(|key| {
+                *index.entry(key.as_str()).or_insert_with(|| {
+                    names.push(key.as_str());
+                    names.len() - 1
+                })
+            })
+            .collect();
+        *sequences.entry(ids.clone()).or_default() += 1;
+        row_ids.push(ids);
+    }
+    // votes[(a, b)] with a < b: rows putting a first minus rows putting b first.
+    let mut votes: HashMap<(usize, usize), i64> = HashMap::new();
+    for (ids, &weight) in &sequences {
+        for (i, &a) in ids.iter().enumerate() {
+            for &b in &ids[i + 1..] {
+                let (key, sign) = if a < b { ((a, b), 1) } else { ((b, a), -1) };
+                *votes.entry(key).or_default() += sign * weight as i64;
             }
-            prev = Some(id);
         }
     }
-    // Kahn's algorithm, smallest first appearance first; on a cycle, take the earliest
-    // remaining key as if its remaining predecessors were done.
-    let mut ready: BTreeSet<usize> = (0..names.len()).filter(|&i| indegree[i] == 0).collect();
-    let mut placed = vec![false; names.len()];
-    let mut order = Vec::with_capacity(names.len());
-    while order.len() < names.len() {
+    let n = names.len();
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut indegree = vec![0usize; n];
+    for (&(a, b), &v) in &votes {
+        let (from, to) = match v.cmp(&0) {
+            std::cmp::Ordering::Greater => (a, b),
+            std::cmp::Ordering::Less => (b, a),
+            std::cmp::Ordering::Equal => continue,
+        };
+        after[from].push(to);
+        indegree[to] += 1;
+    }
+    // Kahn's algorithm, earliest first appearance first; on a cycle, take the earliest
+    // remaining key as if its remaining predecessors were placed.
+    let mut ready: BTreeSet<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
         let next = match ready.pop_first() {
-            Some(n) => n,
-            None => (0..names.len())
-                .find(|&i| !placed[i])
-                .expect("a key is left"),
+            Some(id) => id,
+            None => (0..n).find(|&i| !placed[i]).expect("a key is left"),
         };
         if placed[next] {
             continue;
@@ -588,16 +599,13 @@ fn key_order<'a>(rows: &[&'a Map]) -> (Vec<&'a str>, Vec<bool>) {
             }
         }
     }
-    let mut rank = vec![0; names.len()];
+    let mut rank = vec![0; n];
     for (r, &id) in order.iter().enumerate() {
         rank[id] = r;
     }
-    let agrees = rows
+    let agrees = row_ids
         .iter()
-        .map(|row| {
-            let ranks: Vec<usize> = row.keys().map(|k| rank[index[k.as_str()]]).collect();
-            ranks.windows(2).all(|w| w[0] < w[1])
-        })
+        .map(|ids| ids.windows(2).all(|w| rank[w[0]] < rank[w[1]]))
         .collect();
     (order.into_iter().map(|id| names[id]).collect(), agrees)
 }

@@ -146,19 +146,38 @@ impl Merge {
             let found = rest.iter().find_map(|r| {
                 let o = r.as_object()?;
                 let v = o.get(field).filter(|v| !matches!(v, Value::Null))?;
-                Some((o.position(field).unwrap_or(usize::MAX), v.clone()))
+                Some((o, v.clone()))
             });
-            if let Some((pos, v)) = found {
+            if let Some((donor, v)) = found {
                 match map.position(field) {
                     Some(_) => {
                         map.insert(field.clone(), v);
                     }
-                    None => map.insert_at(pos, field.clone(), v),
+                    None => {
+                        let at = position_as_in(map, donor, field);
+                        map.insert_at(at, field.clone(), v);
+                    }
                 }
             }
         }
         first
     }
+}
+
+/// Where `field` goes in `map` so the members keep the donor's relative order: just before
+/// the nearest member that follows `field` in `donor` and is in `map` too, else at the end.
+/// (The donor's index alone would misplace it when the two items have different members;
+/// the latest position that keeps the order is where a member between the two usually was
+/// — and a list whose items order their keys alike stays a table for `auto`.)
+fn position_as_in(map: &Map, donor: &Map, field: &str) -> usize {
+    let entries = donor.entries();
+    let Some(at) = entries.iter().position(|(k, _)| k == field) else {
+        return map.len();
+    };
+    entries[at + 1..]
+        .iter()
+        .find_map(|(k, _)| map.position(k))
+        .unwrap_or(map.len())
 }
 
 impl Op for Merge {
