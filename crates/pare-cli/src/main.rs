@@ -5,6 +5,7 @@
 //! A closed stdout (`pare … | head`) is not an error.
 
 mod compact;
+mod encode_cmd;
 mod io;
 mod policy_cmd;
 mod stats;
@@ -27,6 +28,8 @@ use clap::{Parser, Subcommand};
 policy strips what a model does not need (nulls, internal fields, verbose triples), detail levels \
 keep the caller in control, and every count is made with a real tokenizer.\n\n\
 Examples:\n  pare compact response.json --policy examples/policies/entities.toml --report\n  \
+pare compact response.json --policy examples/policies/entities.toml --format auto\n  \
+pare encode response.json --format toon\n  pare expand response.auto.txt\n  \
 pare stats response.json --top 15\n  pare policy check examples/policies/narrative.toml"
 )]
 struct Cli {
@@ -38,6 +41,10 @@ struct Cli {
 enum Command {
     /// Shape JSON with a policy and print it (the report goes to stderr).
     Compact(compact::Args),
+    /// Re-encode JSON without a policy: json, pretty, toon or auto (lossless).
+    Encode(encode_cmd::EncodeArgs),
+    /// Read JSON, TOON or pare auto text back as JSON.
+    Expand(encode_cmd::ExpandArgs),
     /// Show where a payload's tokens go, per path.
     Stats(stats::Args),
     /// Check a policy or print the policy JSON Schema.
@@ -51,6 +58,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compact(args) => compact::run(args),
+        Command::Encode(args) => encode_cmd::encode(args),
+        Command::Expand(args) => encode_cmd::expand_cmd(args),
         Command::Stats(args) => stats::run(args),
         Command::Policy { command } => policy_cmd::run(command),
     };

@@ -242,7 +242,7 @@ impl Dialect<'_> {
                 let mut line = indent(depth);
                 push_key(&mut line, key);
                 line.push_str(": ");
-                push_primitive(&mut line, primitive);
+                push_value(&mut line, primitive);
                 line
             }
         }
@@ -397,7 +397,14 @@ impl Dialect<'_> {
                     if let Some(value) = constant {
                         self.used.constant = true;
                         out.push('=');
-                        self.push_cell(out, Some(value));
+                        // Quoted as TOON quotes: a header's own `:` ends it.
+                        match value {
+                            Value::Array(_) | Value::Object(_) => {
+                                self.used.json = true;
+                                json::write_compact(value, out);
+                            }
+                            primitive => push_primitive(out, primitive),
+                        }
                     }
                 }
                 Column::Group { name, columns } => {
@@ -634,6 +641,16 @@ fn push_primitive(out: &mut String, value: &Value) {
     match value {
         Value::Number(n) => out.push_str(n.as_str()),
         other => toon::push_primitive(out, other, DELIM),
+    }
+}
+
+/// [`push_primitive`] for a member's value, where a `:` in a string is not structural and
+/// needs no quotes (`2026-02-17T09:00:00`, `https://…`) — TOON decoders read it back as is.
+/// (Not in table cells: TOON tells a row from a `key: value` line by its first colon.)
+fn push_value(out: &mut String, value: &Value) {
+    match value {
+        Value::String(s) if toon::is_safe_unquoted_where(s, DELIM, true) => out.push_str(s),
+        other => push_primitive(out, other),
     }
 }
 

@@ -68,3 +68,84 @@ pub fn render(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> Strin
 }
 pub mod auto;
 pub mod toon;
+
+/// Which encoding [`expand`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Detected {
+    Json,
+    Toon,
+    /// pare's `auto` dialect (its text starts with the [`auto::LEGEND_PREFIX`] line).
+    Auto,
+}
+
+impl Detected {
+    pub fn name(self) -> &'static str {
+        match self {
+            Detected::Json => "json",
+            Detected::Toon => "toon",
+            Detected::Auto => "auto",
+        }
+    }
+}
+
+/// Why [`expand`] could not read a text: the error of the reader the text looked like.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExpandError {
+    #[error("not valid JSON: {0}")]
+    Json(#[from] json::JsonError),
+    #[error("not valid TOON: {0}")]
+    Toon(#[from] toon::ToonError),
+    #[error("not valid pare auto text: {0}")]
+    Auto(toon::ToonError),
+}
+
+/// Read back any text pare writes (JSON, pretty JSON, TOON, `auto`) as the value it encodes.
+///
+/// JSON is tried first: every JSON text that is also TOON (a lone number, string, `[]`)
+/// means the same in both. Otherwise the text is TOON (its indentation unit is taken from
+/// its first indented line), or pare's dialect when it opens with the legend line.
+///
+/// JSON and `auto` read back exactly, number lexemes included. TOON carries numbers as
+/// JavaScript doubles (`20.0` is written `20`), so it reads back equal in value.
+///
+/// ```
+/// use pare::encode::{expand, Detected};
+/// let (v, kind) = expand("a[2]{x,y}:\n  1,b\n  2,c").unwrap();
+/// assert_eq!(kind, Detected::Toon);
+/// assert_eq!(pare::json::to_compact(&v), r#"{"a":[{"x":1,"y":"b"},{"x":2,"y":"c"}]}"#);
+/// ```
+pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.starts_with(auto::LEGEND_PREFIX) {
+        let value =
+            toon::decode(body, &toon::DecodeOptions::default()).map_err(ExpandError::Auto)?;
+        return Ok((value, Detected::Auto));
+    }
+    let json_error = match json::parse(text) {
+        Ok(value) => return Ok((value, Detected::Json)),
+        Err(e) => e,
+    };
+    // A TOON document never opens with `{` (such a key is quoted) or with `[` other than a
+    // root array header (`[3]: …`): that text was meant as JSON, and its error is the one
+    // that helps.
+    let start = body.trim_start();
+    if start.starts_with('{') || (start.starts_with('[') && !toon_root_array_header(start)) {
+        return Err(json_error.into());
+    }
+    Ok((
+        toon::decode(body, &toon::DecodeOptions::default())?,
+        Detected::Toon,
+    ))
+}
+
+/// `[N]…:` — TOON's root array header (`[3]: a,b,c`, `[2]{x,y}:`, `[2|]:`).
+fn toon_root_array_header(line: &str) -> bool {
+    let line = line.lines().next().unwrap_or("");
+    let Some(rest) = line.strip_prefix('[') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with([']', ':', '|', '\t']) && line.contains("]")
+}

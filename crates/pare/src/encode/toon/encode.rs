@@ -601,6 +601,12 @@ fn is_valid_unquoted_key(key: &str) -> bool {
 
 /// The reference's `isSafeUnquoted`: a string the decoder would read back as itself.
 pub(crate) fn is_safe_unquoted(s: &str, delim: char) -> bool {
+    is_safe_unquoted_where(s, delim, false)
+}
+
+/// [`is_safe_unquoted`], optionally allowing `:` — where the text sits after a key's colon
+/// or in a table cell, a colon is not structural.
+pub(crate) fn is_safe_unquoted_where(s: &str, delim: char, colon_ok: bool) -> bool {
     let b = s.as_bytes();
     let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
         return false;
@@ -612,7 +618,10 @@ pub(crate) fn is_safe_unquoted(s: &str, delim: char) -> bool {
         return false;
     }
     !s.bytes().any(|c| {
-        matches!(c, b':' | b'"' | b'\\' | b'[' | b']' | b'{' | b'}') || c < 0x20 || c == delim as u8
+        (c == b':' && !colon_ok)
+            || matches!(c, b'"' | b'\\' | b'[' | b']' | b'{' | b'}')
+            || c < 0x20
+            || c == delim as u8
     })
 }
 

@@ -7,4 +7,6 @@ mod encode;
 
 pub use decode::{DecodeOptions, ToonError, decode};
 pub use encode::{Delimiter, EncodeOptions, encode};
-pub(crate) use encode::{in_js_order, push_js_number, push_key, push_primitive, push_quoted};
+pub(crate) use encode::{
+    in_js_order, is_safe_unquoted_where, push_js_number, push_key, push_primitive, push_quoted,
+};

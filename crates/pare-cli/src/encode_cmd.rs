@@ -1,0 +1,111 @@
+//! `pare encode` (JSON → json|pretty|toon|auto, no policy) and `pare expand` (any of them →
+//! JSON).
+
+use std::path::PathBuf;
+
+use anyhow::{Result, anyhow, bail};
+use clap::Args as ClapArgs;
+use pare::encode::toon::{self, Delimiter};
+use pare::encode::{Format, expand, render};
+
+use crate::io::{input_name, read_input, tokenizer, write_output};
+
+#[derive(ClapArgs)]
+pub struct EncodeArgs {
+    /// Input JSON file; `-` or nothing for stdin.
+    pub file: Option<PathBuf>,
+    /// Output encoding: json (minified), pretty, toon (TOON v4, as the reference encoder
+    /// writes it) or auto (the cheapest lossless text by the tokenizer's count).
+    #[arg(long, short, default_value = "auto", value_parser = ["json", "pretty", "toon", "auto"])]
+    pub format: String,
+    /// TOON only: the delimiter between values (comma, tab, pipe).
+    #[arg(long, value_parser = ["comma", "tab", "pipe"])]
+    pub delimiter: Option<String>,
+    /// TOON only: spaces per indentation level.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=16))]
+    pub indent: Option<u8>,
+    /// Tokenizer for `auto`'s choices and for --report: o200k_base, cl100k_base, chars4.
+    #[arg(long, default_value = "o200k_base")]
+    pub tokenizer: String,
+    /// A HuggingFace tokenizer.json to count with instead (offline).
+    #[arg(long, value_name = "PATH")]
+    pub tokenizer_file: Option<PathBuf>,
+    /// Print tokens of minified JSON and of the output to stderr.
+    #[arg(long)]
+    pub report: bool,
+    /// Write the output to FILE (atomically) instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn encode(args: EncodeArgs) -> Result<()> {
+    let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
+    let format = Format::parse(&args.format).expect("clap checked the format");
+    if format != Format::Toon && (args.delimiter.is_some() || args.indent.is_some()) {
+        bail!("--delimiter and --indent apply to --format toon only");
+    }
+    let name = input_name(args.file.as_deref());
+    let text = read_input(args.file.as_deref())?;
+    let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    let mut out = if format == Format::Toon {
+        let mut opts = toon::EncodeOptions::default();
+        if let Some(d) = &args.delimiter {
+            opts.delimiter = Delimiter::parse(d).expect("clap checked the delimiter");
+        }
+        if let Some(n) = args.indent {
+            opts.indent = usize::from(n);
+        }
+        toon::encode(&value, &opts)
+    } else {
+        render(&value, format, tok)
+    };
+    if args.report {
+        let before = tok.count(&pare::json::to_compact(&value));
+        let after = tok.count(&out);
+        let saved = before as i64 - after as i64;
+        let rate = if before == 0 {
+            0.0
+        } else {
+            saved as f64 * 100.0 / before as f64
+        };
+        eprintln!(
+            "{name}: {before} → {after} tokens ({}; {saved} saved, {rate:.1}% vs minified JSON)",
+            tok.name()
+        );
+    }
+    out.push('\n');
+    write_output(args.output.as_deref(), &out)
+}
+
+#[derive(ClapArgs)]
+pub struct ExpandArgs {
+    /// Input: JSON, TOON or pare auto text; `-` or nothing for stdin.
+    pub file: Option<PathBuf>,
+    /// Indent the JSON by two spaces.
+    #[arg(long)]
+    pub pretty: bool,
+    /// Say on stderr which encoding was found.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Write the JSON to FILE (atomically) instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
+    let name = input_name(args.file.as_deref());
+    let text = read_input(args.file.as_deref())?;
+    // A trailing newline (as `pare compact` prints) is not part of the encoding.
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let (value, detected) = expand(body).map_err(|e| anyhow!("{name}: {e}"))?;
+    if args.verbose {
+        eprintln!("{name}: read as {}", detected.name());
+    }
+    let mut out = if args.pretty {
+        pare::json::to_pretty(&value)
+    } else {
+        pare::json::to_compact(&value)
+    };
+    out.push('\n');
+    write_output(args.output.as_deref(), &out)
+}

@@ -1,0 +1,190 @@
+//! Golden tests of `pare encode`, `pare compact --format toon|auto` and `pare expand`:
+//! outputs snapshotted with insta, every output expanded back, errors exit 2 with a clear
+//! message and nothing on stdout.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, String, String) {
+    let out = Command::cargo_bin("pare")
+        .expect("the pare binary is built")
+        .current_dir(root())
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("pare runs");
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        String::from_utf8(out.stderr).expect("UTF-8"),
+    )
+}
+
+fn ok(args: &[&str], stdin: impl Into<Vec<u8>>) -> String {
+    let (code, stdout, stderr) = run(args, stdin);
+    assert_eq!(code, 0, "pare {args:?} failed: {stderr}");
+    stdout
+}
+
+fn fail(args: &[&str], stdin: impl Into<Vec<u8>>) -> String {
+    let (code, stdout, stderr) = run(args, stdin);
+    assert_eq!(
+        code, 2,
+        "pare {args:?}: expected exit 2, got {code}: {stderr}"
+    );
+    assert_eq!(stdout, "", "pare {args:?} failed but wrote to stdout");
+    assert!(
+        stderr.starts_with("pare: error: ") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    stderr
+}
+
+/// `text` expanded by `pare expand` must equal `json` exactly.
+fn expands_to(text: &str, json: &str) {
+    let back = ok(&["expand"], text);
+    assert_eq!(back.trim_end(), json.trim_end(), "expand of:\n{text}");
+}
+
+/// TOON carries numbers as doubles (`20.0` comes back `20`): equal as values, numbers
+/// compared as f64.
+fn expands_to_value(text: &str, json: &str) {
+    fn norm(v: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value as V;
+        match v {
+            V::Number(n) => serde_json::json!(n.as_f64().expect("finite")),
+            V::Array(a) => V::Array(a.into_iter().map(norm).collect()),
+            V::Object(o) => V::Object(o.into_iter().map(|(k, v)| (k, norm(v))).collect()),
+            other => other,
+        }
+    }
+    let back = ok(&["expand"], text);
+    let parse = |t: &str| norm(serde_json::from_str(t).expect("JSON"));
+    assert_eq!(parse(&back), parse(json), "expand of:\n{text}");
+}
+
+const NAR_IN: &str = r##"{"date":"2026-02-17","totalActiveMinutes":45.0,"segments":[{"startTime":"2026-02-17T09:00:00","endTime":"2026-02-17T09:10:00","durationMinutes":10.0,"application":"Figma","applicationColor":"#F24E1E","windowTitle":null,"refs":{"timelineRef":"t:0","activityRef":"a:0","screenshotRef":null},"tags":[]},{"startTime":"2026-02-17T09:11:00","endTime":"2026-02-17T09:20:00","durationMinutes":9.0,"application":"Figma","applicationColor":"#F24E1E","windowTitle":"Design","refs":{"timelineRef":"t:1","activityRef":"a:1","screenshotRef":"shot:1"},"tags":null},{"startTime":"2026-02-17T09:25:00","endTime":"2026-02-17T09:30:00","durationMinutes":5.0,"application":"Figma","applicationColor":"#F24E1E","windowTitle":null,"refs":{"timelineRef":"t:2","activityRef":"a:2","screenshotRef":"shot:2"}},{"startTime":"2026-02-17T09:30:00","endTime":"2026-02-17T09:51:00","durationMinutes":21.0,"application":"Slack","applicationColor":"#4A154B","refs":{"timelineRef":"t:3","activityRef":"a:3","screenshotRef":null}}],"topApplications":[{"name":"Figma","color":"#F24E1E","minutes":24.0}],"topWebsites":[],"summary":"busy"}"##;
+
+const ROWS_IN: &str = r#"{"results":[{"id":1,"kind":"doc","score":0.91,"tags":["a","b"]},{"id":2,"kind":"doc","score":0.5},{"id":3,"kind":"doc","score":0.25,"tags":[],"extra":{"k":"v"}}],"total":3,"cursor":null}"#;
+
+#[test]
+fn encode_every_format() {
+    let mut out = String::new();
+    for format in ["json", "pretty", "toon", "auto"] {
+        let text = ok(&["encode", "--format", format], ROWS_IN);
+        out.push_str(&format!("--- {format}\n{text}"));
+        let json = ok(&["encode", "--format", "json"], ROWS_IN);
+        if format == "toon" {
+            expands_to_value(&text, &json);
+        } else {
+            expands_to(&text, &json);
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn encode_toon_delimiters_and_indent() {
+    let mut out = String::new();
+    for args in [
+        ["--delimiter", "tab"],
+        ["--delimiter", "pipe"],
+        ["--indent", "4"],
+    ] {
+        let mut full = vec!["encode", "--format", "toon"];
+        full.extend(args);
+        let text = ok(&full, ROWS_IN);
+        out.push_str(&format!("--- {}\n{text}", args.join(" ")));
+        expands_to_value(&text, &ok(&["encode", "--format", "json"], ROWS_IN));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn encode_report_on_stderr() {
+    let (code, _, stderr) = run(&["encode", "--format", "auto", "--report"], ROWS_IN);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.starts_with("<stdin>: ") && stderr.contains(" tokens (o200k_base; "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn compact_auto_expands_to_compact_json_for_every_policy() {
+    let cases = [
+        ("examples/policies/narrative.toml", NAR_IN),
+        ("examples/policies/entities.toml", ROWS_IN),
+    ];
+    let mut out = String::new();
+    for (policy, input) in cases {
+        for format in ["toon", "auto"] {
+            let text = ok(&["compact", "--policy", policy, "--format", format], input);
+            out.push_str(&format!("--- {policy} {format}\n{text}"));
+            let json = ok(&["compact", "--policy", policy, "--format", "json"], input);
+            if format == "toon" {
+                expands_to_value(&text, &json);
+            } else {
+                expands_to(&text, &json);
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn expand_reads_json_and_says_what_it_found() {
+    let (code, stdout, stderr) = run(&["expand", "-v", "--pretty"], "[1, {\"a\": 1.50}]");
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "[\n  1,\n  {\n    \"a\": 1.50\n  }\n]\n");
+    assert_eq!(stderr, "<stdin>: read as json\n");
+}
+
+#[test]
+fn expand_errors_have_line_and_column() {
+    let err = fail(&["expand"], "items[3]{a,b}:\n  1,2\n  3,4\n");
+    assert!(
+        err.contains("not valid TOON") && err.contains("line "),
+        "{err}"
+    );
+    let err = fail(&["expand"], "{\"a\": [1,}");
+    assert!(
+        err.contains("not valid JSON") && err.contains("line 1 column 10"),
+        "{err}"
+    );
+    let err = fail(&["expand"], "");
+    assert!(err.contains("empty input"), "{err}");
+}
+
+#[test]
+fn encode_rejects_toon_options_for_other_formats() {
+    let err = fail(
+        &["encode", "--format", "auto", "--delimiter", "tab"],
+        ROWS_IN,
+    );
+    assert!(
+        err.contains("--delimiter and --indent apply to --format toon only"),
+        "{err}"
+    );
+    // clap's own usage error: exit 2, the bad value and the allowed ones named.
+    let (code, stdout, stderr) = run(
+        &["encode", "--format", "toon", "--delimiter", "semicolon"],
+        ROWS_IN,
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.contains("semicolon") && stderr.contains("comma, tab, pipe"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn encode_bad_json_has_line_and_column() {
+    let err = fail(&["encode"], "{\n  \"a\": tru\n}");
+    assert!(err.contains("line 2 column"), "{err}");
+}
