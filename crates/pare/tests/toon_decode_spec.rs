@@ -329,7 +329,7 @@ proptest! {
         indent in 1usize..5,
     ) {
         let text: String = chars.into_iter().collect();
-        let _ = decode(&text, &DecodeOptions { indent, strict });
+        let _ = decode(&text, &DecodeOptions { indent, strict, ..DecodeOptions::default() });
     }
 
     #[test]
@@ -339,6 +339,6 @@ proptest! {
         strict in any::<bool>(),
     ) {
         let text = mutate(sample, &edits);
-        let _ = decode(&text, &DecodeOptions { indent: 2, strict });
+        let _ = decode(&text, &DecodeOptions { indent: 2, strict, ..DecodeOptions::default() });
     }
 }

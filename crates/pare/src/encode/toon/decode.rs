@@ -18,6 +18,36 @@
 //!   fixtures require; the reference throws there. Strict mode rejects them in both;
 //! - containers nested deeper than [`MAX_DEPTH`] are an error instead of a deep stack.
 //!
+//! It also reads pare's own TOON dialect, the `auto` format's
+//! ([`encode_dialect`](crate::encode::auto::encode_dialect)), exactly: with
+//! [`Dialect::Auto`] (the default) a document whose first line is the dialect's legend
+//! comment (`# pare auto: …`, [`LEGEND_PREFIX`](crate::encode::auto::LEGEND_PREFIX)) is
+//! read as the dialect, any other as standard TOON. The dialect adds, on top of TOON:
+//! - numbers keep their lexeme exactly, `-0` and `1e999` included;
+//! - a member value (`key: …`) or list item (`- …`) starting with `[` or `{` is compact
+//!   JSON, unless the list item is an array header (`- [2]: a,b`; a keyless header in a
+//!   list item may have fields, and its rows or items sit one level below the hyphen, as
+//!   in TOON, or two, where the encoder writes them);
+//! - a table header's field may be a constant, `name=value` (a primitive token or JSON):
+//!   it has no cell, and every row gets that member at that position;
+//! - a table cell may be JSON (`[…]`, `{…}`; delimiters inside it don't split), and an
+//!   empty cell is a member the row lacks (the empty string is written `""`);
+//! - a row `- {…}` of a table is that whole item as JSON;
+//! - a table has exactly its declared rows: every line one level below the header is a
+//!   row (JSON cells may hold `:`), no `key: value` heuristic.
+//!
+//! ```
+//! use pare::encode::toon::{decode, DecodeOptions};
+//! let text = "# pare auto: an empty cell is an absent field; name=value in a header is that \
+//!             value on every row; […] and {…} values are JSON\n\
+//!             rows[3]{id,kind=a,x}:\n  1,[2,3]\n  2,\n  3,-0";
+//! let v = decode(text, &DecodeOptions::default()).unwrap();
+//! assert_eq!(
+//!     pare::json::to_compact(&v),
+//!     r#"{"rows":[{"id":1,"kind":"a","x":[2,3]},{"id":2,"kind":"a"},{"id":3,"kind":"a","x":-0}]}"#
+//! );
+//! ```
+//!
 //! ```
 //! use pare::encode::toon::{decode, DecodeOptions};
 //! let text = "users[2]{id,name}:\n  1,Ada\n  2,Bob\ntags[2|]: a|b";
@@ -34,6 +64,8 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
+use crate::encode::auto::LEGEND_PREFIX;
+use crate::json;
 use crate::value::{Map, Number, Value};
 
 /// How deep objects and arrays may nest (and field groups inside a header). Deep enough
@@ -53,6 +85,9 @@ pub struct DecodeOptions {
     /// inside arrays and unique keys (spec §14). Off, the decoder is lenient as the
     /// reference is: last write wins, counts are not checked.
     pub strict: bool,
+    /// Whether to read pare's `auto` dialect: detected by its legend line (the default),
+    /// never, or always.
+    pub dialect: Dialect,
 }
 
 impl Default for DecodeOptions {
@@ -60,8 +95,34 @@ impl Default for DecodeOptions {
         DecodeOptions {
             indent: 2,
             strict: true,
+            dialect: Dialect::Auto,
         }
     }
+}
+
+/// When to read a document as pare's `auto` dialect rather than standard TOON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// The dialect when the first line is its legend ([`is_dialect`]), else standard TOON.
+    #[default]
+    Auto,
+    /// Always standard TOON.
+    Off,
+    /// Always the dialect, legend or not.
+    On,
+}
+
+/// Whether `text` is a document in pare's `auto` dialect: its first line (after a byte
+/// order mark) starts with the legend, `# pare auto:`.
+///
+/// ```
+/// use pare::encode::toon::decode::is_dialect;
+/// assert!(is_dialect("# pare auto: an empty cell is an absent field\nrows[2]{a,b}:\n  1,\n  2,3"));
+/// assert!(!is_dialect("a: 1\n# pare auto: too late"));
+/// ```
+pub fn is_dialect(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.starts_with(LEGEND_PREFIX)
 }
 
 /// Why a TOON text was rejected, and where.
@@ -87,7 +148,13 @@ pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, ToonError> {
             message: "indent must be at least 1 space".into(),
         });
     }
+    let dialect = match opts.dialect {
+        Dialect::Auto => is_dialect(text),
+        Dialect::Off => false,
+        Dialect::On => true,
+    };
     let mut decoder = Decoder {
+        dialect,
         reader: Reader {
             rest: Some(text),
             line_no: 0,
@@ -323,13 +390,15 @@ enum HeaderParse<'a> {
 struct Field {
     name: String,
     children: Option<Vec<Field>>,
+    /// The dialect's `name=value`: every row's value, with no cell of its own.
+    constant: Option<Value>,
 }
 
 /// A header's field list with what every row needs from it.
 #[derive(Debug)]
 struct Fields {
     list: Vec<Field>,
-    /// Cells per row: leaves of the field tree.
+    /// Cells per row: leaves of the field tree that are not constants.
     leaves: usize,
     /// No name repeats at any level, so rows can be built without looking keys up.
     unique: bool,
@@ -337,7 +406,9 @@ struct Fields {
 
 /// `parseArrayHeaderLine`: is `content` an array header, a malformed one, or not one at all?
 /// Errors in a quoted key are returned as `Err` (the reference throws them in every mode).
-fn parse_header(content: &str) -> Result<HeaderParse<'_>, Fail> {
+/// In the dialect, fields may be constants (`name=value`) and the delimiter check is left
+/// out (a constant's unquoted string may hold another delimiter).
+fn parse_header(content: &str, dialect: bool) -> Result<HeaderParse<'_>, Fail> {
     use HeaderParse::{Invalid, NotHeader};
     let b = content.as_bytes();
     let bracket_start = if b.first() == Some(&b'"') {
@@ -424,7 +495,9 @@ fn parse_header(content: &str) -> Result<HeaderParse<'_>, Fail> {
         && be < colon
     {
         let text = &content[bs + 1..be];
-        if let Some((pos, found)) = find_mismatched_delimiter(text.as_bytes(), delimiter) {
+        if !dialect
+            && let Some((pos, found)) = find_mismatched_delimiter(text.as_bytes(), delimiter)
+        {
             return Ok(Invalid(fail_at(
                 &text[pos..],
                 format!(
@@ -435,7 +508,12 @@ fn parse_header(content: &str) -> Result<HeaderParse<'_>, Fail> {
                 ),
             )));
         }
-        let list = match parse_field_entries(text, delimiter, 1) {
+        let parsed = if dialect {
+            parse_dialect_fields(text, delimiter, 1)
+        } else {
+            parse_field_entries(text, delimiter, 1)
+        };
+        let list = match parsed {
             Ok(list) => list,
             Err(fail) => return Ok(Invalid(fail)),
         };
@@ -541,6 +619,7 @@ fn parse_field_entries(list: &str, delimiter: u8, depth: usize) -> Result<Vec<Fi
             fields.push(Field {
                 name: parse_string_literal(entry)?,
                 children: None,
+                constant: None,
             });
             continue;
         };
@@ -571,9 +650,153 @@ fn parse_field_entries(list: &str, delimiter: u8, depth: usize) -> Result<Vec<Fi
         fields.push(Field {
             name: parse_string_literal(name)?,
             children: Some(children),
+            constant: None,
         });
     }
     Ok(fields)
+}
+
+/// [`parse_field_entries`] for the dialect: an entry is a name (a key token, quoted or
+/// not), a name with a nested group `name{…}`, or a constant `name=value`, where the
+/// value is a primitive token or inline JSON.
+fn parse_dialect_fields(list: &str, delimiter: u8, depth: usize) -> Result<Vec<Field>, Fail> {
+    if depth > MAX_DEPTH {
+        return Err(fail_at(
+            list,
+            format!("field groups nested deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    let mut fields = Vec::new();
+    for entry in split_dialect_fields(list, delimiter)? {
+        let entry = trim_spaces(entry);
+        if entry.is_empty() {
+            return Err(fail_at(entry, "expected a field name, found an empty one"));
+        }
+        let eb = entry.as_bytes();
+        let name_end = if eb[0] == b'"' {
+            match find_closing_quote(eb, 0) {
+                Some(close) => close + 1,
+                None => {
+                    return Err(fail_after(
+                        entry,
+                        "unterminated quoted field name: expected a closing '\"'",
+                    ));
+                }
+            }
+        } else {
+            eb.iter()
+                .position(|&c| c == b'=' || c == b'{')
+                .unwrap_or(eb.len())
+        };
+        let (name, rest) = entry.split_at(name_end);
+        if name.is_empty() {
+            return Err(fail_at(entry, "expected a field name before '=' or '{'"));
+        }
+        let (children, constant) = match rest.as_bytes().first() {
+            None => (None, None),
+            Some(b'=') => {
+                let value = trim_spaces(&rest[1..]);
+                if value.is_empty() {
+                    return Err(fail_after(
+                        rest,
+                        "expected a value after '=' in a constant field",
+                    ));
+                }
+                (None, Some(dialect_value(value, MAX_DEPTH)?))
+            }
+            Some(b'{') => {
+                if name.ends_with(' ') {
+                    return Err(fail_at(
+                        rest,
+                        "unexpected whitespace before a nested field group",
+                    ));
+                }
+                let rb = rest.as_bytes();
+                let Some(group_end) = find_matching_brace(rb, 0) else {
+                    return Err(fail_at(
+                        rest,
+                        "expected '}' to close the nested field group",
+                    ));
+                };
+                if group_end != rb.len() - 1 {
+                    return Err(fail_at(
+                        &rest[group_end + 1..],
+                        "unexpected content after a nested field group",
+                    ));
+                }
+                let children = parse_dialect_fields(&rest[1..group_end], delimiter, depth + 1)?;
+                (Some(children), None)
+            }
+            Some(_) => {
+                return Err(fail_at(
+                    trim_spaces(rest),
+                    "expected '=', '{', or the end of the field after a field name",
+                ));
+            }
+        };
+        fields.push(Field {
+            name: parse_string_literal(name)?,
+            children,
+            constant,
+        });
+    }
+    Ok(fields)
+}
+
+/// Split a dialect field list on the delimiter outside quotes, nested groups and the
+/// brackets of JSON constants; an unbalanced bracket is an error.
+fn split_dialect_fields(list: &str, delimiter: u8) -> Result<Vec<&str>, Fail> {
+    let b = list.as_bytes();
+    let mut entries = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => match find_closing_quote(b, i) {
+                Some(close) => i = close,
+                None => {
+                    return Err(fail_at(
+                        &list[i..],
+                        "unterminated string: expected a closing '\"'",
+                    ));
+                }
+            },
+            b'[' | b'{' => open.push(i),
+            c @ (b']' | b'}') => {
+                let Some(o) = open.pop() else {
+                    return Err(fail_at(
+                        &list[i..],
+                        format!("unexpected '{}' in the field list", char::from(c)),
+                    ));
+                };
+                if (b[o] == b'[') != (c == b']') {
+                    return Err(fail_at(
+                        &list[i..],
+                        format!(
+                            "unexpected '{}': the '{}' before it is not closed",
+                            char::from(c),
+                            char::from(b[o])
+                        ),
+                    ));
+                }
+            }
+            c if c == delimiter && open.is_empty() => {
+                entries.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if let Some(&o) = open.last() {
+        return Err(fail_at(
+            &list[o..],
+            format!("expected a closing bracket for this '{}'", char::from(b[o])),
+        ));
+    }
+    entries.push(&list[start..]);
+    Ok(entries)
 }
 
 /// Split a field list on the delimiter outside quotes and outside nested groups.
@@ -634,7 +857,11 @@ fn find_duplicate_field(fields: &[Field]) -> Option<String> {
 fn count_leaves(fields: &[Field]) -> usize {
     fields
         .iter()
-        .map(|f| f.children.as_deref().map_or(1, count_leaves))
+        .map(|f| match (&f.children, &f.constant) {
+            (Some(children), _) => count_leaves(children),
+            (None, Some(_)) => 0,
+            (None, None) => 1,
+        })
         .sum()
 }
 
@@ -659,6 +886,8 @@ fn delimiter_name(d: u8) -> &'static str {
 // Decoder
 
 struct Decoder<'a> {
+    /// Reading pare's `auto` dialect (see the module docs).
+    dialect: bool,
     reader: Reader<'a>,
     strict: bool,
     /// Containers open on the current path.
@@ -693,7 +922,7 @@ impl<'a> Decoder<'a> {
         let following = self.reader.peek()?;
         if !is_key_value_content(first.content) {
             match following {
-                None => return parse_primitive(first.content),
+                None => return parse_primitive(first.content, self.dialect),
                 Some(next) if next.depth == 0 => {
                     return Err(fail_at(
                         first.content,
@@ -720,7 +949,7 @@ impl<'a> Decoder<'a> {
     /// Parse a header candidate with the mode's policy applied: malformed headers are an
     /// error in strict mode and plain `key: value` lines otherwise.
     fn header(&self, content: &'a str) -> Result<Option<Header<'a>>, Fail> {
-        match parse_header(content)? {
+        match parse_header(content, self.dialect)? {
             HeaderParse::NotHeader => Ok(None),
             HeaderParse::Invalid(fail) if self.strict => Err(fail),
             HeaderParse::Invalid(_) => Ok(None),
@@ -776,8 +1005,10 @@ impl<'a> Decoder<'a> {
             }
         } else if rest == "[]" {
             Value::Array(Vec::new())
+        } else if self.dialect && rest.starts_with(['[', '{']) {
+            parse_json(rest, self.json_depth_left())?
         } else {
-            parse_primitive(rest)?
+            parse_primitive(rest, self.dialect)?
         };
         obj.put(slot, key, value);
         Ok(())
@@ -853,7 +1084,7 @@ impl<'a> Decoder<'a> {
         split_delimited(inline, header.delimiter, &mut cells);
         let values = cells
             .iter()
-            .map(|cell| parse_primitive(cell))
+            .map(|cell| parse_primitive(cell, self.dialect))
             .collect::<Result<Vec<_>, _>>()?;
         self.cells = cells;
         if self.strict && values.len() != header.length {
@@ -928,6 +1159,9 @@ impl<'a> Decoder<'a> {
         header_line: &Line<'a>,
     ) -> Result<Value, Fail> {
         let row_depth = self.scope_content_depth(base)?;
+        if self.dialect {
+            return self.dialect_rows(header, fields, base, row_depth, header_line);
+        }
         let mut rows = Vec::with_capacity(header.length.min(1024));
         let mut span: Option<(usize, usize)> = None;
         let mut last = *header_line;
@@ -972,6 +1206,68 @@ impl<'a> Decoder<'a> {
         Ok(Value::Array(rows))
     }
 
+    /// The dialect's table rows: every line below the header is a row (no `key: value`
+    /// heuristic), either cells or `- {…}`, the whole item as JSON.
+    fn dialect_rows(
+        &mut self,
+        header: &Header<'a>,
+        fields: &Fields,
+        base: usize,
+        row_depth: usize,
+        header_line: &Line<'a>,
+    ) -> Result<Value, Fail> {
+        let mut rows = Vec::with_capacity(header.length.min(1024));
+        let mut span: Option<(usize, usize)> = None;
+        let mut last = *header_line;
+        while let Some(line) = self.reader.peek()? {
+            if line.depth <= base {
+                break;
+            }
+            if line.depth != row_depth {
+                return Err(over_indented(&line, row_depth));
+            }
+            span = Some((span.map_or(line.number, |s| s.0), line.number));
+            last = line;
+            self.reader.advance();
+            if self.strict && rows.len() == header.length {
+                return Err(fail_at(
+                    line.raw,
+                    format!("expected {} tabular rows, found more", header.length),
+                ));
+            }
+            let row = match line.content.strip_prefix("- ") {
+                Some(json) => {
+                    let json = trim_spaces(json);
+                    if !json.starts_with('{') {
+                        return Err(fail_at(
+                            json,
+                            "expected a whole row as a JSON object `- {…}`",
+                        ));
+                    }
+                    parse_json(json, self.json_depth_left())?
+                }
+                None => self.row(
+                    fields,
+                    line.content,
+                    header.delimiter,
+                    "tabular row values",
+                    &line,
+                )?,
+            };
+            rows.push(row);
+        }
+        if self.strict {
+            self.check_count(rows.len(), header.length, "tabular rows", &last)?;
+            self.no_blank_lines(span, "tabular array")?;
+        }
+        Ok(Value::Array(rows))
+    }
+
+    /// How deep inline JSON may nest here, within [`MAX_DEPTH`] overall.
+    fn json_depth_left(&self) -> usize {
+        MAX_DEPTH.saturating_sub(self.nesting)
+    }
+
     /// One row of cells into an object shaped by the field tree.
     fn row(
         &mut self,
@@ -982,7 +1278,17 @@ impl<'a> Decoder<'a> {
         line: &Line<'a>,
     ) -> Result<Value, Fail> {
         let mut cells = std::mem::take(&mut self.cells);
-        split_delimited(text, delimiter, &mut cells); // no cells at all for ""
+        // no cells at all for ""
+        let split = if self.dialect {
+            split_dialect_cells(text, delimiter, &mut cells)
+        } else {
+            split_delimited(text, delimiter, &mut cells);
+            Ok(())
+        };
+        if let Err(fail) = split {
+            self.cells = cells;
+            return Err(fail);
+        }
         if cells.len() != fields.leaves {
             let found = cells.len();
             self.cells = cells;
@@ -992,7 +1298,17 @@ impl<'a> Decoder<'a> {
             ));
         }
         let mut next = 0;
-        let row = build_row(&fields.list, &cells, &mut next, fields.unique);
+        let row = if self.dialect {
+            build_dialect_row(
+                &fields.list,
+                &cells,
+                &mut next,
+                fields.unique,
+                self.json_depth_left(),
+            )
+        } else {
+            build_row(&fields.list, &cells, &mut next, fields.unique)
+        };
         self.cells = cells;
         Ok(Value::Object(row?))
     }
@@ -1073,6 +1389,9 @@ impl<'a> Decoder<'a> {
             content: after,
             ..line
         };
+        if self.dialect && after.starts_with(['[', '{']) {
+            return self.dialect_list_item(item, depth);
+        }
         // A header starting with '[' is exactly a keyless one (see `parse_header`), so one
         // parse serves the reference's two.
         let header = self.header(after)?;
@@ -1094,7 +1413,7 @@ impl<'a> Decoder<'a> {
         match header {
             // `- [N]: ...`: an array in an array
             Some(h) if h.key.is_none() => return self.array_from_header(h, depth, &item),
-            None if !is_key_value_content(after) => return parse_primitive(after),
+            None if !is_key_value_content(after) => return parse_primitive(after, self.dialect),
             _ => {}
         }
         // An object: its first field on the hyphen line, the others one level deeper. The
@@ -1106,6 +1425,31 @@ impl<'a> Decoder<'a> {
         self.sibling_fields(depth + 1, &mut obj)?;
         self.leave();
         Ok(Value::Object(obj.finish()))
+    }
+
+    /// A dialect list item starting with `[` or `{`: a keyless array header (`- [2]: a,b`,
+    /// `- [2]:` with items, `- [2]{a,b}:` with rows), or else JSON.
+    fn dialect_list_item(&mut self, item: Line<'a>, depth: usize) -> Result<Value, Fail> {
+        if item.content.starts_with('[')
+            && let HeaderParse::Header(mut header) = parse_header(item.content, true)?
+        {
+            if let Some(fail) = header.strict_error.take()
+                && self.strict
+            {
+                return Err(fail);
+            }
+            if header.key.is_none() && !header.keyed {
+                // The encoder writes the array's block two levels below the hyphen (as it
+                // would as a member); TOON writes a list's items one level below. Either
+                // reads: nothing else can sit under an item that is an array.
+                let base = match self.reader.peek()? {
+                    Some(next) if next.depth == depth + 2 => depth + 1,
+                    _ => depth,
+                };
+                return self.array_from_header(header, base, &item);
+            }
+        }
+        parse_json(item.content, self.json_depth_left())
     }
 
     /// Where an array's rows or items sit: one level below `base`, or (lenient mode) as
@@ -1225,7 +1569,45 @@ fn build_row(
             None => {
                 let cell = cells.get(*next).copied().unwrap_or_default();
                 *next += 1;
-                parse_primitive(cell)?
+                parse_primitive(cell, false)?
+            }
+        };
+        if unique {
+            map.push_unique(field.name.clone(), value);
+        } else {
+            map.insert(field.name.clone(), value);
+        }
+    }
+    Ok(map)
+}
+
+/// [`build_row`] for the dialect: constants fill their own members, an empty cell is an
+/// absent member, a cell starting with `[` or `{` is JSON.
+fn build_dialect_row(
+    fields: &[Field],
+    cells: &[&str],
+    next: &mut usize,
+    unique: bool,
+    depth_left: usize,
+) -> Result<Map, Fail> {
+    let mut map = Map::with_capacity(fields.len());
+    for field in fields {
+        let value = match (&field.children, &field.constant) {
+            (Some(children), _) => Value::Object(build_dialect_row(
+                children,
+                cells,
+                next,
+                unique,
+                depth_left.saturating_sub(1),
+            )?),
+            (None, Some(constant)) => constant.clone(),
+            (None, None) => {
+                let cell = cells.get(*next).copied().unwrap_or_default();
+                *next += 1;
+                if cell.is_empty() {
+                    continue;
+                }
+                dialect_value(cell, depth_left)?
             }
         };
         if unique {
@@ -1316,7 +1698,8 @@ impl ObjBuilder {
 
 /// `parsePrimitiveToken`: a quoted string, `true`/`false`/`null`, a number, or else the
 /// unquoted text itself.
-fn parse_primitive(token: &str) -> Result<Value, Fail> {
+/// With `exact` (the dialect), any JSON number lexeme is that number, as written.
+fn parse_primitive(token: &str, exact: bool) -> Result<Value, Fail> {
     let t = trim_spaces(token);
     if t.is_empty() {
         return Ok(Value::String(String::new()));
@@ -1328,10 +1711,36 @@ fn parse_primitive(token: &str) -> Result<Value, Fail> {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
         "null" => Value::Null,
-        _ => match js_number(t) {
+        _ => match if exact {
+            Number::from_lexeme(t)
+        } else {
+            js_number(t)
+        } {
             Some(n) => Value::Number(n),
             None => Value::String(t.to_owned()),
         },
+    })
+}
+
+/// A dialect value: inline JSON when it starts with `[` or `{`, else a primitive token
+/// with exact numbers.
+fn dialect_value(token: &str, depth_left: usize) -> Result<Value, Fail> {
+    let t = trim_spaces(token);
+    if t.starts_with(['[', '{']) {
+        parse_json(t, depth_left)
+    } else {
+        parse_primitive(t, true)
+    }
+}
+
+/// Inline JSON (`text` is all of it), failing where the JSON parser does.
+fn parse_json(text: &str, depth_left: usize) -> Result<Value, Fail> {
+    json::parse_with_max_depth(text, depth_left).map_err(|e| {
+        let mut at = e.offset.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        fail_at(&text[at..], format!("invalid inline JSON: {}", e.message))
     })
 }
 
@@ -1503,6 +1912,80 @@ fn split_delimited<'t>(input: &'t str, delimiter: u8, out: &mut Vec<&'t str>) {
     if start < b.len() || !out.is_empty() {
         out.push(trim_spaces(&input[start..]));
     }
+}
+
+/// [`split_delimited`] for the dialect's rows: a cell starting with `[` or `{` is JSON and
+/// runs to its matching bracket (delimiters and quotes inside it don't count); an
+/// unbalanced one is an error.
+fn split_dialect_cells<'t>(
+    input: &'t str,
+    delimiter: u8,
+    out: &mut Vec<&'t str>,
+) -> Result<(), Fail> {
+    out.clear();
+    let b = input.as_bytes();
+    let mut start = 0;
+    loop {
+        let mut i = start;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if matches!(b.get(i), Some(b'[' | b'{')) {
+            match find_json_end(b, i) {
+                Some(end) => i = end + 1,
+                None => {
+                    return Err(fail_at(
+                        &input[i..],
+                        format!(
+                            "unbalanced JSON in a cell: this '{}' is never closed",
+                            char::from(b[i])
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut in_quotes = false;
+        while i < b.len() {
+            let c = b[i];
+            if c == b'\\' && in_quotes {
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_quotes = !in_quotes;
+            } else if c == delimiter && !in_quotes {
+                break;
+            }
+            i += 1;
+        }
+        let end = i.min(b.len());
+        out.push(trim_spaces(&input[start..end]));
+        if end == b.len() {
+            return Ok(());
+        }
+        start = end + 1;
+    }
+}
+
+/// The bracket closing the JSON array or object that opens at `start`, skipping strings.
+fn find_json_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = find_closing_quote(b, i)?,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A line inside a table is a row unless it has an unquoted ':' before any delimiter

@@ -5,7 +5,7 @@
 pub mod decode;
 mod encode;
 
-pub use decode::{DecodeOptions, ToonError, decode};
+pub use decode::{DecodeOptions, Dialect, ToonError, decode, is_dialect};
 pub use encode::{Delimiter, EncodeOptions, encode};
 pub(crate) use encode::{
     in_js_order, is_safe_unquoted_where, push_js_number, push_key, push_primitive, push_quoted,
