@@ -6,20 +6,9 @@
 //! towards strings that look like its syntax; then the corpus, the `real.sh` payloads,
 //! hand-written dialect texts and malformed ones.
 //!
-//! Known encoder issues (`auto.rs`), tolerated by the round-trip checks below and pinned by
-//! the `#[ignore]`d tests at the end, which pass once they are fixed:
-//! - **no legend on dialect-only text**: `encode_dialect` writes the legend only when a
-//!   table extension or JSON is used, but its text can differ from TOON without one:
-//!   number lexemes TOON reads otherwise (`-0`, `-0.0`, `-1e-400` read as `0`; `1e999` as
-//!   the string `"1e999"`) and a list item that is a table (`- [2]{a,b}:`, not TOON) or a
-//!   list two levels below its hyphen. Such text reads back exactly only as the dialect
-//!   (`Dialect::On`), which the checks require; `encode_auto` picks it too (`{"a":-0}` →
-//!   `a: -0`).
-//! - **TOON tables lose member order**: `encode_auto` takes TOON's text when it is cheapest
-//!   and TOON reads its numbers back, but TOON makes a table (or keyed object) of objects
-//!   with the same keys in any order, so a row that lists them in another order comes back
-//!   reordered. The checks accept that only when the decoded value equals the input up to
-//!   member order.
+//! Regressions pinned at the end (each found by these properties): dialect text that
+//! needed the legend but had none (exact numbers TOON reads otherwise, tables as list
+//! items), and `encode_auto` taking TOON tables that reorder a row's members.
 
 mod common;
 
@@ -62,8 +51,8 @@ fn failure(v: &Value, what: &str, text: &str, why: &str) -> TestCaseError {
     ))
 }
 
-/// `encode_dialect`'s text reads back exactly: always as the dialect, and with the default
-/// options unless it lacks the legend (known issue).
+/// `encode_dialect`'s text reads back exactly with the default options (which read the
+/// dialect when the legend is there, standard TOON otherwise), and as the dialect.
 fn check_dialect(v: &Value) -> Result<(), TestCaseError> {
     let text = encode_dialect(v, tok());
     if let Some(why) = mismatch(v, &text, &dialect_on()) {
@@ -74,11 +63,7 @@ fn check_dialect(v: &Value) -> Result<(), TestCaseError> {
             &format!("as the dialect: {why}"),
         ));
     }
-    // Without the legend the default options read standard TOON, which may differ (known
-    // issue); with it, they read the dialect.
-    if is_dialect(&text)
-        && let Some(why) = mismatch(v, &text, &DecodeOptions::default())
-    {
+    if let Some(why) = mismatch(v, &text, &DecodeOptions::default()) {
         return Err(failure(v, "dialect", &text, &why));
     }
     Ok(())
@@ -111,39 +96,9 @@ fn check_auto(v: &Value) -> Result<(), TestCaseError> {
             "TOON text starting with the legend",
         ));
     }
-    let Some(why) = mismatch(v, &text, &DecodeOptions::default()) else {
-        return Ok(());
-    };
-    if standard {
-        match decode(&text, &DecodeOptions::default()) {
-            // Known issue: TOON's table reordered a row's members.
-            Ok(got) if same_up_to_member_order(&got, v) => return Ok(()),
-            _ => return Err(failure(v, "auto (TOON)", &text, &why)),
-        }
-    }
-    if is_dialect(&text) {
-        return Err(failure(v, "auto (dialect)", &text, &why));
-    }
-    if let Some(why) = mismatch(v, &text, &dialect_on()) {
-        let why = format!("as the dialect: {why}");
-        return Err(failure(v, "auto (dialect, no legend)", &text, &why));
-    }
-    // Known issue: no legend.
-    Ok(())
-}
-
-/// Equal as JSON values when objects are compared as sets of members.
-fn same_up_to_member_order(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_up_to_member_order(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, a)| y.get(k).is_some_and(|b| same_up_to_member_order(a, b)))
-        }
-        _ => a == b,
+    match mismatch(v, &text, &DecodeOptions::default()) {
+        None => Ok(()),
+        Some(why) => Err(failure(v, "auto", &text, &why)),
     }
 }
 
@@ -684,11 +639,10 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------
-// Known encoder issues: these pass once `auto.rs` is fixed (`cargo test -- --ignored`).
+// Regressions found by the properties above.
 
 #[test]
-#[ignore = "encoder issue: dialect text without a legend (exact numbers)"]
-fn encoder_issue_exact_numbers_need_the_legend() {
+fn regression_exact_numbers_need_the_legend() {
     for src in [r#"{"a":-0}"#, "[1e999]", r#"[{"id":-0.0}]"#] {
         let v = json::parse(src).unwrap();
         for text in [encode_dialect(&v, tok()), encode_auto(&v, tok())] {
@@ -704,8 +658,7 @@ fn encoder_issue_exact_numbers_need_the_legend() {
 }
 
 #[test]
-#[ignore = "encoder issue: dialect text without a legend (list item arrays)"]
-fn encoder_issue_list_item_tables_need_the_legend() {
+fn regression_list_item_tables_need_the_legend() {
     for src in [
         r#"[[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"},{"id":3,"name":"Cy"}],1]"#,
         r#"[[{"o0m3_":{}},{"o0m3_":{}}],null]"#,
@@ -721,19 +674,19 @@ fn encoder_issue_list_item_tables_need_the_legend() {
 }
 
 #[test]
-#[ignore = "encoder issue: auto picks TOON tables that reorder rows' members"]
-fn encoder_issue_toon_tables_keep_member_order() {
+fn regression_auto_took_toon_tables_that_reorder_members() {
     for src in [
         r#"[{"a":1,"b":2},{"b":3,"a":4},{"a":5,"b":6},{"a":7,"b":8},{"a":9,"b":10}]"#,
         r#"{"k":{"a":{"x":1,"y":2},"b":{"y":3,"x":4},"c":{"x":5,"y":6},"d":{"x":7,"y":8}}}"#,
     ] {
         let v = json::parse(src).unwrap();
         let text = encode_auto(&v, tok());
-        assert_eq!(
-            mismatch(&v, &text, &DecodeOptions::default()),
-            None,
-            "{text}"
+        assert_ne!(
+            text,
+            toon::encode(&v, &toon::EncodeOptions::default()),
+            "TOON reorders"
         );
+        check_auto(&v).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 

@@ -24,9 +24,18 @@
 //! ```
 //! use pare::encode::auto::encode_auto;
 //! let tok = pare::tokens::builtin("o200k_base").unwrap();
-//! let v = pare::json::parse(r#"{"rows":[{"id":1,"kind":"a","x":2},{"id":2,"kind":"a"},{"id":3,"kind":"a","x":5}]}"#).unwrap();
+//! let rows: Vec<String> = (1..=8)
+//!     .map(|i| {
+//!         let note = if i % 3 == 1 { r#","note":"draft""# } else { "" };
+//!         format!(r#"{{"id":{i},"kind":"doc","title":"Report {i}"{note}}}"#)
+//!     })
+//!     .collect();
+//! let v = pare::json::parse(&format!(r#"{{"rows":[{}]}}"#, rows.join(","))).unwrap();
 //! let text = encode_auto(&v, tok);
-//! assert!(text.ends_with("rows[3]{id,kind=a,x}:\n  1,2\n  2,\n  3,5"), "{text}");
+//! assert!(text.starts_with("# pare auto: an empty cell is an absent field;"), "{text}");
+//! assert!(text.contains("\nrows[8]{id,kind=doc,title,note}:\n  1,Report 1,draft\n  2,Report 2,\n"), "{text}");
+//! let (back, _) = pare::encode::expand(&text).unwrap();
+//! assert_eq!(back, v);
 //! ```
 
 use super::toon;
@@ -41,31 +50,42 @@ const INDENT: usize = 2;
 const DELIM: char = ',';
 
 /// The cheapest of minified JSON, TOON and pare's dialect for `value`.
+///
+/// A TOON or dialect candidate is taken only if it reads back (by [`toon::decode`]) as
+/// exactly `value`, so `auto` never loses anything: TOON carries numbers as doubles and
+/// makes tables of rows that list the same keys in any order, and whatever the dialect
+/// might get wrong falls back too.
 pub fn encode_auto(value: &Value, tokenizer: &dyn Tokenizer) -> String {
     let json = json::to_compact(value);
-    let mut best_tokens = tokenizer.count(&json);
-    let mut best = json;
-
-    if toon_reads_back_exactly(value) {
+    let json_tokens = tokenizer.count(&json);
+    let dialect = encode_dialect(value, tokenizer);
+    let mut candidates = vec![(tokenizer.count(&dialect), dialect)];
+    if toon_numbers_read_back(value) {
         let toon = toon::encode(value, &toon::EncodeOptions::default());
-        let tokens = tokenizer.count(&toon);
-        if tokens < best_tokens {
-            (best, best_tokens) = (toon, tokens);
+        candidates.push((tokenizer.count(&toon), toon));
+    }
+    // Cheapest first; on a tie the dialect stays first (a stable sort).
+    candidates.sort_by_key(|(tokens, _)| *tokens);
+    for (tokens, text) in candidates {
+        if tokens < json_tokens && reads_back(&text, value) {
+            return text;
         }
     }
+    json
+}
 
-    let dialect = encode_dialect(value, tokenizer);
-    if tokenizer.count(&dialect) < best_tokens {
-        best = dialect;
-    }
-    best
+fn reads_back(text: &str, value: &Value) -> bool {
+    toon::decode(text, &toon::DecodeOptions::default()).is_ok_and(|back| back == *value)
 }
 
 /// pare's dialect, with its legend line when it uses an extension.
 pub fn encode_dialect(value: &Value, tokenizer: &dyn Tokenizer) -> String {
     let mut enc = Dialect {
         tok: tokenizer,
-        used: Used::default(),
+        used: Used {
+            exact_numbers: has_number_toon_misreads(value),
+            ..Used::default()
+        },
     };
     let body = enc.root(value);
     let legend = enc.used.legend();
@@ -76,17 +96,34 @@ pub fn encode_dialect(value: &Value, tokenizer: &dyn Tokenizer) -> String {
     }
 }
 
-/// Whether TOON's text decodes to `value` exactly: its numbers print as JavaScript would
-/// (TOON goes through doubles), and no object has integer-like keys out of order.
-fn toon_reads_back_exactly(value: &Value) -> bool {
+/// Whether `value` holds a number whose lexeme standard TOON reads as something else: a
+/// negative zero (`-0`, `-0.0`, `-1e-400` read as `0`) or one that overflows a double
+/// (`1e999`, read as a string). Written exactly, such text needs the legend.
+fn has_number_toon_misreads(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            let s = n.as_str();
+            (s.starts_with("-0") || s.contains(['e', 'E']))
+                && s.parse::<f64>()
+                    .is_ok_and(|f| f.is_infinite() || (f == 0.0 && s.starts_with('-')))
+        }
+        Value::Array(items) => items.iter().any(has_number_toon_misreads),
+        Value::Object(map) => map.values().any(has_number_toon_misreads),
+        _ => false,
+    }
+}
+
+/// A cheap first check before TOON is tried at all: its numbers print as JavaScript would
+/// (TOON goes through doubles), and no object has integer-like keys out of JS order.
+fn toon_numbers_read_back(value: &Value) -> bool {
     match value {
         Value::Number(n) => {
             let mut s = String::new();
             toon::push_js_number(&mut s, n.as_str());
             s == n.as_str()
         }
-        Value::Array(items) => items.iter().all(toon_reads_back_exactly),
-        Value::Object(map) => toon::in_js_order(map) && map.values().all(toon_reads_back_exactly),
+        Value::Array(items) => items.iter().all(toon_numbers_read_back),
+        Value::Object(map) => toon::in_js_order(map) && map.values().all(toon_numbers_read_back),
         _ => true,
     }
 }
@@ -98,6 +135,10 @@ struct Used {
     constant: bool,
     json: bool,
     whole_rows: bool,
+    /// A number lexeme standard TOON reads otherwise (`-0` as `0`, `1e999` as a string).
+    exact_numbers: bool,
+    /// A table as a list item (`- [2]{a,b}:`), which TOON doesn't have.
+    item_tables: bool,
 }
 
 impl Used {
@@ -114,6 +155,12 @@ impl Used {
         }
         if self.whole_rows {
             parts.push("a row `- {…}` is the whole item");
+        }
+        if self.exact_numbers {
+            parts.push("numbers exactly as written");
+        }
+        if parts.is_empty() && self.item_tables {
+            parts.push("TOON with tables in list items");
         }
         if parts.is_empty() {
             return String::new();
@@ -202,6 +249,8 @@ impl Dialect<'_> {
         self.used.constant |= chosen.used.constant;
         self.used.json |= chosen.used.json;
         self.used.whole_rows |= chosen.used.whole_rows;
+        self.used.exact_numbers |= chosen.used.exact_numbers;
+        self.used.item_tables |= chosen.used.item_tables;
         chosen.text
     }
 
@@ -306,9 +355,15 @@ impl Dialect<'_> {
                 line
             }
             Value::Array(items) => {
+                // `- [N]:` with the items one level below the hyphen, as TOON lays it out.
                 let list = self.capture(|d| {
-                    let block = d.array(None, items, depth + 1);
-                    format!("{dash}{}", &block[(depth + 1) * INDENT..])
+                    let block = d.array(None, items, depth);
+                    let body = &block[depth * INDENT..];
+                    // `[N]{…}:` here is a keyless table in a list item, which TOON lacks.
+                    d.used.item_tables |= body
+                        .split_once(']')
+                        .is_some_and(|(_, r)| r.starts_with('{'));
+                    format!("{dash}{body}")
                 });
                 let json = inline_json(dash.trim_end(), json::to_compact(value));
                 self.choose(vec![list, json])

@@ -134,10 +134,21 @@ pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
     if start.starts_with('{') || (start.starts_with('[') && !toon_root_array_header(start)) {
         return Err(json_error.into());
     }
-    Ok((
-        toon::decode(body, &toon::DecodeOptions::default())?,
-        Detected::Toon,
-    ))
+    let opts = toon::DecodeOptions {
+        indent: detected_indent(body),
+        ..toon::DecodeOptions::default()
+    };
+    Ok((toon::decode(body, &opts)?, Detected::Toon))
+}
+
+/// The indentation unit of a TOON text: the leading spaces of its first indented line
+/// (encoders indent one level at a time), 2 when nothing is indented.
+fn detected_indent(text: &str) -> usize {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .find(|&n| n > 0)
+        .unwrap_or(2)
 }
 
 /// `[N]…:` — TOON's root array header (`[3]: a,b,c`, `[2]{x,y}:`, `[2|]:`).
