@@ -8,7 +8,9 @@ use clap::Args as ClapArgs;
 use pare::encode::toon::{self, Delimiter};
 use pare::encode::{Format, expand, render};
 
-use crate::io::{input_name, read_input, tokenizer, write_output};
+use std::io::{self, Write};
+
+use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
 
 #[derive(ClapArgs)]
 pub struct EncodeArgs {
@@ -39,15 +41,20 @@ pub struct EncodeArgs {
 }
 
 pub fn encode(args: EncodeArgs) -> Result<()> {
-    let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let format = Format::parse(&args.format).expect("clap checked the format");
+    // Building a BPE tokenizer takes a while; json, pretty and toon don't need one.
+    let tok = if format == Format::Auto || args.report {
+        Some(tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?)
+    } else {
+        None
+    };
     if format != Format::Toon && (args.delimiter.is_some() || args.indent.is_some()) {
         bail!("--delimiter and --indent apply to --format toon only");
     }
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;
     let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    let mut out = if format == Format::Toon {
+    if format == Format::Toon {
         let mut opts = toon::EncodeOptions::default();
         if let Some(d) = &args.delimiter {
             opts.delimiter = Delimiter::parse(d).expect("clap checked the delimiter");
@@ -55,12 +62,37 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
         if let Some(n) = args.indent {
             opts.indent = usize::from(n);
         }
-        toon::encode(&value, &opts)
-    } else {
-        render(&value, format, tok)
-    };
-    if args.report {
-        let before = tok.count(&pare::json::to_compact(&value));
+        if tok.is_none() {
+            // Written as it is made: a large document's text is never held whole.
+            write_streamed(args.output.as_deref(), |sink| {
+                toon::encode_streaming(&value, &opts, sink)
+            })?;
+            std::mem::forget((value, text)); // freeing node by node would only cost time
+            return Ok(());
+        }
+        let out = toon::encode(&value, &opts);
+        return finish(&args, &name, tok, &value, out);
+    }
+    let out = render(
+        &value,
+        format,
+        tok.unwrap_or(pare::tokens::builtin("chars4")?),
+    );
+    finish(&args, &name, tok, &value, out)?;
+    std::mem::forget((value, text));
+    Ok(())
+}
+
+/// Report (if asked) and write `out` with its newline.
+fn finish(
+    args: &EncodeArgs,
+    name: &str,
+    tok: Option<&dyn pare::tokens::Tokenizer>,
+    value: &pare::Value,
+    mut out: String,
+) -> Result<()> {
+    if let Some(tok) = tok.filter(|_| args.report) {
+        let before = tok.count(&pare::json::to_compact(value));
         let after = tok.count(&out);
         let saved = before as i64 - after as i64;
         let rate = if before == 0 {
@@ -74,7 +106,43 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
         );
     }
     out.push('\n');
-    write_output(args.output.as_deref(), &out)
+    write_output(args.output.as_deref(), &out)?;
+    std::mem::forget(out);
+    Ok(())
+}
+
+/// Write what `produce` hands its sink, then a newline, to FILE (atomically: nothing
+/// appears unless all of it was written) or stdout.
+fn write_streamed(
+    output: Option<&std::path::Path>,
+    produce: impl FnOnce(&mut dyn FnMut(&str)),
+) -> Result<()> {
+    fn pour(target: &mut dyn Write, produce: impl FnOnce(&mut dyn FnMut(&str))) -> io::Result<()> {
+        let mut failed: Option<io::Error> = None;
+        produce(&mut |piece: &str| {
+            if failed.is_none()
+                && let Err(e) = target.write_all(piece.as_bytes())
+            {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        target.write_all(b"\n")?;
+        target.flush()
+    }
+    match output {
+        Some(path) => {
+            let mut file = AtomicFile::create(path)?;
+            pour(&mut file, produce)?;
+            file.commit()
+        }
+        None => Ok(pour(
+            &mut io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            produce,
+        )?),
+    }
 }
 
 #[derive(ClapArgs)]
@@ -107,5 +175,7 @@ pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
         pare::json::to_compact(&value)
     };
     out.push('\n');
-    write_output(args.output.as_deref(), &out)
+    write_output(args.output.as_deref(), &out)?;
+    std::mem::forget((value, text, out)); // as in `encode`
+    Ok(())
 }

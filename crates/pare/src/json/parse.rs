@@ -28,9 +28,31 @@ use super::find_special;
 /// shallow enough that neither parsing nor dropping the value can exhaust an 8 MB stack.
 pub const MAX_DEPTH: usize = 256;
 
-/// Objects up to this many members look for a repeated key by scanning; past it, a hash
-/// index of the keys takes over so a 100k-member object stays linear.
-const LINEAR_KEYS: usize = 16;
+/// Objects up to this many members look for a repeated key with a small bit filter (and a
+/// scan only when the filter says "maybe"); past it, a hash index of the keys takes over so
+/// a 100k-member object stays linear. A crafted input can make every filter probe say
+/// "maybe", which costs at most LINEAR_KEYS² / 2 comparisons per object.
+const LINEAR_KEYS: usize = 256;
+
+/// A 256-bit filter of the keys seen so far in one object.
+type KeyFilter = [u64; 4];
+
+/// The filter bit of a key: a multiplicative hash of its length and its first and last
+/// eight bytes — cheap, and distinct for the keys of almost any real object.
+#[inline]
+fn filter_bit(key: &str) -> (usize, u64) {
+    let b = key.as_bytes();
+    let word = |s: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(w)
+    };
+    let head = word(&b[..b.len().min(8)]);
+    let tail = word(&b[b.len().saturating_sub(8)..]);
+    let h = (head ^ tail.rotate_left(29) ^ (b.len() as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let bit = (h >> 56) as usize;
+    (bit >> 6, 1u64 << (bit & 63))
+}
 
 /// Why a JSON text was rejected, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -556,6 +578,7 @@ impl Parser<'_> {
         }
         let base = self.members.len();
         let mut index: Option<KeyIndex> = None;
+        let mut filter: KeyFilter = [0; 4];
         loop {
             match self.peek() {
                 Some(b'"') => {}
@@ -570,7 +593,7 @@ impl Parser<'_> {
                 None => return Err(Fail::new(self.pos, Code::End)),
             }
             let value = self.value()?;
-            match self.find_key(base, &mut index, &key) {
+            match self.find_key(base, &mut index, &mut filter, &key) {
                 // JSON.parse: the last value, at the first key's position
                 Some(i) => self.members[i].1 = value,
                 None => self.members.push((key, value)),
@@ -598,9 +621,20 @@ impl Parser<'_> {
     /// member stack, if anywhere. When it is not there it is about to be pushed, so a
     /// present index records it at the stack's current length.
     #[inline]
-    fn find_key(&mut self, base: usize, index: &mut Option<KeyIndex>, key: &str) -> Option<usize> {
+    fn find_key(
+        &mut self,
+        base: usize,
+        index: &mut Option<KeyIndex>,
+        filter: &mut KeyFilter,
+        key: &str,
+    ) -> Option<usize> {
         let members = &self.members[base..];
         if index.is_none() && members.len() < LINEAR_KEYS {
+            let (word, bit) = filter_bit(key);
+            if filter[word] & bit == 0 {
+                filter[word] |= bit;
+                return None;
+            }
             return members.iter().position(|(k, _)| k == key).map(|i| base + i);
         }
         let hasher = self.hasher.get_or_insert_with(RandomState::new);

@@ -63,15 +63,23 @@ impl Default for EncodeOptions {
 
 /// The TOON text of `value`, lines joined by `\n`, no trailing newline.
 pub fn encode(value: &Value, opts: &EncodeOptions) -> String {
-    let mut enc = Encoder {
-        out: String::new(),
-        indent: opts.indent,
-        delim: opts.delimiter.char(),
-        started: false,
-    };
+    let mut enc = Encoder::new(opts, None);
     enc.root(value);
     enc.out
 }
+
+/// [`encode`], handing the text to `sink` in pieces of about 1 MiB as it is made (the
+/// pieces joined are exactly `encode`'s text), so a large document is never held whole.
+pub fn encode_streaming(value: &Value, opts: &EncodeOptions, sink: &mut dyn FnMut(&str)) {
+    let mut enc = Encoder::new(opts, Some(sink));
+    enc.root(value);
+    if let Some(sink) = enc.sink.as_mut() {
+        sink(&enc.out);
+    }
+}
+
+/// How much text the streaming encoder gathers before handing it on.
+const PIECE_BYTES: usize = 1 << 20;
 
 /// A tabular column: a leaf, or a nested object whose own fields are columns too.
 struct Field<'a> {
@@ -79,14 +87,25 @@ struct Field<'a> {
     children: Option<Vec<Field<'a>>>,
 }
 
-struct Encoder {
+struct Encoder<'s> {
     out: String,
     indent: usize,
     delim: char,
     started: bool,
+    sink: Option<&'s mut dyn FnMut(&str)>,
 }
 
-impl Encoder {
+impl<'s> Encoder<'s> {
+    fn new(opts: &EncodeOptions, sink: Option<&'s mut dyn FnMut(&str)>) -> Self {
+        Encoder {
+            out: String::new(),
+            indent: opts.indent,
+            delim: opts.delimiter.char(),
+            started: false,
+            sink,
+        }
+    }
+
     fn root(&mut self, value: &Value) {
         match value {
             Value::Array(items) => self.array(None, items, 0),
@@ -110,6 +129,12 @@ impl Encoder {
 
     /// Starts a new line at `depth`.
     fn line(&mut self, depth: usize) {
+        if self.out.len() >= PIECE_BYTES
+            && let Some(sink) = self.sink.as_mut()
+        {
+            sink(&self.out);
+            self.out.clear();
+        }
         if self.started {
             self.out.push('\n');
         }
@@ -406,7 +431,7 @@ fn tabular_fields_of_refs<'a>(rows: &[&'a Value]) -> Option<Vec<Field<'a>>> {
     }
     for row in rows {
         let map = row.as_object()?;
-        if map.len() != first.len() || !first.keys().all(|k| map.contains_key(k)) {
+        if map.len() != first.len() || !same_keys(first, map) {
             return None;
         }
     }
@@ -421,6 +446,17 @@ fn tabular_fields_of_refs<'a>(rows: &[&'a Value]) -> Option<Vec<Field<'a>>> {
         fields.push(classify_column(name, &column)?);
     }
     Some(fields)
+}
+
+/// Whether `b` has exactly `a`'s keys (`a.len() == b.len()` already holds). Rows almost
+/// always list their keys in the same order, so compare position by position and fall back
+/// to lookups only from the first difference.
+fn same_keys(a: &Map, b: &Map) -> bool {
+    let (ea, eb) = (a.entries(), b.entries());
+    match ea.iter().zip(eb).position(|((ka, _), (kb, _))| ka != kb) {
+        None => true,
+        Some(from) => ea[from..].iter().all(|(k, _)| b.contains_key(k)),
+    }
 }
 
 fn classify_column<'a>(name: &'a str, values: &[&'a Value]) -> Option<Field<'a>> {
@@ -713,6 +749,22 @@ mod tests {
             toon(r#"{"b":1,"10":2,"2":3,"01":4}"#),
             "\"2\": 3\n\"10\": 2\nb: 1\n\"01\": 4"
         );
+    }
+
+    #[test]
+    fn streaming_pieces_join_to_the_same_text() {
+        let rows: Vec<String> = (0..40_000)
+            .map(|i| format!(r#"{{"id":{i},"tags":["a","b"],"m":{{"x":{i}}}}}"#))
+            .collect();
+        let v = crate::json::parse(&format!("[{}]", rows.join(","))).unwrap();
+        let opts = EncodeOptions::default();
+        let (mut joined, mut pieces) = (String::new(), 0);
+        encode_streaming(&v, &opts, &mut |piece: &str| {
+            joined.push_str(piece);
+            pieces += 1;
+        });
+        assert!(pieces > 1, "{pieces}");
+        assert_eq!(joined, encode(&v, &opts));
     }
 
     #[test]
