@@ -169,6 +169,17 @@ impl Used {
     }
 }
 
+/// The forms an array of not only primitives can take.
+#[derive(Clone, Copy)]
+enum ArrayForm {
+    Table,
+    List,
+    Json,
+}
+
+/// Arrays longer than twice this choose their form on this many first items.
+const SAMPLE_ITEMS: usize = 64;
+
 /// A table column: a leaf (maybe constant), or a nested object group with its own columns.
 enum Column<'a> {
     Leaf {
@@ -312,27 +323,64 @@ impl Dialect<'_> {
             push_inline_array(&mut head, key, items);
             return head;
         }
-        let mut candidates = Vec::new();
-        if let Some(c) = self.capture_opt(|d| d.table(key, items, depth)) {
-            candidates.push(c);
-        }
-        candidates.push(self.capture(|d| {
-            let mut text = head.clone();
-            push_header(&mut text, key, items.len(), false);
-            for item in items {
-                text.push('\n');
-                let block = d.list_item(item, depth + 1);
-                text.push_str(&block);
+        // A long array takes the form that is cheapest on its first items: counting every
+        // candidate of every level of a large document would tokenize it many times over.
+        // (The document's final choice among JSON, TOON and the dialect is counted whole.)
+        let forms: &[ArrayForm] = match key {
+            Some(_) => &[ArrayForm::Table, ArrayForm::List, ArrayForm::Json],
+            None => &[ArrayForm::Table, ArrayForm::List],
+        };
+        if items.len() > 2 * SAMPLE_ITEMS {
+            let sample = &items[..SAMPLE_ITEMS];
+            let mut ranked: Vec<(usize, ArrayForm)> = forms
+                .iter()
+                .filter_map(|&form| {
+                    let c = self.capture_opt(|d| d.array_as(form, key, sample, depth))?;
+                    Some((self.tok.count(&c.text), form))
+                })
+                .collect();
+            ranked.sort_by_key(|(tokens, _)| *tokens);
+            for (_, form) in ranked {
+                if let Some(c) = self.capture_opt(|d| d.array_as(form, key, items, depth)) {
+                    return self.choose(vec![c]);
+                }
             }
-            text
-        }));
-        if let Some(key) = key {
-            let mut json_head = head.clone();
-            push_key(&mut json_head, key);
-            json_head.push(':');
-            candidates.push(inline_json(&json_head, json_of_items(items)));
         }
+        let candidates = forms
+            .iter()
+            .filter_map(|&form| self.capture_opt(|d| d.array_as(form, key, items, depth)))
+            .collect();
         self.choose(candidates)
+    }
+
+    /// A non-empty array of not only primitives in one form, if it can take that form.
+    fn array_as(
+        &mut self,
+        form: ArrayForm,
+        key: Option<&str>,
+        items: &[Value],
+        depth: usize,
+    ) -> Option<String> {
+        let mut text = indent(depth);
+        match form {
+            ArrayForm::Table => self.table(key, items, depth),
+            ArrayForm::List => {
+                push_header(&mut text, key, items.len(), false);
+                for item in items {
+                    text.push('\n');
+                    let block = self.list_item(item, depth + 1);
+                    text.push_str(&block);
+                }
+                Some(text)
+            }
+            ArrayForm::Json => {
+                push_key(&mut text, key?);
+                text.push_str(": ");
+                text.push_str(&json_of_items(items));
+                self.used.json = true;
+                Some(text)
+            }
+        }
     }
 
     /// `- item` at `depth`.
