@@ -25,6 +25,7 @@
 mod parse;
 mod write;
 
+pub(crate) use parse::KeyIndex;
 pub use parse::{JsonError, JsonErrorKind, MAX_DEPTH, parse, parse_with_max_depth};
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 

@@ -279,7 +279,7 @@ fn line_column(text: &str, pos: usize) -> (usize, usize) {
 /// Maps a key's precomputed 64-bit hash to itself: the index below is keyed by
 /// `RandomState` hashes already, so hashing them again would only cost time.
 #[derive(Default)]
-struct PassThrough(u64);
+pub(crate) struct PassThrough(u64);
 
 impl Hasher for PassThrough {
     fn finish(&self) -> u64 {
@@ -298,7 +298,7 @@ impl Hasher for PassThrough {
 
 /// For large objects: key hash → index of the first member with that hash. Another key
 /// with the same hash (astronomically rare with a keyed SipHash) falls back to a scan.
-type KeyIndex = HashMap<u64, usize, BuildHasherDefault<PassThrough>>;
+pub(crate) type KeyIndex = HashMap<u64, usize, BuildHasherDefault<PassThrough>>;
 
 struct Parser<'a> {
     text: &'a str,

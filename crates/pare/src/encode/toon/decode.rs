@@ -60,12 +60,13 @@
 //! assert_eq!(err.to_string(), "expected 3 inline array values, found 2 at line 1 column 1");
 //! ```
 
+use std::collections::HashSet;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::hash::{BuildHasher, RandomState};
 
 use crate::encode::auto::LEGEND_PREFIX;
 use crate::json;
+use crate::json::KeyIndex;
 use crate::value::{Map, Number, Value};
 
 /// How deep objects and arrays may nest (and field groups inside a header). Deep enough
@@ -1628,26 +1629,6 @@ fn build_dialect_row(
 struct ObjBuilder {
     entries: Vec<(String, Value)>,
     index: Option<KeyIndex>,
-}
-
-type KeyIndex = HashMap<u64, usize, BuildHasherDefault<PassThrough>>;
-
-/// The keys are already hashes; hashing them again would only cost time.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }
 
 impl ObjBuilder {
