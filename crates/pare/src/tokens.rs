@@ -125,8 +125,8 @@ pub fn by_name(name: &str) -> Result<Box<dyn Tokenizer>, TokenizerError> {
 /// Like [`by_name`], but borrows the process-wide instance instead of boxing a handle.
 pub fn builtin(name: &str) -> Result<&'static dyn Tokenizer, TokenizerError> {
     match name {
-        "o200k_base" | "o200k" => Ok(&*O200K),
-        "cl100k_base" | "cl100k" => Ok(&*CL100K),
+        "o200k_base" | "o200k" => Ok(&O200K_HANDLE),
+        "cl100k_base" | "cl100k" => Ok(&CL100K_HANDLE),
         "chars4" => Ok(&Chars4),
         _ => Err(TokenizerError::Unknown {
             name: name.to_owned(),
@@ -247,6 +247,40 @@ static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
 
 /// A tiktoken-style encoding: a pre-tokenizer regex splits text into pieces, and each
 /// piece is BPE-encoded on its own, so a count is the sum of per-piece counts.
+/// A built-in encoding that is built on first use: building o200k_base takes tens of
+/// milliseconds and tens of megabytes, which a run that never counts should not pay.
+struct Deferred {
+    name: &'static str,
+    bpe: &'static LazyLock<Bpe>,
+}
+
+static O200K_HANDLE: Deferred = Deferred {
+    name: "o200k_base",
+    bpe: &O200K,
+};
+static CL100K_HANDLE: Deferred = Deferred {
+    name: "cl100k_base",
+    bpe: &CL100K,
+};
+
+impl Tokenizer for Deferred {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn count(&self, text: &str) -> usize {
+        self.bpe.count(text)
+    }
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        self.bpe.prefix_len(text, max_tokens)
+    }
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        self.bpe.suffix_start(text, max_tokens)
+    }
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        self.bpe.fits(text, max_tokens)
+    }
+}
+
 struct Bpe {
     name: &'static str,
     bpe: &'static BytePairEncoding,
