@@ -11,6 +11,7 @@ pub mod encode;
 pub mod json;
 pub mod manifest;
 pub mod ops;
+pub mod pack;
 pub mod policy;
 pub mod report;
 pub mod shape;

@@ -1,0 +1,3 @@
+//! Packing search results and code chunks under a token budget.
+
+pub mod outline;
