@@ -7,6 +7,7 @@
 mod compact;
 mod encode_cmd;
 mod io;
+mod pack_cmd;
 mod policy_cmd;
 mod stats;
 
@@ -45,6 +46,8 @@ enum Command {
     Encode(encode_cmd::EncodeArgs),
     /// Read JSON, TOON or pare auto text back as JSON.
     Expand(encode_cmd::ExpandArgs),
+    /// Pack search results or code chunks under a hard token budget.
+    Pack(pack_cmd::Args),
     /// Show where a payload's tokens go, per path.
     Stats(stats::Args),
     /// Check a policy or print the policy JSON Schema.
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Compact(args) => compact::run(args),
         Command::Encode(args) => encode_cmd::encode(args),
         Command::Expand(args) => encode_cmd::expand_cmd(args),
+        Command::Pack(args) => pack_cmd::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Policy { command } => policy_cmd::run(command),
     };

@@ -188,3 +188,65 @@ fn encode_bad_json_has_line_and_column() {
     let err = fail(&["encode"], "{\n  \"a\": tru\n}");
     assert!(err.contains("line 2 column"), "{err}");
 }
+
+// ---------------------------------------------------------------- pack
+
+const SEARCH_IN: &str = r##"{"results":[
+{"chunk_id":1,"hybrid_score":0.91,"source_file":"src/lib.rs","context_header":"lib.rs > add","chunk_text":"/// Adds two numbers.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}"},
+{"chunk_id":2,"hybrid_score":0.35,"source_file":"docs/guide.md","chunk_text":"# Guide\nStart here. Then read on.\n\n## Install\nRun the installer."},
+{"chunk_id":3,"hybrid_score":0.62,"source_file":"app/main.py","chunk_text":"def main():\n    \"\"\"Entry point.\"\"\"\n    run()\n"}]}"##;
+
+#[test]
+fn pack_within_budget_with_metrics() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let metrics = dir.path().join("m.json");
+    let metrics_arg = metrics.to_str().expect("UTF-8 path");
+    let policy = "examples/policies/search.toml";
+    let text = ok(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "120",
+            "--metrics",
+            metrics_arg,
+        ],
+        SEARCH_IN,
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&metrics).expect("metrics")).expect("JSON");
+    let after = m["tokensAfterCompression"].as_u64().expect("a count");
+    assert!(after <= 120, "{after}");
+    for key in [
+        "totalChunks",
+        "metadataOnlyChunks",
+        "tokensBeforeCompression",
+        "tokensSaved",
+        "compressionRate",
+    ] {
+        assert!(m.get(key).is_some(), "{key}");
+    }
+    let tight = ok(&["pack", "--policy", policy, "--budget", "40"], SEARCH_IN);
+    insta::assert_snapshot!(format!("--- budget 120\n{text}--- budget 40\n{tight}"));
+}
+
+#[test]
+fn pack_errors() {
+    let err = fail(
+        &[
+            "pack",
+            "--budget",
+            "100",
+            "--policy",
+            "examples/policies/entities.toml",
+        ],
+        SEARCH_IN,
+    );
+    assert!(err.contains("no [pack] section"), "{err}");
+    let err = fail(&["pack", "--budget", "100"], SEARCH_IN);
+    assert!(
+        err.contains("no item has a `text` field") && err.contains("chunk_text"),
+        "{err}"
+    );
+}

@@ -551,6 +551,11 @@ fn generators_exercise_every_policy() {
         website_payload(),
     ];
     for n in POLICIES.iter() {
+        // A policy whose default is `full` (search.toml: its levels cap `pare pack`) shapes
+        // nothing by default.
+        if n.policy.default_level() == "full" {
+            continue;
+        }
         let default = n.policy.level_index(n.policy.default_level()).unwrap();
         let mut changed = 0;
         for strategy in &strategies {

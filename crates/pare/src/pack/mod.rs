@@ -1,3 +1,249 @@
-//! Packing search results and code chunks under a token budget.
+//! Packing search results and code chunks under a hard token budget (seeds 003 and 004).
+//!
+//! Each chunk, best score first, takes the most detailed tier that still fits: full text →
+//! structure-preserving preview (signatures, docs, head and tail, gap markers; four steps of
+//! less head and tail) → metadata only (path, symbols, line range, first doc line) → its id
+//! → left out, named in a closing note. Chunks under the score threshold start at metadata
+//! only; near-duplicates of a better chunk become a reference to it. The final text is
+//! counted with the real tokenizer and is never over the budget.
+//!
+//! ```
+//! use pare::pack::{pack, PackSettings, Tier, chunks, cache::PreviewCache, options::PackOptions};
+//! let input = pare::json::parse(r#"{"results":[
+//!   {"id":"a","score":0.9,"path":"src/lib.rs","text":"/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }"},
+//!   {"id":"b","score":0.2,"path":"notes.md","text":"# Notes\nNothing much."}]}"#).unwrap();
+//! let opts = PackOptions::default();
+//! let list = chunks::from_response(&input, &opts).unwrap();
+//! let tok = pare::tokens::builtin("o200k_base").unwrap();
+//! let settings = PackSettings { options: &opts, budget: 200, tokenizer: tok, max_tier: Tier::Full };
+//! let packed = pack(&list, &settings, &mut PreviewCache::new(64));
+//! assert!(packed.tokens <= 200);
+//! assert!(packed.text.starts_with("[1] src/lib.rs · score 0.9 · id a\n```rust\n/// Adds."));
+//! assert!(packed.text.contains("[metadata-only] notes.md"));
+//! ```
 
+pub mod cache;
+pub mod chunks;
+pub mod dedup;
+mod fill;
+pub mod options;
 pub mod outline;
+mod render;
+
+use serde::Serialize;
+
+use crate::tokens::Tokenizer;
+use cache::PreviewCache;
+use chunks::Chunk;
+use options::PackOptions;
+
+/// Why a response could not be packed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PackError {
+    /// The `[pack]` field mapping doesn't match the input.
+    #[error("{0}")]
+    Mapping(String),
+}
+
+/// How much of a chunk is shown, most detail first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    Full,
+    /// A structure-preserving preview; the step indexes `render::PREVIEW_STEPS`.
+    Preview(u8),
+    Metadata,
+    IdOnly,
+    /// A reference to the better chunk (its rank) it nearly duplicates.
+    Duplicate(usize),
+    Out,
+}
+
+impl Tier {
+    /// The next tier down, `None` after the last.
+    pub fn next(self) -> Option<Tier> {
+        Some(match self {
+            Tier::Full => Tier::Preview(0),
+            Tier::Preview(s) if usize::from(s) + 1 < render::PREVIEW_STEPS.len() => {
+                Tier::Preview(s + 1)
+            }
+            Tier::Preview(_) => Tier::Metadata,
+            Tier::Metadata | Tier::Duplicate(_) => Tier::IdOnly,
+            Tier::IdOnly => Tier::Out,
+            Tier::Out => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Full => "full",
+            Tier::Preview(_) => "preview",
+            Tier::Metadata => "metadata-only",
+            Tier::IdOnly => "id-only",
+            Tier::Duplicate(_) => "duplicate",
+            Tier::Out => "left-out",
+        }
+    }
+    /// The most detailed tier a detail level allows (seed 004's modes): `ids_only`,
+    /// `metadata`, `preview`; anything else allows full text.
+    pub fn cap_for_level(level: &str) -> Tier {
+        match level {
+            "ids_only" | "none" => Tier::IdOnly,
+            "metadata" | "minimal" => Tier::Metadata,
+            "preview" => Tier::Preview(0),
+            _ => Tier::Full,
+        }
+    }
+    fn rank(self) -> usize {
+        match self {
+            Tier::Full => 0,
+            Tier::Preview(s) => 1 + usize::from(s),
+            Tier::Metadata | Tier::Duplicate(_) => 10,
+            Tier::IdOnly => 11,
+            Tier::Out => 12,
+        }
+    }
+    fn at_most(self, cap: Tier) -> Tier {
+        if self.rank() < cap.rank() { cap } else { self }
+    }
+}
+
+/// What a pack needs besides the chunks.
+pub struct PackSettings<'a> {
+    pub options: &'a PackOptions,
+    /// Tokens the output may have, at most.
+    pub budget: usize,
+    pub tokenizer: &'a dyn Tokenizer,
+    /// The level's cap ([`Tier::cap_for_level`]).
+    pub max_tier: Tier,
+}
+
+/// The packed text, its exact token count, and the metrics.
+pub struct Packed {
+    pub text: String,
+    pub tokens: usize,
+    pub metrics: Metrics,
+}
+
+/// Seed 003's metrics (these exact keys), plus where each chunk went and why.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metrics {
+    pub total_chunks: usize,
+    pub metadata_only_chunks: usize,
+    pub tokens_before_compression: usize,
+    pub tokens_after_compression: usize,
+    pub tokens_saved: i64,
+    pub compression_rate: String,
+    pub budget: usize,
+    pub tokenizer: String,
+    pub items: Vec<ItemMetric>,
+}
+
+impl Metrics {
+    /// Set the output's token count (say, after the caller added a newline) and what
+    /// follows from it.
+    pub fn record_output(&mut self, tokens: usize) {
+        let before = self.tokens_before_compression;
+        self.tokens_after_compression = tokens;
+        self.tokens_saved = before as i64 - tokens as i64;
+        let rate = if before == 0 {
+            0.0
+        } else {
+            self.tokens_saved as f64 * 100.0 / before as f64
+        };
+        self.compression_rate = format!("{rate:.1}%");
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemMetric {
+    pub id: String,
+    pub rank: usize,
+    pub score: f64,
+    pub tier: &'static str,
+    pub reason: &'static str,
+}
+
+/// Pack `chunks` within `settings.budget` tokens.
+pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
+    let opts = settings.options;
+    let mut ranked: Vec<usize> = (0..chunks.len()).collect();
+    // Best first; equal scores keep the response's order (a stable sort).
+    ranked.sort_by(|&a, &b| chunks[b].score.total_cmp(&chunks[a].score));
+    let mut rank_of = vec![0; chunks.len()];
+    for (k, &i) in ranked.iter().enumerate() {
+        rank_of[i] = k + 1;
+    }
+    let duplicate_of = dedup::duplicates(chunks, &ranked, opts.duplicate_jaccard);
+    let caps = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (tier, why) = if let Some(k) = duplicate_of[i] {
+                (
+                    Tier::Duplicate(rank_of[k]),
+                    "near-duplicate of a better chunk",
+                )
+            } else if c.score < opts.score_threshold {
+                (Tier::Metadata, "below the score threshold")
+            } else if c.text.chars().count() > opts.max_chars {
+                (Tier::Preview(0), "longer than max_chars: preview")
+            } else {
+                (Tier::Full, "fits")
+            };
+            let capped = tier.at_most(settings.max_tier);
+            (
+                capped,
+                if capped == tier {
+                    why
+                } else {
+                    "the level's cap"
+                },
+            )
+        })
+        .collect();
+    let filler = fill::Filler {
+        chunks,
+        ranked: &ranked,
+        caps,
+        tok: settings.tokenizer,
+        budget: settings.budget,
+        order: opts.order,
+    };
+    let (decisions, text, tokens) = filler.fill(cache);
+
+    let full: Vec<String> = ranked
+        .iter()
+        .filter_map(|&i| render::block(&chunks[i], rank_of[i], Tier::Full, cache))
+        .collect();
+    let before = settings.tokenizer.count(&full.join("\n\n"));
+    let mut metrics = Metrics {
+        total_chunks: chunks.len(),
+        metadata_only_chunks: decisions
+            .iter()
+            .filter(|d| d.tier == Tier::Metadata)
+            .count(),
+        tokens_before_compression: before,
+        tokens_after_compression: 0,
+        tokens_saved: 0,
+        compression_rate: String::new(),
+        budget: settings.budget,
+        tokenizer: settings.tokenizer.name().to_owned(),
+        items: ranked
+            .iter()
+            .map(|&i| ItemMetric {
+                id: chunks[i].id.clone(),
+                rank: rank_of[i],
+                score: chunks[i].score,
+                tier: decisions[i].tier.name(),
+                reason: decisions[i].reason,
+            })
+            .collect(),
+    };
+    metrics.record_output(tokens);
+    Packed {
+        text,
+        tokens,
+        metrics,
+    }
+}

@@ -48,6 +48,9 @@ pub struct PolicyOptions {
     /// The ops, applied in this order at every node, children first.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
+    /// How `pare pack` reads and packs a search response (field names, threshold, order).
+    #[serde(default)]
+    pub pack: Option<crate::pack::options::PackOptions>,
 }
 
 pub fn default_levels() -> Vec<String> {

@@ -1,0 +1,115 @@
+//! Reading the chunks out of a search response by the `[pack]` field mapping.
+
+use super::PackError;
+use super::options::PackOptions;
+use super::outline::Lang;
+use crate::value::{Map, Value};
+
+/// One search result, as the packer needs it.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    /// Position in the input.
+    pub index: usize,
+    pub id: String,
+    pub score: f64,
+    pub text: String,
+    pub path: String,
+    /// The chunk's first line in its file (1 when the response doesn't say).
+    pub line_start: usize,
+    /// Whether the response said where the chunk starts.
+    pub lines_known: bool,
+    pub header: Option<String>,
+    pub lang: Lang,
+}
+
+impl Chunk {
+    pub fn line_count(&self) -> usize {
+        self.text.lines().count().max(1)
+    }
+    pub fn line_end(&self) -> usize {
+        self.line_start + self.line_count() - 1
+    }
+}
+
+/// The chunks of `input`: the array at `opts.items` (or `input` itself when `items` is
+/// empty or `input` is an array).
+pub fn from_response(input: &Value, opts: &PackOptions) -> Result<Vec<Chunk>, PackError> {
+    let items = match input {
+        Value::Array(items) => items,
+        _ => {
+            let mut at = input;
+            for part in opts.items.split('.').filter(|p| !p.is_empty()) {
+                at = at.as_object().and_then(|m| m.get(part)).ok_or_else(|| {
+                    PackError::Mapping(format!("no `{}` in the input (pack.items)", opts.items))
+                })?;
+            }
+            at.as_array().ok_or_else(|| {
+                PackError::Mapping(format!(
+                    "`{}` is {}, not an array of chunks (pack.items)",
+                    opts.items,
+                    at.kind()
+                ))
+            })?
+        }
+    };
+    from_items(items.iter(), opts)
+}
+
+/// Chunks from a sequence of item objects (a response's array, or JSONL lines).
+pub fn from_items<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    opts: &PackOptions,
+) -> Result<Vec<Chunk>, PackError> {
+    let mut chunks = Vec::new();
+    let mut any_text = false;
+    let mut first_keys: Vec<String> = Vec::new();
+    for (index, item) in items.enumerate() {
+        let Value::Object(map) = item else {
+            return Err(PackError::Mapping(format!(
+                "item {index} is {}, not an object",
+                item.kind()
+            )));
+        };
+        if index == 0 {
+            first_keys = map.keys().cloned().collect();
+        }
+        let text = field_text(map, &opts.text);
+        any_text |= text.is_some();
+        let path = field_text(map, &opts.path).unwrap_or_default();
+        let line_start = opts
+            .line_start
+            .as_deref()
+            .and_then(|f| map.get(f))
+            .and_then(Value::as_f64)
+            .filter(|n| *n >= 1.0);
+        chunks.push(Chunk {
+            index,
+            id: field_text(map, &opts.id).unwrap_or_else(|| format!("#{index}")),
+            score: map.get(&opts.score).and_then(Value::as_f64).unwrap_or(0.0),
+            lang: Lang::from_path(&path),
+            text: text.unwrap_or_default(),
+            path,
+            line_start: line_start.map_or(1, |n| n as usize),
+            lines_known: line_start.is_some(),
+            header: opts.header.as_deref().and_then(|f| field_text(map, f)),
+        });
+    }
+    if !chunks.is_empty() && !any_text {
+        return Err(PackError::Mapping(format!(
+            "no item has a `{}` field (pack.text); the first item's fields: {}",
+            opts.text,
+            first_keys.join(", ")
+        )));
+    }
+    Ok(chunks)
+}
+
+/// A string field as text; numbers and booleans as written.
+fn field_text(map: &Map, field: &str) -> Option<String> {
+    match map.get(field)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.as_str().to_owned()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}

@@ -1,0 +1,108 @@
+//! The `[pack]` section of a policy: where a search response keeps its chunks, which of
+//! their fields mean what, and how to pack them.
+//!
+//! ```toml
+//! [pack]
+//! items = "results"        # the array of chunks (dotted path; "" when the input is the array)
+//! id = "chunk_id"
+//! score = "hybrid_score"
+//! text = "chunk_text"
+//! path = "source_file"
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How `pare pack` reads and packs a search response.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackOptions {
+    /// Dotted path from the root to the array of chunks (`results`, `data.hits`); empty when
+    /// the input itself is the array. JSONL input (one chunk per line) ignores it.
+    #[serde(default = "default_items")]
+    pub items: String,
+    /// Field with the chunk's id. Default: `id`.
+    #[serde(default = "default_id")]
+    pub id: String,
+    /// Field with the relevance score (higher is better). Default: `score`.
+    #[serde(default = "default_score")]
+    pub score: String,
+    /// Field with the chunk's text (code or prose). Default: `text`.
+    #[serde(default = "default_text")]
+    pub text: String,
+    /// Field with the source path; its extension picks the language. Default: `path`.
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// Field with the chunk's first line number in its file, if the response has one.
+    #[serde(default)]
+    pub line_start: Option<String>,
+    /// Field with a short heading for the chunk (`pod.py > Timeout Token`), if any.
+    #[serde(default)]
+    pub header: Option<String>,
+    /// Chunks scoring below this are shown as metadata only (seed 003's 0.4).
+    #[serde(default = "default_threshold")]
+    pub score_threshold: f64,
+    /// A chunk of at most this many characters is shown whole; a longer one starts at the
+    /// structure-preserving preview (seed 003's `maxLength`, 2000).
+    #[serde(default = "default_max_chars")]
+    pub max_chars: usize,
+    /// Order of the packed items: `score` (best first) or `edges` (best at both ends, for
+    /// models that read the middle of a long context less well).
+    #[serde(default)]
+    pub order: PackOrder,
+    /// Chunks whose word-shingle Jaccard similarity to a better one is at least this are
+    /// shown as a reference to it. 1.0 turns it off.
+    #[serde(default = "default_jaccard")]
+    pub duplicate_jaccard: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PackOrder {
+    #[default]
+    Score,
+    Edges,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        PackOptions {
+            items: default_items(),
+            id: default_id(),
+            score: default_score(),
+            text: default_text(),
+            path: default_path(),
+            line_start: None,
+            header: None,
+            score_threshold: default_threshold(),
+            max_chars: default_max_chars(),
+            order: PackOrder::Score,
+            duplicate_jaccard: default_jaccard(),
+        }
+    }
+}
+
+fn default_items() -> String {
+    "results".into()
+}
+fn default_id() -> String {
+    "id".into()
+}
+fn default_score() -> String {
+    "score".into()
+}
+fn default_text() -> String {
+    "text".into()
+}
+fn default_path() -> String {
+    "path".into()
+}
+fn default_threshold() -> f64 {
+    0.4
+}
+fn default_max_chars() -> usize {
+    2000
+}
+fn default_jaccard() -> f64 {
+    0.8
+}

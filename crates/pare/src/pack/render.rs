@@ -1,0 +1,113 @@
+//! One chunk as text at one tier.
+//!
+//! ```text
+//! [1] src/schedule/pod.py · score 0.8233 · id 1011 · pod.py > Timeout Token
+//! ```python
+//! def region_report(self, request, limit=20):
+//! # … 12 lines omitted (L4–L15)
+//!     return GraphTokenResponse(items=items, cursor=cursor)
+//! ```
+//! [metadata-only] lib/quota/report.rs · score 0.3548 · id 1020 · L1–59 · symbols: quota_report, Report · "Quota report."
+//! [id-only] 1031 · score 0.31
+//! ```
+
+use std::fmt::Write as _;
+
+use super::Tier;
+use super::cache::PreviewCache;
+use super::chunks::Chunk;
+use super::outline::{self, Lang, PreviewOptions};
+
+/// The preview's head and tail fractions at each preview step, most detail first.
+pub const PREVIEW_STEPS: [f64; 4] = [0.3, 0.15, 0.05, 0.0];
+
+/// `chunk` at `tier` (`None` for [`Tier::Out`]). A preview that keeps every line is the
+/// full text, without the ` · preview` note.
+pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
+    match tier {
+        Tier::Full => Some(code_block(chunk, rank, &chunk.text, "")),
+        Tier::Preview(step) => {
+            let fraction = PREVIEW_STEPS[usize::from(step)];
+            let text = cache.preview(chunk, fraction, |c| {
+                let opts = PreviewOptions {
+                    head: fraction,
+                    tail: fraction,
+                };
+                outline::preview(&c.text, c.lang, c.line_start, &opts).text
+            });
+            let note = if text == chunk.text {
+                ""
+            } else {
+                " · preview"
+            };
+            Some(code_block(chunk, rank, &text, note))
+        }
+        Tier::Metadata => Some(metadata_line(chunk, cache)),
+        Tier::IdOnly => Some(format!("[id-only] {} · score {}", chunk.id, score(chunk))),
+        Tier::Duplicate(of) => Some(format!(
+            "[{rank}] {} · score {} · id {} · near-duplicate of [{of}]",
+            chunk.path,
+            score(chunk),
+            chunk.id
+        )),
+        Tier::Out => None,
+    }
+}
+
+fn code_block(chunk: &Chunk, rank: usize, text: &str, note: &str) -> String {
+    let mut out = format!(
+        "[{rank}] {} · score {} · id {}",
+        chunk.path,
+        score(chunk),
+        chunk.id
+    );
+    if let Some(h) = &chunk.header {
+        let _ = write!(out, " · {h}");
+    }
+    out.push_str(note);
+    out.push_str("\n```");
+    out.push_str(fence_name(chunk.lang));
+    out.push('\n');
+    out.push_str(text.trim_end_matches('\n'));
+    out.push_str("\n```");
+    out
+}
+
+fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
+    let (symbols, doc) = cache.outline_facts(chunk);
+    let mut out = format!(
+        "[metadata-only] {} · score {} · id {} · L{}–{}",
+        chunk.path,
+        score(chunk),
+        chunk.id,
+        chunk.line_start,
+        chunk.line_end()
+    );
+    if !symbols.is_empty() {
+        let _ = write!(out, " · symbols: {}", symbols.join(", "));
+    }
+    if let Some(doc) = doc {
+        let _ = write!(out, " · \"{doc}\"");
+    }
+    out
+}
+
+fn score(chunk: &Chunk) -> String {
+    let s = format!("{:.4}", chunk.score);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() { "0".into() } else { s.into() }
+}
+
+fn fence_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust => "rust",
+        Lang::Python => "python",
+        Lang::TypeScript => "typescript",
+        Lang::Tsx => "tsx",
+        Lang::JavaScript => "javascript",
+        Lang::Go => "go",
+        Lang::Java => "java",
+        Lang::Markdown => "markdown",
+        _ => "",
+    }
+}
