@@ -325,3 +325,107 @@ fn mapping_errors_are_clear() {
     let err = chunks::from_response(&v, &opts).unwrap_err().to_string();
     assert!(err.contains("no `results`"), "{err}");
 }
+
+/// Share of the top-3 chunks' signature lines (the outline's important lines) shown verbatim.
+fn top3_signature_recall(list: &[Chunk], text: &str) -> f64 {
+    let mut ranked: Vec<&Chunk> = list.iter().collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let (mut want, mut found) = (0, 0);
+    for c in ranked.iter().take(3) {
+        let lines: Vec<&str> = c.text.lines().collect();
+        for &n in &outline::outline(&c.text, c.lang).important {
+            let line = lines.get(n - 1).copied().unwrap_or("");
+            if line.trim().is_empty() {
+                continue;
+            }
+            want += 1;
+            found += usize::from(text.lines().any(|l| l == line));
+        }
+    }
+    if want == 0 {
+        1.0
+    } else {
+        found as f64 / want as f64
+    }
+}
+
+/// Baseline 1: every chunk whole, best first, cut at the budget.
+fn cut_at_head(list: &[Chunk], budget: usize) -> String {
+    let mut ranked: Vec<&Chunk> = list.iter().collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let all: Vec<String> = ranked
+        .iter()
+        .map(|c| format!("{}\n{}", c.path, c.text))
+        .collect();
+    let all = all.join("\n\n");
+    all[..tok().prefix_len(&all, budget)].to_owned()
+}
+
+/// Baseline 2: whole chunks, best first, each added if it still fits.
+fn whole_greedy(list: &[Chunk], budget: usize) -> (String, usize) {
+    let mut ranked: Vec<&Chunk> = list.iter().collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut out = String::new();
+    let mut shown = 0;
+    for c in ranked {
+        let candidate = if out.is_empty() {
+            format!("{}\n{}", c.path, c.text)
+        } else {
+            format!("{out}\n\n{}\n{}", c.path, c.text)
+        };
+        if tok().count(&candidate) <= budget {
+            out = candidate;
+            shown += 1;
+        }
+    }
+    (out, shown)
+}
+
+/// The README's comparison table (printed), and pare's recall at least the baselines'.
+#[test]
+fn against_baselines_at_equal_budgets() {
+    let Some(response) = corpus_response() else {
+        return;
+    };
+    let opts = search_options();
+    let list = chunks::from_response(&response, &opts).expect("chunks");
+    let mut cache = PreviewCache::new(256);
+    println!(
+        "| budget | pare tokens | full / preview / metadata / id / left out | pare top-3 signature recall | cut at head: tokens, recall | whole chunks greedily: tokens, chunks, recall |"
+    );
+    println!("|---:|---:|---|---:|---|---|");
+    for budget in [800, 1500, 4000] {
+        let packed = run(&list, &opts, budget, &mut cache);
+        let tiers = |name: &str| {
+            packed
+                .metrics
+                .items
+                .iter()
+                .filter(|i| i.tier == name)
+                .count()
+        };
+        let ours = top3_signature_recall(&list, &packed.text);
+        let head = cut_at_head(&list, budget);
+        let head_recall = top3_signature_recall(&list, &head);
+        let (greedy, shown) = whole_greedy(&list, budget);
+        let greedy_recall = top3_signature_recall(&list, &greedy);
+        println!(
+            "| {budget} | {} | {} / {} / {} / {} / {} | {:.0}% | {}, {:.0}% | {}, {shown}, {:.0}% |",
+            packed.tokens,
+            tiers("full"),
+            tiers("preview"),
+            tiers("metadata-only") + tiers("duplicate"),
+            tiers("id-only"),
+            tiers("left-out"),
+            ours * 100.0,
+            tok().count(&head),
+            head_recall * 100.0,
+            tok().count(&greedy),
+            greedy_recall * 100.0
+        );
+        assert!(
+            ours >= head_recall && ours >= greedy_recall,
+            "budget {budget}: pare's recall {ours} below a baseline"
+        );
+    }
+}
