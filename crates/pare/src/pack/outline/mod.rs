@@ -356,7 +356,7 @@ impl Analysis {
     /// Marks 0-based rows `from..=to`, ignoring rows past the chunk.
     fn mark(&mut self, from: usize, to: usize) {
         let n = self.important.len();
-        if from < n {
+        if from < n && from <= to {
             self.important[from..=to.min(n - 1)]
                 .iter_mut()
                 .for_each(|f| *f = true);

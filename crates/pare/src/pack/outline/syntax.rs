@@ -69,6 +69,8 @@ pub(super) fn analyze(lines: &[&str], text: &str, lang: Lang) -> Analysis {
         src: text.as_bytes(),
         lines,
         a: Analysis::new(lines.len()),
+        ancestors: Vec::new(),
+        runs: Vec::new(),
     };
     walker.walk(root);
     let mut a = walker.a;
@@ -98,11 +100,17 @@ pub(super) fn analyze(lines: &[&str], text: &str, lang: Lang) -> Analysis {
     a
 }
 
-struct Walker<'s> {
+struct Walker<'s, 't> {
     lang: Lang,
     src: &'s [u8],
     lines: &'s [&'s str],
     a: Analysis,
+    /// Ancestors of the visited node, root first. Kept here because `Node::parent` and
+    /// `Node::prev_sibling` search down from the root: quadratic on deeply nested input.
+    ancestors: Vec<Node<'t>>,
+    /// Per depth (the ancestors' and the node's): the run of comments, attributes and
+    /// decorators right before the node at that depth, nearest last.
+    runs: Vec<Vec<Node<'t>>>,
 }
 
 /// A definition found in the tree.
@@ -131,25 +139,71 @@ fn is_comment(kind: &str) -> bool {
     matches!(kind, "comment" | "line_comment" | "block_comment")
 }
 
-impl<'s> Walker<'s> {
-    fn walk(&mut self, root: Node) {
+fn is_attached(kind: &str) -> bool {
+    is_comment(kind)
+        || matches!(
+            kind,
+            "attribute_item" | "decorator" | "annotation" | "marker_annotation"
+        )
+}
+
+impl<'s, 't> Walker<'s, 't> {
+    fn walk(&mut self, root: Node<'t>) {
         // Iterative preorder: deeply nested input must not overflow the stack.
         let mut cursor = root.walk();
+        self.runs.push(Vec::new());
         loop {
             let node = cursor.node();
             self.visit(node);
             if cursor.goto_first_child() {
+                self.ancestors.push(node);
+                self.runs.push(Vec::new());
                 continue;
             }
             loop {
+                let left = cursor.node();
                 if cursor.goto_next_sibling() {
+                    if let Some(run) = self.runs.last_mut() {
+                        if is_attached(left.kind()) {
+                            run.push(left);
+                        } else {
+                            run.clear();
+                        }
+                    }
                     break;
                 }
                 if !cursor.goto_parent() {
                     return;
                 }
+                self.ancestors.pop();
+                self.runs.pop();
             }
         }
+    }
+
+    /// The `up`-th ancestor of the visited node (0: its parent).
+    fn ancestor(&self, up: usize) -> Option<Node<'t>> {
+        let n = self.ancestors.len();
+        n.checked_sub(up + 1).map(|i| self.ancestors[i])
+    }
+
+    /// The depth of the node a definition's decorators, `export` and `declare` belong to:
+    /// comments above it are its siblings. The visited node is at depth `ancestors.len()`.
+    fn outer_depth(&self, node: Node) -> usize {
+        let mut depth = self.ancestors.len();
+        // A JS/TS binding's statement (`const f = …`), not the declarator.
+        if node.kind() == "variable_declarator" && depth > 0 {
+            depth -= 1;
+        }
+        while depth > 0
+            && matches!(
+                self.ancestors[depth - 1].kind(),
+                "export_statement" | "decorated_definition" | "ambient_declaration"
+            )
+        {
+            depth -= 1;
+        }
+        depth
     }
 
     fn text(&self, node: Node) -> &'s str {
@@ -161,7 +215,7 @@ impl<'s> Walker<'s> {
             .map(|n| self.text(n).to_string())
     }
 
-    fn visit(&mut self, node: Node) {
+    fn visit(&mut self, node: Node<'t>) {
         if !node.is_named() {
             return; // keyword tokens share kinds with nodes (`module`)
         }
@@ -179,7 +233,8 @@ impl<'s> Walker<'s> {
         let Some(def) = self.classify(node) else {
             return;
         };
-        let outer = outer(node);
+        let depth = self.outer_depth(node);
+        let outer = self.ancestors.get(depth).copied().unwrap_or(node);
         let start = outer.start_position().row;
         let sig_end = def
             .sig_end
@@ -190,7 +245,7 @@ impl<'s> Walker<'s> {
         if let Some(name) = &def.name {
             self.a.symbol(name, def.kind, def.name_row);
         }
-        self.preceding(outer);
+        self.preceding(outer, depth);
         if let Some(string) = def.docstring {
             self.docstring(string);
         }
@@ -198,31 +253,48 @@ impl<'s> Walker<'s> {
 
     /// Comments and attributes directly above a definition (no blank line between): all
     /// attribute/decorator rows, and the summary of the doc comment block.
-    fn preceding(&mut self, outer: Node) {
+    fn preceding(&mut self, outer: Node, depth: usize) {
         let mut top = outer.start_position().row;
         let mut comment_rows = Vec::new();
-        let mut sibling = outer.prev_sibling();
-        while let Some(s) = sibling {
+        let run = self.runs.get(depth).cloned().unwrap_or_default();
+        for s in run.into_iter().rev() {
             if last_row(s) + 1 < top || !self.starts_line(s) {
                 break;
             }
-            let kind = s.kind();
-            if matches!(
-                kind,
-                "attribute_item" | "decorator" | "annotation" | "marker_annotation"
-            ) {
+            if !is_comment(s.kind()) {
                 self.a.mark(s.start_position().row, last_row(s));
-            } else if is_comment(kind) && self.is_doc_comment(s) {
-                comment_rows.extend((s.start_position().row..=last_row(s)).rev());
+            } else if self.is_doc_comment(s) {
+                comment_rows.extend(s.start_position().row..=last_row(s));
             } else {
                 break;
             }
             top = s.start_position().row;
-            sibling = s.prev_sibling();
         }
-        comment_rows.reverse();
+        // Error recovery can swallow comments into an `ERROR` node (a chunk starting
+        // mid-function): keep going line by line over what looks like doc comments.
+        while top > 0 && self.looks_like_doc(content(self.lines[top - 1])) {
+            top -= 1;
+            comment_rows.push(top);
+        }
+        comment_rows.sort_unstable();
         comment_rows.dedup();
         self.summary(&comment_rows);
+    }
+
+    /// A whole line of doc comment, by its first characters (see [`Self::is_doc_comment`]).
+    fn looks_like_doc(&self, line: &str) -> bool {
+        let t = line.trim_start();
+        // Block comment continuation: `*` then a space or nothing (not `*ptr`).
+        let continuation = t == "*" || t.starts_with("* ") || t.starts_with("*/");
+        match self.lang {
+            Lang::Rust => {
+                (t.starts_with("///") && !t.starts_with("////"))
+                    || (t.starts_with("/**") && !t.starts_with("/***"))
+                    || continuation
+            }
+            Lang::Python => t.starts_with('#') && !t.starts_with("#!"),
+            _ => t.starts_with("//") || t.starts_with("/*") || continuation,
+        }
     }
 
     fn summary(&mut self, rows: &[usize]) {
@@ -249,26 +321,23 @@ impl<'s> Walker<'s> {
         if !(text.starts_with("//!") || text.starts_with("/*!")) {
             return;
         }
-        // Only the first line of a run of `//!` comments starts the summary.
-        if let Some(prev) = node.prev_sibling()
-            && is_comment(prev.kind())
-            && last_row(prev) + 1 == node.start_position().row
-            && self.text(prev).starts_with("//!")
-        {
+        // A run of `//!` lines is one doc: only its first line starts the summary.
+        let inner_line = |row: usize| {
+            self.lines
+                .get(row)
+                .is_some_and(|l| content(l).trim_start().starts_with("//!"))
+        };
+        let start = node.start_position().row;
+        if text.starts_with("//!") && start > 0 && inner_line(start - 1) {
             return;
         }
-        let mut rows: Vec<usize> = (node.start_position().row..=last_row(node)).collect();
-        let mut next = node.next_sibling();
-        while let Some(n) = next {
-            if !is_comment(n.kind())
-                || !self.text(n).starts_with("//!")
-                || n.start_position().row != rows.last().map_or(0, |r| r + 1)
-            {
-                break;
+        let mut end = last_row(node);
+        if text.starts_with("//!") {
+            while inner_line(end + 1) {
+                end += 1;
             }
-            rows.extend(n.start_position().row..=last_row(n));
-            next = n.next_sibling();
         }
+        let rows: Vec<usize> = (start..=end).collect();
         self.summary(&rows);
     }
 
@@ -292,7 +361,7 @@ impl<'s> Walker<'s> {
             || (t.starts_with("/**") && !t.starts_with("/***") && !t.starts_with("/**/"))
     }
 
-    fn def<'t>(
+    fn def(
         &self,
         node: Node<'t>,
         kind: &'static str,
@@ -316,8 +385,15 @@ impl<'s> Walker<'s> {
         match (sig, body) {
             (Sig::Body, Some(body)) if self.lang == Lang::Python => {
                 // Up to the `:` before the block, whose first row is already code.
-                body.prev_sibling()
-                    .map_or(body.start_position().row, last_row)
+                let mut cursor = node.walk();
+                let mut before = None;
+                for child in node.children(&mut cursor) {
+                    if child.id() == body.id() {
+                        break;
+                    }
+                    before = Some(child);
+                }
+                before.map_or(body.start_position().row, last_row)
             }
             (Sig::Body | Sig::Whole, Some(body)) => body.start_position().row,
             (Sig::Whole, None) => last_row(node),
@@ -325,7 +401,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn classify<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn classify(&self, node: Node<'t>) -> Option<Def<'t>> {
         match self.lang {
             Lang::Rust => self.rust(node),
             Lang::Python => self.python(node),
@@ -336,14 +412,15 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn rust<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn rust(&self, node: Node<'t>) -> Option<Def<'t>> {
         let (kind, sig) = match node.kind() {
             "function_item" | "function_signature_item" => {
-                let in_trait_or_impl = node
-                    .parent()
-                    .filter(|p| p.kind() == "declaration_list")
-                    .and_then(|p| p.parent())
-                    .is_some_and(|g| matches!(g.kind(), "impl_item" | "trait_item"));
+                let in_trait_or_impl = self
+                    .ancestor(0)
+                    .is_some_and(|p| p.kind() == "declaration_list")
+                    && self
+                        .ancestor(1)
+                        .is_some_and(|g| matches!(g.kind(), "impl_item" | "trait_item"));
                 let kind = if in_trait_or_impl {
                     "method"
                 } else {
@@ -380,14 +457,17 @@ impl<'s> Walker<'s> {
         self.def(node, kind, "name", sig)
     }
 
-    fn python<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn python(&self, node: Node<'t>) -> Option<Def<'t>> {
         let (kind, sig) = match node.kind() {
             "function_definition" => {
-                let in_class = node
-                    .parent()
-                    .filter(|p| p.kind() == "block")
-                    .and_then(|p| p.parent())
-                    .is_some_and(|g| g.kind() == "class_definition");
+                let decorated = self
+                    .ancestor(0)
+                    .is_some_and(|p| p.kind() == "decorated_definition");
+                let up = usize::from(decorated);
+                let in_class = self.ancestor(up).is_some_and(|p| p.kind() == "block")
+                    && self
+                        .ancestor(up + 1)
+                        .is_some_and(|g| g.kind() == "class_definition");
                 // A fragment cut from a class body has no class node; `self`/`cls` tell.
                 let first_param = node
                     .child_by_field_name("parameters")
@@ -413,7 +493,7 @@ impl<'s> Walker<'s> {
         Some(def)
     }
 
-    fn script<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn script(&self, node: Node<'t>) -> Option<Def<'t>> {
         let (kind, sig, name_field) = match node.kind() {
             "function_declaration" | "generator_function_declaration" => {
                 ("function", Sig::Body, "name")
@@ -474,15 +554,16 @@ impl<'s> Walker<'s> {
     }
 
     /// `const f = (…) => {…}` and other function values, and any exported binding.
-    fn script_variable<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn script_variable(&self, node: Node<'t>) -> Option<Def<'t>> {
         let name_node = node.child_by_field_name("name")?;
         if name_node.kind() != "identifier" {
             return None; // destructuring
         }
-        let decl = node.parent()?;
-        let exported = decl
-            .parent()
-            .is_some_and(|p| p.kind() == "export_statement");
+        let decl = self.ancestor(0)?;
+        // Exported or `declare`d bindings are API (a `.d.ts` is made of them).
+        let exported = self
+            .ancestor(1)
+            .is_some_and(|p| matches!(p.kind(), "export_statement" | "ambient_declaration"));
         let value = node.child_by_field_name("value");
         let kind = match value.map(|v| v.kind()) {
             Some(k) if is_function_value(k) => "function",
@@ -508,7 +589,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `module.exports = …`, `exports.name = …`.
-    fn commonjs_export<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn commonjs_export(&self, node: Node<'t>) -> Option<Def<'t>> {
         let assign = node.named_child(0)?;
         if assign.kind() != "assignment_expression" {
             return None;
@@ -537,7 +618,7 @@ impl<'s> Walker<'s> {
         })
     }
 
-    fn go<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn go(&self, node: Node<'t>) -> Option<Def<'t>> {
         match node.kind() {
             "function_declaration" => self.def(node, "function", "name", Sig::Whole),
             "method_declaration" => self.def(node, "method", "name", Sig::Whole),
@@ -582,7 +663,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn java<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+    fn java(&self, node: Node<'t>) -> Option<Def<'t>> {
         let kind = match node.kind() {
             "class_declaration" => "class",
             "interface_declaration" | "annotation_type_declaration" => "interface",
@@ -625,29 +706,6 @@ fn is_function_value(kind: &str) -> bool {
         kind,
         "arrow_function" | "function_expression" | "function" | "generator_function"
     )
-}
-
-/// The node a definition's decorators, `export` and `declare` belong to: comments above
-/// it are siblings of this one.
-fn outer(node: Node) -> Node {
-    let mut outer = node;
-    // A JS/TS binding's declaration (`const f = …`) is the statement.
-    if outer.kind() == "variable_declarator"
-        && let Some(p) = outer.parent()
-    {
-        outer = p;
-    }
-    while let Some(p) = outer.parent() {
-        if matches!(
-            p.kind(),
-            "export_statement" | "decorated_definition" | "ambient_declaration"
-        ) {
-            outer = p;
-        } else {
-            break;
-        }
-    }
-    outer
 }
 
 /// The docstring of a Python block or module: its first statement, if that is a string.
