@@ -6,6 +6,15 @@
 //! (`export function class interface type const let var enum namespace`); the
 //! per-language lists name only words that begin a definition in that language, so a
 //! Rust body full of `let` or a Python `var = …` does not light up.
+//!
+//! ```
+//! use pare::pack::outline::{Lang, outline};
+//!
+//! let o = outline("// Lua, say\nlocal x = 1\nexport default class Panel {\n}\n", Lang::Other);
+//! assert_eq!(o.important, [3]);
+//! assert_eq!((o.symbols[0].name.as_str(), o.symbols[0].kind), ("Panel", "class"));
+//! assert_eq!(o.first_doc.as_deref(), Some("Lua, say"));
+//! ```
 
 use super::{Analysis, content, doc_summary};
 

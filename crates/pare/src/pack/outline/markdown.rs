@@ -2,6 +2,15 @@
 //! paragraph, list, table or quote block, so a preview reads like a table of contents with
 //! topic sentences. Fenced code blocks are skipped: their lines are never important, and a
 //! `#` inside them is not a heading.
+//!
+//! ```
+//! use pare::pack::outline::{Lang, outline};
+//!
+//! let md = "# Setup\n\nInstall it. Then run it.\nMore text.\n\n```sh\n# a comment\n```\n";
+//! let o = outline(md, Lang::Markdown);
+//! assert_eq!(o.important, [1, 3]);
+//! assert_eq!(o.first_doc.as_deref(), Some("Setup"));
+//! ```
 
 use super::{Analysis, content};
 

@@ -26,13 +26,15 @@
 //! ```
 //! use pare::pack::outline::{Lang, PreviewOptions, preview};
 //!
-//! let code = "fn a() {\n    one();\n    two();\n    three();\n}\n";
+//! let code = "/// Adds.\nfn add(a: u64, b: u64) -> u64 {\n    let sum = a.wrapping_add(b);\n    \
+//!             debug_assert!(sum >= a);\n    sum\n}\n";
 //! let p = preview(code, Lang::Rust, 10, &PreviewOptions { head: 0.0, tail: 0.0 });
-//! assert_eq!(p.text, "fn a() {\n    // … 3 lines omitted (L11–L13)\n}\n");
-//! assert_eq!((p.kept, p.omitted), (2, 3));
+//! assert_eq!(p.text, "/// Adds.\nfn add(a: u64, b: u64) -> u64 {\n// … 4 lines omitted (L12–L15)\n");
+//! assert_eq!((p.kept, p.omitted), (2, 4));
 //! ```
 
 mod keyword;
+mod lang;
 mod markdown;
 mod syntax;
 
