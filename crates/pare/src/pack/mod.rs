@@ -9,9 +9,9 @@
 //!
 //! ```
 //! use pare::pack::{pack, PackSettings, Tier, chunks, cache::PreviewCache, options::PackOptions};
-//! let input = pare::json::parse(r#"{"results":[
+//! let input = pare::json::parse(r##"{"results":[
 //!   {"id":"a","score":0.9,"path":"src/lib.rs","text":"/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }"},
-//!   {"id":"b","score":0.2,"path":"notes.md","text":"# Notes\nNothing much."}]}"#).unwrap();
+//!   {"id":"b","score":0.2,"path":"notes.md","text":"# Notes\nNothing much."}]}"##).unwrap();
 //! let opts = PackOptions::default();
 //! let list = chunks::from_response(&input, &opts).unwrap();
 //! let tok = pare::tokens::builtin("o200k_base").unwrap();
