@@ -98,16 +98,10 @@ fn score(chunk: &Chunk) -> String {
     if s.is_empty() { "0".into() } else { s.into() }
 }
 
+/// The code fence's language tag: the language's name, none for unknown text.
 fn fence_name(lang: Lang) -> &'static str {
     match lang {
-        Lang::Rust => "rust",
-        Lang::Python => "python",
-        Lang::TypeScript => "typescript",
-        Lang::Tsx => "tsx",
-        Lang::JavaScript => "javascript",
-        Lang::Go => "go",
-        Lang::Java => "java",
-        Lang::Markdown => "markdown",
-        _ => "",
+        Lang::Other => "",
+        known => known.name(),
     }
 }
