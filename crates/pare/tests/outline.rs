@@ -800,6 +800,29 @@ fn deep_nesting_and_long_lines() {
     }
 }
 
+#[test]
+fn grammar_loops_are_cut_off() {
+    // tree-sitter-typescript#323: the TSX grammar loops forever (growing memory) on these;
+    // the second is what the proptest below found. The parse is cancelled after an
+    // operation budget and the keyword scan takes over.
+    let cases = [
+        "<a {{b:>c:d(e f)\n",
+        "e.s=@ide\u{1c08})\u{fffd}\u{1fad8}=\u{1f574}\u{1f4b}`\u{9b2}{'.':@\"\"/(b}=.<:@",
+        "export function f() {\n  return <div style={{ textAlign:>Note: (this)</div>;\n}\n",
+    ];
+    let mut tally = Tally::default();
+    for text in cases {
+        let started = std::time::Instant::now();
+        check_chunk(text, Lang::Tsx, 1, &mut tally);
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{text:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    assert_eq!(outline(cases[2], Lang::Tsx).important, [1]);
+}
+
 // ---------------------------------------------------------------- real source
 
 /// Files under `root` (recursively, symlinks not followed) whose names end with one of
@@ -1078,7 +1101,8 @@ fn fraction() -> impl Strategy<Value = f64> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 1000,
+        // `PROPTEST_CASES=100000` for a longer soak.
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

@@ -130,6 +130,9 @@ pub(super) fn scan(lines: &[&str], keywords: Keywords, a: &mut Analysis) {
             if let (Some(kind), Some(name)) = (kind, name) {
                 a.symbol(name, kind, row);
             }
+            if kind.is_some() {
+                attach_docs(lines, row, keywords, a);
+            }
         }
     }
     if let Some(row) = (0..lines.len()).find(|&r| is_comment(content(lines[r]), keywords)) {
@@ -139,6 +142,59 @@ pub(super) fn scan(lines: &[&str], keywords: Keywords, a: &mut Analysis) {
         let (_, first) = doc_summary(lines, &block);
         if let Some(first) = first {
             a.docs.push((row, first));
+        }
+    }
+}
+
+/// The doc comment and attributes right above a definition line: attributes are marked
+/// by the scan already; the doc's summary is marked here and recorded as a doc.
+fn attach_docs(lines: &[&str], row: usize, kw: Keywords, a: &mut Analysis) {
+    let mut top = row;
+    let mut rows = Vec::new();
+    while top > 0 {
+        let line = content(lines[top - 1]);
+        let t = line.trim_start();
+        if doc_line(line, kw) {
+            rows.push(top - 1);
+        } else if !(t.starts_with("#[") || t.starts_with('@')) {
+            break;
+        }
+        top -= 1;
+    }
+    rows.reverse();
+    let (kept, first) = doc_summary(lines, &rows);
+    for &r in &kept {
+        a.mark(r, r);
+    }
+    if let (Some(&r), Some(first)) = (kept.first(), first) {
+        a.docs.push((r, first));
+    }
+}
+
+/// A whole line of doc comment, by its first characters. Rust documents with `///` and
+/// `/** */` only (plain `//` above an item is often commented-out code); elsewhere any
+/// comment line counts. `*` continues a block comment only before a space (not `*ptr`).
+pub(super) fn doc_line(line: &str, kw: Keywords) -> bool {
+    let t = line.trim_start();
+    let continuation = t == "*" || t.starts_with("* ") || t.starts_with("*/");
+    match kw {
+        Keywords::Rust => {
+            (t.starts_with("///") && !t.starts_with("////"))
+                || (t.starts_with("/**") && !t.starts_with("/***"))
+                || continuation
+        }
+        Keywords::Python => t.starts_with('#') && !t.starts_with("#!"),
+        Keywords::Seed => {
+            t.starts_with("//")
+                || t.starts_with("/*")
+                || continuation
+                || t.starts_with("# ")
+                || t == "#"
+                || t.starts_with("-- ")
+                || t.starts_with(";;")
+        }
+        Keywords::Script | Keywords::Go | Keywords::Java => {
+            t.starts_with("//") || t.starts_with("/*") || continuation
         }
     }
 }

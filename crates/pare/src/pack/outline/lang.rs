@@ -90,7 +90,12 @@ impl<'t> Walker<'_, 't> {
                     && self
                         .ancestor(1)
                         .is_some_and(|g| matches!(g.kind(), "impl_item" | "trait_item"));
-                let kind = if in_trait_or_impl {
+                // A fragment cut from an impl has no impl node; a `self` parameter tells.
+                let takes_self = node
+                    .child_by_field_name("parameters")
+                    .and_then(|p| p.named_child(0))
+                    .is_some_and(|p| p.kind() == "self_parameter");
+                let kind = if in_trait_or_impl || takes_self {
                     "method"
                 } else {
                     "function"

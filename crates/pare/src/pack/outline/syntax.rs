@@ -21,8 +21,9 @@
 //! ```
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 
-use tree_sitter::{Language, Node, Parser, Tree};
+use tree_sitter::{Language, Node, ParseOptions, ParseState, Parser, Tree};
 
 use super::keyword::{self, Keywords};
 use super::lang::docstring;
@@ -57,10 +58,39 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
+/// Progress checks (one per ~100 parser operations) a parse may take: a fixed allowance
+/// plus one per [`PARSE_BYTES_PER_CHECK`] bytes. Real code needs about one per 25 bytes;
+/// some inputs send a grammar into an endless loop (tree-sitter-typescript#323: the TSX
+/// parser on `<a {{b:>c:d(e f)`) that would eat memory until the process dies, at ~0.2 ms
+/// per check. Counting operations rather than time keeps the outcome deterministic. A
+/// cancelled parse falls back to the keyword scan.
+const PARSE_CHECKS_BASE: usize = 500;
+const PARSE_BYTES_PER_CHECK: usize = 2;
+
 fn parse(text: &str, language: &Language) -> Option<Tree> {
+    let budget = PARSE_CHECKS_BASE.saturating_add(text.len() / PARSE_BYTES_PER_CHECK);
     let run = |p: &mut Parser| {
         p.set_language(language).ok()?;
-        p.parse(text, None)
+        let bytes = text.as_bytes();
+        let mut checks = 0usize;
+        let mut progress = |_: &ParseState| {
+            checks += 1;
+            if checks > budget {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let tree = p.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        if tree.is_none() {
+            p.reset(); // a cancelled parse would otherwise resume on the next call
+        }
+        tree
     };
     PARSER
         .try_with(|cell| match cell.try_borrow_mut() {
@@ -282,20 +312,8 @@ impl<'s, 't> Walker<'s, 't> {
         self.summary(&comment_rows);
     }
 
-    /// A whole line of doc comment, by its first characters (see [`Self::is_doc_comment`]).
     fn looks_like_doc(&self, line: &str) -> bool {
-        let t = line.trim_start();
-        // Block comment continuation: `*` then a space or nothing (not `*ptr`).
-        let continuation = t == "*" || t.starts_with("* ") || t.starts_with("*/");
-        match self.lang {
-            Lang::Rust => {
-                (t.starts_with("///") && !t.starts_with("////"))
-                    || (t.starts_with("/**") && !t.starts_with("/***"))
-                    || continuation
-            }
-            Lang::Python => t.starts_with('#') && !t.starts_with("#!"),
-            _ => t.starts_with("//") || t.starts_with("/*") || continuation,
-        }
+        keyword::doc_line(line, keywords(self.lang))
     }
 
     fn summary(&mut self, rows: &[usize]) {
