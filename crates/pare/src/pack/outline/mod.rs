@@ -3,7 +3,8 @@
 //! A search hit or code chunk that does not fit its token budget is cut down, not chopped:
 //! [`preview`] keeps the first and last lines (fractions of the chunk, 30% / 30% by
 //! default), every *important* line in between, and replaces each run of dropped lines by
-//! one marker in the language's comment syntax, e.g. `// … 41 lines omitted (L12–L52)`.
+//! one marker in the language's comment syntax, e.g. `// … 41 lines omitted (L12–L52)`
+//! (a run that is shorter than its marker, such as blank lines or a lone `}`, stays).
 //! Kept lines are byte-identical to the chunk's lines, so a reader can still quote them.
 //!
 //! Important lines come from [`outline`]:
@@ -15,7 +16,8 @@
 //!   decorators/attributes, and the summary paragraph of their doc comments (up to
 //!   [`MAX_DOC_LINES`]).
 //! * Markdown: headings and the first line of every paragraph.
-//! * Anything else, and parses that broke down: a keyword scan. A line is important if,
+//! * Anything else, and parses that broke down (or ran over an operation budget: some
+//!   grammars loop forever on some garbage): a keyword scan. A line is important if,
 //!   after indentation and modifiers (`export`, `pub`, `async`, `public`, …), it starts with
 //!   `export function class interface type const let var enum namespace` as a whole word;
 //!   for Rust, Python, Go and Java the scan uses that language's definition keywords.

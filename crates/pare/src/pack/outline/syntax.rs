@@ -53,6 +53,14 @@ fn keywords(lang: Lang) -> Keywords {
     }
 }
 
+/// When the grammar gives nothing, the keyword list is all there is: the seed's for JS/TS.
+fn fallback(lang: Lang) -> Keywords {
+    match keywords(lang) {
+        Keywords::Script => Keywords::Seed,
+        kw => kw,
+    }
+}
+
 thread_local! {
     // Parsers keep allocations between parses; one per thread, language swapped per call.
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
@@ -103,7 +111,7 @@ fn parse(text: &str, language: &Language) -> Option<Tree> {
 pub(super) fn analyze(lines: &[&str], text: &str, lang: Lang) -> Analysis {
     let tree = grammar(lang).and_then(|g| parse(text, &g));
     let Some(tree) = tree else {
-        return keyword::analyze(lines, keywords(lang));
+        return keyword::analyze(lines, fallback(lang)); // parse cancelled
     };
     let root = tree.root_node();
     let mut walker = Walker {
@@ -118,12 +126,7 @@ pub(super) fn analyze(lines: &[&str], text: &str, lang: Lang) -> Analysis {
     let mut a = walker.a;
     if root.has_error() {
         if a.symbols.is_empty() && !a.important.contains(&true) {
-            // Nothing recognisable: the keyword list is all we have (the seed's for JS/TS).
-            let kw = match keywords(lang) {
-                Keywords::Script => Keywords::Seed,
-                kw => kw,
-            };
-            keyword::scan(lines, kw, &mut a);
+            keyword::scan(lines, fallback(lang), &mut a);
         } else {
             // The tree's docs are better than the scan's first comment, when there are any.
             let tree_docs = a.docs.len();
