@@ -118,7 +118,7 @@ pub enum ExpandError {
 /// ```
 pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if body.starts_with(auto::LEGEND_PREFIX) {
+    if toon::is_dialect(body) {
         let value =
             toon::decode(body, &toon::DecodeOptions::default()).map_err(ExpandError::Auto)?;
         return Ok((value, Detected::Auto));
