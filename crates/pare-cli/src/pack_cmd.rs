@@ -6,7 +6,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args as ClapArgs;
 use pare::pack::cache::PreviewCache;
 use pare::pack::options::PackOptions;
-use pare::pack::{PackSettings, Tier, chunks, pack};
+use pare::pack::{PackSettings, Tier, chunks, pack, pack_from_cursor};
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
 use crate::policy_cmd;
@@ -33,6 +33,14 @@ pub struct Args {
     /// Read one chunk object per line.
     #[arg(long)]
     pub jsonl: bool,
+    /// Start the output with a one-line JSON envelope: mode, tokenizer, tokens, budget, what
+    /// was cut, has_more/next_cursor, total, warnings (also `envelope = true` in [pack]).
+    #[arg(long)]
+    pub envelope: bool,
+    /// Print the page this cursor names (from an earlier run's envelope or left-out note,
+    /// with the same input, budget, level and policy).
+    #[arg(long, value_name = "CURSOR")]
+    pub cursor: Option<String>,
     /// Tokenizer: o200k_base, cl100k_base, chars4.
     #[arg(long, default_value = "o200k_base")]
     pub tokenizer: String,
@@ -46,7 +54,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
-    let (options, level) = match &args.policy {
+    let (mut options, level) = match &args.policy {
         Some(path) => {
             let policy = policy_cmd::load(path)?;
             let level = match &args.level {
@@ -76,6 +84,8 @@ pub fn run(args: Args) -> Result<()> {
     };
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;
+    options.envelope |= args.envelope;
+    let mut total = None;
     let list = if args.jsonl {
         let mut values = Vec::new();
         for (n, line) in text
@@ -89,30 +99,32 @@ pub fn run(args: Args) -> Result<()> {
         chunks::from_items(values.iter(), &options)
     } else {
         let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+        total = chunks::total(&value, &options);
         chunks::from_response(&value, &options)
     }
     .map_err(|e| anyhow!("{name}: {e}"))?;
 
-    // The printed text ends with a newline, which the budget covers too.
     let settings = PackSettings {
         options: &options,
-        budget: args.budget.saturating_sub(1),
+        budget: args.budget,
         tokenizer: tok,
         max_tier: Tier::cap_for_level(&level),
+        level: &level,
+        total,
     };
-    let mut packed = pack(&list, &settings, &mut PreviewCache::new(1024));
-    let mut out = packed.text;
-    if !out.is_empty() {
-        out.push('\n');
-    }
-    packed.metrics.budget = args.budget;
-    packed.metrics.record_output(tok.count(&out));
+    let mut cache = PreviewCache::new(1024);
+    let packed = match &args.cursor {
+        Some(cursor) => pack_from_cursor(&list, &settings, &mut cache, cursor)
+            .map_err(|e| anyhow!("--cursor: {e}"))?,
+        None => pack(&list, &settings, &mut cache),
+    };
     anyhow::ensure!(
-        packed.metrics.tokens_after_compression <= args.budget,
+        packed.tokens <= args.budget,
         "internal error: {} tokens over the budget of {}",
-        packed.metrics.tokens_after_compression,
+        packed.tokens,
         args.budget
     );
+    let out = packed.text;
     // Prepare the metrics file first, so a bad path fails before any output.
     let metrics_file = match &args.metrics {
         Some(path) => Some(AtomicFile::create(path)?),

@@ -42,6 +42,8 @@ fn run(list: &[Chunk], opts: &PackOptions, budget: usize, cache: &mut PreviewCac
         budget,
         tokenizer: tok(),
         max_tier: Tier::Full,
+        level: "full",
+        total: None,
     };
     pack(list, &settings, cache)
 }

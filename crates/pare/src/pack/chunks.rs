@@ -11,6 +11,8 @@ pub struct Chunk {
     /// Position in the input.
     pub index: usize,
     pub id: String,
+    /// Ids of chunks merged into this one ([`super::overlap`]), best first.
+    pub also: Vec<String>,
     pub score: f64,
     pub text: String,
     pub path: String,
@@ -20,6 +22,8 @@ pub struct Chunk {
     pub lines_known: bool,
     pub header: Option<String>,
     pub lang: Lang,
+    /// The policy's extra fields (`pack.fields`) as name and text, in the policy's order.
+    pub fields: Vec<(String, String)>,
 }
 
 impl Chunk {
@@ -55,6 +59,17 @@ pub fn from_response(input: &Value, opts: &PackOptions) -> Result<Vec<Chunk>, Pa
     from_items(items.iter(), opts)
 }
 
+/// The response's count of all matches at `opts.total` (`total_found`), if it has one.
+pub fn total(input: &Value, opts: &PackOptions) -> Option<usize> {
+    let mut at = input;
+    for part in opts.total.as_deref()?.split('.').filter(|p| !p.is_empty()) {
+        at = at.as_object()?.get(part)?;
+    }
+    at.as_f64()
+        .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+        .map(|n| n as usize)
+}
+
 /// Chunks from a sequence of item objects (a response's array, or JSONL lines).
 pub fn from_items<'a>(
     items: impl Iterator<Item = &'a Value>,
@@ -85,6 +100,7 @@ pub fn from_items<'a>(
         chunks.push(Chunk {
             index,
             id: field_text(map, &opts.id).unwrap_or_else(|| format!("#{index}")),
+            also: Vec::new(),
             score: map.get(&opts.score).and_then(Value::as_f64).unwrap_or(0.0),
             lang: Lang::from_path(&path),
             text: text.unwrap_or_default(),
@@ -92,6 +108,11 @@ pub fn from_items<'a>(
             line_start: line_start.map_or(1, |n| n as usize),
             lines_known: line_start.is_some(),
             header: opts.header.as_deref().and_then(|f| field_text(map, f)),
+            fields: opts
+                .fields
+                .iter()
+                .filter_map(|f| Some((f.clone(), field_text(map, f)?)))
+                .collect(),
         });
     }
     if !chunks.is_empty() && !any_text {
@@ -102,6 +123,28 @@ pub fn from_items<'a>(
         )));
     }
     Ok(chunks)
+}
+
+/// Takes the extra fields that have one value on every chunk out of the chunks and returns
+/// them, to be said once for all (seed 004: `score_type: "hybrid"` on every result).
+/// A single chunk keeps its fields.
+pub fn said_once(chunks: &mut [Chunk]) -> Vec<(String, String)> {
+    let Some((first, rest)) = chunks.split_first() else {
+        return Vec::new();
+    };
+    if rest.is_empty() {
+        return Vec::new();
+    }
+    let common: Vec<(String, String)> = first
+        .fields
+        .iter()
+        .filter(|field| rest.iter().all(|c| c.fields.contains(field)))
+        .cloned()
+        .collect();
+    for c in chunks.iter_mut() {
+        c.fields.retain(|f| !common.contains(f));
+    }
+    common
 }
 
 /// A string field as text; numbers and booleans as written.

@@ -17,6 +17,12 @@ use crate::tokens::Tokenizer;
 
 const SEPARATOR: &str = "\n\n";
 
+/// The reason of a chunk that shows less than its cap allows.
+pub const DEGRADED: &str = "degraded to fit the budget";
+
+/// Renders the envelope line for the decisions and the whole text's token count.
+pub type EnvelopeFn<'a> = &'a dyn Fn(&[Decision], usize) -> String;
+
 /// What the filler decides for one chunk.
 pub struct Decision {
     pub tier: Tier,
@@ -25,33 +31,41 @@ pub struct Decision {
 
 pub struct Filler<'a> {
     pub chunks: &'a [Chunk],
-    /// Chunk positions, best first.
+    /// The positions of this page's chunks, best first.
     pub ranked: &'a [usize],
+    /// Every chunk's rank in the whole response (1 = best).
+    pub rank_of: &'a [usize],
     /// Per chunk: the most detailed tier it may take, and why it is capped there.
     pub caps: Vec<(Tier, &'static str)>,
     pub tok: &'a dyn Tokenizer,
     pub budget: usize,
     pub order: PackOrder,
+    /// The line of fields said once for all chunks, or empty.
+    pub common: String,
+    /// The cursor of the next page, named in the left-out note.
+    pub next_cursor: Option<String>,
+    /// The envelope line for given decisions and the whole text's token count.
+    pub envelope: Option<EnvelopeFn<'a>>,
 }
 
 impl Filler<'_> {
     /// Each chunk's tier, and the final text (≤ budget tokens) with its exact count.
     pub fn fill(&self, cache: &mut PreviewCache) -> (Vec<Decision>, String, usize) {
         let n = self.chunks.len();
-        let rank_of = {
-            let mut r = vec![0; n];
-            for (k, &i) in self.ranked.iter().enumerate() {
-                r[i] = k + 1;
-            }
-            r
-        };
+        let rank_of = self.rank_of;
         let mut decisions: Vec<Decision> = (0..n)
             .map(|_| Decision {
                 tier: Tier::Out,
                 reason: "budget",
             })
             .collect();
-        let reserve = cache.count(self.tok, &footer(self.chunks, self.ranked, &decisions)) + 1;
+        let mut reserve = cache.count(self.tok, &self.footer(&decisions)) + 1;
+        if !self.common.is_empty() {
+            reserve += cache.count(self.tok, &self.common) + 1;
+        }
+        if let Some(envelope) = self.envelope {
+            reserve += self.tok.count(&envelope(&decisions, self.budget)) + 1;
+        }
         let mut used = 0usize;
         for &i in self.ranked {
             let (cap, capped_why) = self.caps[i];
@@ -61,11 +75,7 @@ impl Filler<'_> {
                     let cost = cache.count(self.tok, &block) + 1;
                     if used + cost + reserve <= self.budget {
                         used += cost;
-                        let reason = if t == cap {
-                            capped_why
-                        } else {
-                            "degraded to fit the budget"
-                        };
+                        let reason = if t == cap { capped_why } else { DEGRADED };
                         decisions[i] = Decision { tier: t, reason };
                         break;
                     }
@@ -75,9 +85,7 @@ impl Filler<'_> {
         }
         // Exact check of the whole text; give up tiers from the bottom until it fits.
         loop {
-            let text = self.assemble(&decisions, &rank_of, cache);
-            let tokens = self.tok.count(&text);
-            if tokens <= self.budget {
+            if let Some((text, tokens)) = self.exact(&decisions, cache) {
                 return (decisions, text, tokens);
             }
             let Some(&worst) = self
@@ -86,8 +94,8 @@ impl Filler<'_> {
                 .rev()
                 .find(|&&i| decisions[i].tier != Tier::Out)
             else {
-                // Nothing shown and still over: the footer alone is too long for the budget.
-                let short = format!("[left out] {} results", self.chunks.len());
+                // Nothing shown and still over: the notes alone are too long for the budget.
+                let short = format!("[left out] {} results\n", self.ranked.len());
                 let text = if self.tok.count(&short) <= self.budget {
                     short
                 } else {
@@ -98,17 +106,40 @@ impl Filler<'_> {
             };
             let d = &mut decisions[worst];
             d.tier = d.tier.next().unwrap_or(Tier::Out);
-            d.reason = "degraded to fit the budget";
+            d.reason = DEGRADED;
         }
     }
 
+    /// The whole text for `decisions` and its exact count, if it is within the budget. The
+    /// envelope states the count of the text it is part of, so its number is settled by
+    /// recounting until it repeats.
+    fn exact(&self, decisions: &[Decision], cache: &mut PreviewCache) -> Option<(String, usize)> {
+        let mut body = self.assemble(decisions, cache);
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        let Some(envelope) = self.envelope else {
+            let tokens = self.tok.count(&body);
+            return (tokens <= self.budget).then_some((body, tokens));
+        };
+        let mut guess = self.tok.count(&body);
+        for _ in 0..8 {
+            let text = format!("{}\n{body}", envelope(decisions, guess));
+            let tokens = self.tok.count(&text);
+            if tokens == guess {
+                return (tokens <= self.budget).then_some((text, tokens));
+            }
+            if tokens > self.budget && guess > self.budget {
+                return None;
+            }
+            guess = tokens;
+        }
+        None
+    }
+
     /// The packed text: shown blocks in the configured order, then the left-out note.
-    fn assemble(
-        &self,
-        decisions: &[Decision],
-        rank_of: &[usize],
-        cache: &mut PreviewCache,
-    ) -> String {
+    fn assemble(&self, decisions: &[Decision], cache: &mut PreviewCache) -> String {
+        let rank_of = self.rank_of;
         let shown: Vec<usize> = self
             .ranked
             .iter()
@@ -119,16 +150,34 @@ impl Filler<'_> {
             .into_iter()
             .filter_map(|i| render::block(&self.chunks[i], rank_of[i], decisions[i].tier, cache))
             .collect();
-        let note = footer(self.chunks, self.ranked, decisions);
+        let note = self.footer(decisions);
         if !note.is_empty() {
             blocks.push(note);
         }
+        if !self.common.is_empty() && !blocks.is_empty() {
+            blocks.insert(0, self.common.clone());
+        }
         blocks.join(SEPARATOR)
+    }
+
+    /// `[left out] N more results (ids …): …`, or nothing.
+    fn footer(&self, decisions: &[Decision]) -> String {
+        footer(
+            self.chunks,
+            self.ranked,
+            decisions,
+            self.next_cursor.as_deref(),
+        )
     }
 }
 
-/// `[left out] N more results (ids …): a larger budget shows them`, or nothing.
-fn footer(chunks: &[Chunk], ranked: &[usize], decisions: &[Decision]) -> String {
+/// `[left out] N more results (ids …); next page: --cursor …`, or nothing.
+fn footer(
+    chunks: &[Chunk],
+    ranked: &[usize],
+    decisions: &[Decision],
+    next_cursor: Option<&str>,
+) -> String {
     let out: Vec<&str> = ranked
         .iter()
         .filter(|&&i| decisions[i].tier == Tier::Out)
@@ -147,11 +196,18 @@ fn footer(chunks: &[Chunk], ranked: &[usize], decisions: &[Decision]) -> String 
     if out.len() > LISTED {
         ids.push_str(", …");
     }
-    format!(
-        "[left out] {} more result{} (ids {ids}): a larger budget shows them",
-        out.len(),
-        if out.len() == 1 { "" } else { "s" }
-    )
+    let plural = if out.len() == 1 { "" } else { "s" };
+    match next_cursor {
+        Some(cursor) => format!(
+            "[left out] {} more result{plural} (ids {ids}); next page: --cursor {cursor}",
+            out.len()
+        ),
+        None => format!(
+            "[left out] {} more result{plural} (ids {ids}): a larger budget shows {}",
+            out.len(),
+            if out.len() == 1 { "it" } else { "them" }
+        ),
+    }
 }
 
 /// Shown chunks (best first) in output order: as ranked, or best at both ends.

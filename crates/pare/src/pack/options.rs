@@ -54,6 +54,24 @@ pub struct PackOptions {
     /// shown as a reference to it. 1.0 turns it off.
     #[serde(default = "default_jaccard")]
     pub duplicate_jaccard: f64,
+    /// More fields to show on each chunk's line (`source_category`, `chunk_index`), from
+    /// metadata-only up. A field with the same value on every chunk is said once, above them.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Dotted path to the response's count of all matches (`total_found`), for the
+    /// envelope's `total`. Default: the number of chunks given.
+    #[serde(default)]
+    pub total: Option<String>,
+    /// Start the output with a one-line JSON envelope: mode, tokenizer, tokens, budget,
+    /// what was cut, `has_more`/`next_cursor`, total, warnings. Off by default
+    /// (`pare pack --envelope` turns it on too).
+    #[serde(default)]
+    pub envelope: bool,
+    /// A client's limit on one tool result, in tokens; the envelope warns when this response
+    /// (by the tokenizer or by the chars/4 estimate clients gate on) or the unpacked one
+    /// exceeds it. Default: 25000 (Claude Code's `MAX_MCP_OUTPUT_TOKENS`).
+    #[serde(default = "default_client_limit")]
+    pub client_limit: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -78,6 +96,10 @@ impl Default for PackOptions {
             max_chars: default_max_chars(),
             order: PackOrder::Score,
             duplicate_jaccard: default_jaccard(),
+            fields: Vec::new(),
+            total: None,
+            envelope: false,
+            client_limit: default_client_limit(),
         }
     }
 }
@@ -105,4 +127,7 @@ fn default_max_chars() -> usize {
 }
 fn default_jaccard() -> f64 {
     0.8
+}
+fn default_client_limit() -> usize {
+    25_000
 }

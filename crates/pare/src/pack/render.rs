@@ -43,12 +43,12 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
             Some(code_block(chunk, rank, &text, note))
         }
         Tier::Metadata => Some(metadata_line(chunk, cache)),
-        Tier::IdOnly => Some(format!("[id-only] {} · score {}", chunk.id, score(chunk))),
+        Tier::IdOnly => Some(format!("[id-only] {} · score {}", ids(chunk), score(chunk))),
         Tier::Duplicate(of) => Some(format!(
-            "[{rank}] {} · score {} · id {} · near-duplicate of [{of}]",
+            "[{rank}] {} · score {} · {} · near-duplicate of [{of}]",
             chunk.path,
             score(chunk),
-            chunk.id
+            id_field(chunk)
         )),
         Tier::Out => None,
     }
@@ -56,14 +56,18 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
 
 fn code_block(chunk: &Chunk, rank: usize, text: &str, note: &str) -> String {
     let mut out = format!(
-        "[{rank}] {} · score {} · id {}",
+        "[{rank}] {} · score {} · {}",
         chunk.path,
         score(chunk),
-        chunk.id
+        id_field(chunk)
     );
+    if chunk.lines_known {
+        let _ = write!(out, " · L{}–{}", chunk.line_start, chunk.line_end());
+    }
     if let Some(h) = &chunk.header {
         let _ = write!(out, " · {h}");
     }
+    push_fields(&mut out, chunk);
     out.push_str(note);
     out.push_str("\n```");
     out.push_str(fence_name(chunk.lang));
@@ -76,13 +80,14 @@ fn code_block(chunk: &Chunk, rank: usize, text: &str, note: &str) -> String {
 fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
     let (symbols, doc) = cache.outline_facts(chunk);
     let mut out = format!(
-        "[metadata-only] {} · score {} · id {} · L{}–{}",
+        "[metadata-only] {} · score {} · {} · L{}–{}",
         chunk.path,
         score(chunk),
-        chunk.id,
+        id_field(chunk),
         chunk.line_start,
         chunk.line_end()
     );
+    push_fields(&mut out, chunk);
     if !symbols.is_empty() {
         let _ = write!(out, " · symbols: {}", symbols.join(", "));
     }
@@ -90,6 +95,37 @@ fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
         let _ = write!(out, " · \"{doc}\"");
     }
     out
+}
+
+/// The chunk's id, and the ids merged into it: `1011` or `1011+1012+1013`.
+fn ids(chunk: &Chunk) -> String {
+    let mut out = chunk.id.clone();
+    for id in &chunk.also {
+        out.push('+');
+        out.push_str(id);
+    }
+    out
+}
+
+fn id_field(chunk: &Chunk) -> String {
+    let name = if chunk.also.is_empty() { "id" } else { "ids" };
+    format!("{name} {}", ids(chunk))
+}
+
+/// ` · name value` for each of the policy's extra fields not said once for all.
+fn push_fields(out: &mut String, chunk: &Chunk) {
+    for (name, value) in &chunk.fields {
+        let _ = write!(out, " · {name} {value}");
+    }
+}
+
+/// The line of fields every chunk shares: `all results: score_type hybrid · …`.
+pub fn common_line(common: &[(String, String)]) -> String {
+    if common.is_empty() {
+        return String::new();
+    }
+    let fields: Vec<String> = common.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    format!("all results: {}", fields.join(" · "))
 }
 
 fn score(chunk: &Chunk) -> String {
