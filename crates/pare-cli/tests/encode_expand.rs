@@ -251,3 +251,57 @@ fn pack_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn pack_envelope_and_cursor_page_through() {
+    let policy = "examples/policies/search.toml";
+    let args = ["pack", "--policy", policy, "--budget", "150", "--envelope"];
+    let first = ok(&args, SEARCH_IN);
+    let envelope: serde_json::Value =
+        serde_json::from_str(first.lines().next().expect("a line")).expect("envelope JSON");
+    assert_eq!(envelope["budget"], 150);
+    assert_eq!(envelope["has_more"], true, "{first}");
+    let cursor = envelope["next_cursor"].as_str().expect("a cursor");
+    let mut next_args = args.to_vec();
+    next_args.extend(["--cursor", cursor]);
+    let second = ok(&next_args, SEARCH_IN);
+    let page2: serde_json::Value =
+        serde_json::from_str(second.lines().next().expect("a line")).expect("envelope JSON");
+    assert_eq!(page2["page"], 2);
+    insta::assert_snapshot!(format!("--- page 1\n{first}--- page 2\n{second}"));
+
+    // The cursor belongs to this budget; another one is refused with exit 2.
+    let err = fail(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "151",
+            "--envelope",
+            "--cursor",
+            cursor,
+        ],
+        SEARCH_IN,
+    );
+    assert!(
+        err.contains("--cursor") && err.contains("does not fit"),
+        "{err}"
+    );
+    let err = fail(
+        &[
+            "pack", "--policy", policy, "--budget", "150", "--cursor", "%%",
+        ],
+        SEARCH_IN,
+    );
+    // A budget too small to show any chunk offers no next page (it would be the same).
+    let tiny = ok(
+        &["pack", "--policy", policy, "--budget", "90", "--envelope"],
+        SEARCH_IN,
+    );
+    assert!(
+        tiny.contains("\"has_more\":false") && !tiny.contains("cursor"),
+        "{tiny}"
+    );
+    assert!(err.contains("not a pare pack cursor"), "{err}");
+}

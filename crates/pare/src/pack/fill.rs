@@ -161,12 +161,14 @@ impl Filler<'_> {
     }
 
     /// `[left out] N more results (ids …): …`, or nothing.
+    /// A page that shows no chunk names no next page: it would be this one again.
     fn footer(&self, decisions: &[Decision]) -> String {
+        let progress = self.ranked.iter().any(|&i| decisions[i].tier != Tier::Out);
         footer(
             self.chunks,
             self.ranked,
             decisions,
-            self.next_cursor.as_deref(),
+            self.next_cursor.as_deref().filter(|_| progress),
         )
     }
 }

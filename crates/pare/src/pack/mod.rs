@@ -272,7 +272,9 @@ fn pack_page(
             let degraded = on_page
                 .filter(|d| d.tier != Tier::Out && d.reason == fill::DEGRADED)
                 .count();
-            let has_more = left_out > 0 && next_cursor.is_some();
+            // A page that shows nothing can't promise a next one: it would be this again.
+            let shown = this_page.len() - left_out;
+            let has_more = left_out > 0 && shown > 0 && next_cursor.is_some();
             let mut line = envelope::Envelope {
                 mode: settings.level.to_owned(),
                 tokenizer: settings.tokenizer.name().to_owned(),
