@@ -68,8 +68,12 @@ echo "== outputs"
 (cd "$DIR" && "$REPOMIX" --compress --style markdown --quiet --no-file-summary --no-directory-structure -o "$DIR/out.repomix.md" src)
 REPOMIX_TOKENS=$(bash ../shared/tools/peers.sh count "$DIR/out.repomix.md" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tokens"])')
 QUARTER=$((REPOMIX_TOKENS / 4))
+# Every file matters here, so pare also runs with `breadth = true` (signatures of every file
+# first, then detail best first) beside its default best-first fill.
+printf '[pack]\nbreadth = true\n' > "$DIR/breadth.toml"
 "$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$REPOMIX_TOKENS" > "$DIR/out.pare.md"
-"$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$QUARTER" > "$DIR/out.pare.quarter.md"
+"$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$REPOMIX_TOKENS" --policy "$DIR/breadth.toml" > "$DIR/out.breadth.md"
+"$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$QUARTER" --policy "$DIR/breadth.toml" > "$DIR/out.breadth.quarter.md"
 
 "$PY" - "$DIR" "$REPOMIX_TOKENS" "$QUARTER" <<'PY'
 import json, os, re, subprocess, sys
@@ -89,7 +93,8 @@ def tokens(path):
 print(f"{'output':<28} {'budget':>8} {'tokens':>8} {'within':>7} {'signature recall':>17}")
 for label, path, budget in [("repomix --compress", "out.repomix.md", None),
                             ("pare pack (equal budget)", "out.pare.md", equal),
-                            ("pare pack (quarter)", "out.pare.quarter.md", quarter)]:
+                            ("pare, breadth (equal)", "out.breadth.md", equal),
+                            ("pare, breadth (quarter)", "out.breadth.quarter.md", quarter)]:
     t = tokens(os.path.join(d, path))
     within = "-" if budget is None else ("yes" if t <= budget else "NO")
     print(f"{label:<28} {budget if budget else '-':>8} {t:>8} {within:>7} {recall(os.path.join(d, path)):>16.1%}")
@@ -98,7 +103,7 @@ PY
 
 echo "== timing, best of $RUNS"
 "$PY" bench/timeit.py --runs "$RUNS" --json --label repomix -- bash -c "cd '$DIR' && '$REPOMIX' --compress --style markdown --quiet --no-file-summary --no-directory-structure -o /dev/null src" > "$DIR/t.repomix.json"
-"$PY" bench/timeit.py --runs "$RUNS" --json --label pare-pack -- "$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$REPOMIX_TOKENS" > "$DIR/t.pare.json"
+"$PY" bench/timeit.py --runs "$RUNS" --json --label pare-pack -- "$PARE_BIN" pack "$DIR/chunks.jsonl" --jsonl --budget "$REPOMIX_TOKENS" --policy "$DIR/breadth.toml" > "$DIR/t.pare.json"
 "$PY" - "$DIR/t.repomix.json" "$DIR/t.pare.json" <<'PY'
 import json, sys
 rows = [json.load(open(p)) for p in sys.argv[1:]]

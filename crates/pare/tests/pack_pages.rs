@@ -323,3 +323,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn breadth_shows_every_chunk_before_detail() {
+    let mut opts = search_options();
+    let Some((list, total)) = corpus(&opts) else {
+        return;
+    };
+    let budget = 1500;
+    let best_first = pack(
+        &list,
+        &settings(&opts, budget, total),
+        &mut PreviewCache::new(64),
+    );
+    opts.breadth = true;
+    let breadth = pack(
+        &list,
+        &settings(&opts, budget, total),
+        &mut PreviewCache::new(64),
+    );
+    let left_out = |p: &Packed| {
+        p.metrics
+            .items
+            .iter()
+            .filter(|m| m.tier == "left-out")
+            .count()
+    };
+    assert!(
+        left_out(&best_first) > 0,
+        "best first leaves chunks out at {budget}"
+    );
+    assert_eq!(left_out(&breadth), 0, "{}", breadth.text);
+    assert!(tok().count(&breadth.text) <= budget);
+    assert!(
+        ["full", "preview"].contains(&breadth.metrics.items[0].tier),
+        "the best chunk still gets detail first: {:?}",
+        breadth.metrics.items[0]
+    );
+}

@@ -40,6 +40,8 @@ pub struct Filler<'a> {
     pub tok: &'a dyn Tokenizer,
     pub budget: usize,
     pub order: PackOrder,
+    /// Reserve room for every chunk at a common floor tier before adding detail.
+    pub breadth: bool,
     /// The line of fields said once for all chunks, or empty.
     pub common: String,
     /// The cursor of the next page, named in the left-out note.
@@ -66,19 +68,32 @@ impl Filler<'_> {
         if let Some(envelope) = self.envelope {
             reserve += self.tok.count(&envelope(&decisions, self.budget)) + 1;
         }
-        let mut used = 0usize;
+        // With `breadth`, every chunk gets the floor tier's room before any gets more.
+        let floor = if self.breadth {
+            self.floor(reserve, cache)
+        } else {
+            None
+        };
+        let floor_of = |i: usize| match floor {
+            Some(f) => self.caps[i].0.at_most(f),
+            None => Tier::Out,
+        };
+        let mut floor_cost = vec![0usize; n];
+        for &i in self.ranked {
+            floor_cost[i] = self.cost(i, floor_of(i), cache);
+        }
+        let mut used: usize = floor_cost.iter().sum();
+        // Then detail best first: each chunk takes the most detailed tier that still fits.
         for &i in self.ranked {
             let (cap, capped_why) = self.caps[i];
             let mut tier = Some(cap);
             while let Some(t) = tier {
-                if let Some(block) = render::block(&self.chunks[i], rank_of[i], t, cache) {
-                    let cost = cache.count(self.tok, &block) + 1;
-                    if used + cost + reserve <= self.budget {
-                        used += cost;
-                        let reason = if t == cap { capped_why } else { DEGRADED };
-                        decisions[i] = Decision { tier: t, reason };
-                        break;
-                    }
+                let cost = self.cost(i, t, cache);
+                if t == floor_of(i) || used - floor_cost[i] + cost + reserve <= self.budget {
+                    used = used - floor_cost[i] + cost;
+                    let reason = if t == cap { capped_why } else { DEGRADED };
+                    decisions[i] = Decision { tier: t, reason };
+                    break;
                 }
                 tier = t.next();
             }
@@ -108,6 +123,30 @@ impl Filler<'_> {
             d.tier = d.tier.next().unwrap_or(Tier::Out);
             d.reason = DEGRADED;
         }
+    }
+
+    /// Tokens of chunk `i`'s block at `tier` and its separator (0 when left out).
+    fn cost(&self, i: usize, tier: Tier, cache: &mut PreviewCache) -> usize {
+        match render::block(&self.chunks[i], self.rank_of[i], tier, cache) {
+            Some(block) => cache.count(self.tok, &block) + 1,
+            None => 0,
+        }
+    }
+
+    /// The most detailed tier all of the page's chunks can show at once — signatures only,
+    /// metadata, or ids — if any: so a long best chunk doesn't crowd out every later one.
+    fn floor(&self, reserve: usize, cache: &mut PreviewCache) -> Option<Tier> {
+        let signatures_only = Tier::Preview((render::PREVIEW_STEPS.len() - 1) as u8);
+        [signatures_only, Tier::Metadata, Tier::IdOnly]
+            .into_iter()
+            .find(|&floor| {
+                let total: usize = self
+                    .ranked
+                    .iter()
+                    .map(|&i| self.cost(i, self.caps[i].0.at_most(floor), cache))
+                    .sum();
+                total + reserve <= self.budget
+            })
     }
 
     /// The whole text for `decisions` and its exact count, if it is within the budget. The

@@ -302,6 +302,7 @@ fn pack_page(
             tok: settings.tokenizer,
             budget: settings.budget,
             order: opts.order,
+            breadth: opts.breadth,
             common: common.clone(),
             next_cursor: next_cursor.clone(),
             envelope: opts.envelope.then_some(&make_envelope as _),

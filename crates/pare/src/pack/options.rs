@@ -50,6 +50,12 @@ pub struct PackOptions {
     /// models that read the middle of a long context less well).
     #[serde(default)]
     pub order: PackOrder,
+    /// Breadth before detail: first find the most detailed tier every chunk can show at once
+    /// (signatures only, metadata, or ids) and reserve it, then add detail best first. Off
+    /// by default: seed 003 wants the best chunks in full, even when later ones then show
+    /// less. Turn it on when every chunk matters, as when packing a whole code base.
+    #[serde(default)]
+    pub breadth: bool,
     /// Chunks whose word-shingle Jaccard similarity to a better one is at least this are
     /// shown as a reference to it. 1.0 turns it off.
     #[serde(default = "default_jaccard")]
@@ -95,6 +101,7 @@ impl Default for PackOptions {
             score_threshold: default_threshold(),
             max_chars: default_max_chars(),
             order: PackOrder::Score,
+            breadth: false,
             duplicate_jaccard: default_jaccard(),
             fields: Vec::new(),
             total: None,
