@@ -54,7 +54,6 @@ impl Filler<'_> {
     /// Each chunk's tier, and the final text (≤ budget tokens) with its exact count.
     pub fn fill(&self, cache: &mut PreviewCache) -> (Vec<Decision>, String, usize) {
         let n = self.chunks.len();
-        let rank_of = self.rank_of;
         let mut decisions: Vec<Decision> = (0..n)
             .map(|_| Decision {
                 tier: Tier::Out,
