@@ -248,7 +248,7 @@ fn pack_page(
             .iter()
             .filter_map(|&i| render::block(&chunks[i], rank_of[i], Tier::Full, cache))
             .collect();
-        settings.tokenizer.count(&full.join("\n\n"))
+        cache.count(settings.tokenizer, &full.join("\n\n"))
     };
 
     let mut on_earlier_page = vec![false; chunks.len()];
@@ -317,11 +317,12 @@ fn pack_page(
         page_no += 1;
     };
 
+    // Before: every chunk given, whole (merging and said-once fields are pare's saving too).
     let before = {
         let full: Vec<String> = (0..input.len())
             .filter_map(|i| render::block(&input[i], i + 1, Tier::Full, cache))
             .collect();
-        settings.tokenizer.count(&full.join("\n\n"))
+        cache.count(settings.tokenizer, &full.join("\n\n"))
     };
     let mut items: Vec<ItemMetric> = ranked
         .iter()
