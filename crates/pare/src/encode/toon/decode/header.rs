@@ -447,40 +447,26 @@ pub(super) fn split_dialect_fields(list: &str, delimiter: u8) -> Result<Vec<&str
 
 /// Split a field list on the delimiter outside quotes and outside nested groups.
 pub(super) fn split_field_entries(list: &str, delimiter: u8) -> impl Iterator<Item = &str> {
-    let b = list.as_bytes();
+    let mut cuts = unquoted_with_depth(list.as_bytes(), 0)
+        .filter(move |&(_, c, depth)| c == delimiter && depth == 0)
+        .map(|(i, ..)| i);
     let mut start = 0;
-    let mut i = 0;
-    let mut in_quotes = false;
-    let mut braces: i64 = 0;
     let mut finished = false;
     std::iter::from_fn(move || {
         if finished {
             return None;
         }
-        while i < b.len() {
-            let c = b[i];
-            if c == b'\\' && in_quotes && i + 1 < b.len() {
-                i += 2;
-                continue;
+        match cuts.next() {
+            Some(i) => {
+                let entry = &list[start..i];
+                start = i + 1;
+                Some(entry)
             }
-            if c == b'"' {
-                in_quotes = !in_quotes;
-            } else if !in_quotes {
-                if c == b'{' {
-                    braces += 1;
-                } else if c == b'}' {
-                    braces -= 1;
-                } else if c == delimiter && braces == 0 {
-                    let entry = &list[start..i];
-                    i += 1;
-                    start = i;
-                    return Some(entry);
-                }
+            None => {
+                finished = true;
+                Some(&list[start..])
             }
-            i += 1;
         }
-        finished = true;
-        Some(&list[start..])
     })
 }
 

@@ -136,50 +136,50 @@ pub(super) fn find_closing_quote(b: &[u8], start: usize) -> Option<usize> {
 
 /// The first `ch` at or after `start` outside quoted sections.
 pub(super) fn find_unquoted(b: &[u8], ch: u8, start: usize) -> Option<usize> {
-    let mut in_quotes = false;
+    unquoted_with_depth(b, start)
+        .find(|&(_, c, _)| c == ch)
+        .map(|(i, ..)| i)
+}
+
+/// The bytes of `b` from `start` that lie outside quoted names, each with the `{}` nesting
+/// depth after it (inside quotes, a backslash escapes the next byte). Field lists and groups
+/// are scanned this way.
+pub(super) fn unquoted_with_depth(
+    b: &[u8],
+    start: usize,
+) -> impl Iterator<Item = (usize, u8, i64)> + '_ {
     let mut i = start;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\\' && in_quotes && i + 1 < b.len() {
-            i += 2;
-            continue;
+    let mut in_quotes = false;
+    let mut depth: i64 = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let c = b[i];
+            if c == b'\\' && in_quotes && i + 1 < b.len() {
+                i += 2;
+                continue;
+            }
+            let at = i;
+            i += 1;
+            if c == b'"' {
+                in_quotes = !in_quotes;
+            } else if !in_quotes {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' => depth -= 1,
+                    _ => {}
+                }
+                return Some((at, c, depth));
+            }
         }
-        if c == b'"' {
-            in_quotes = !in_quotes;
-        } else if c == ch && !in_quotes {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
+        None
+    })
 }
 
 /// The `}` matching the `{` at `start`, ignoring braces inside quoted names.
 pub(super) fn find_matching_brace(b: &[u8], start: usize) -> Option<usize> {
-    let mut in_quotes = false;
-    let mut depth: i64 = 0;
-    let mut i = start;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\\' && in_quotes && i + 1 < b.len() {
-            i += 2;
-            continue;
-        }
-        if c == b'"' {
-            in_quotes = !in_quotes;
-        } else if !in_quotes {
-            if c == b'{' {
-                depth += 1;
-            } else if c == b'}' {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-        }
-        i += 1;
-    }
-    None
+    unquoted_with_depth(b, start)
+        .find(|&(_, c, depth)| c == b'}' && depth == 0)
+        .map(|(i, ..)| i)
 }
 
 /// Spaces only: tabs and NBSP are part of a token (spec §12).
