@@ -1,0 +1,245 @@
+//! Packing one page: merging, said-once fields, ranking, each chunk's cap, the fill, and
+//! the metrics. Page n packs again the chunks pages 1..n-1 left out, so a cursor only needs
+//! the page number (and a check that it belongs to these chunks and settings).
+
+use super::cache::PreviewCache;
+use super::chunks::{self, Chunk};
+use super::{
+    ItemMetric, Metrics, PackError, PackSettings, Packed, Tier, dedup, envelope, fill, overlap,
+    render,
+};
+
+/// Pack `chunks` within `settings.budget` tokens: the first page.
+pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
+    pack_page(chunks, settings, cache, 1)
+}
+
+/// The page a cursor from an earlier pack names, of the same chunks with the same settings.
+pub fn pack_from_cursor(
+    chunks: &[Chunk],
+    settings: &PackSettings,
+    cache: &mut PreviewCache,
+    cursor: &str,
+) -> Result<Packed, PackError> {
+    let parsed = envelope::Cursor::decode(cursor)
+        .filter(|c| c.page >= 1)
+        .ok_or_else(|| PackError::Cursor(format!("`{cursor}` is not a pare pack cursor")))?;
+    if parsed.check != check(chunks, settings) {
+        return Err(PackError::Cursor(format!(
+            "cursor `{cursor}` does not fit this response: a cursor is good for the same \
+             chunks, budget, level, tokenizer and [pack] settings it came from"
+        )));
+    }
+    Ok(pack_page(chunks, settings, cache, usize::from(parsed.page)))
+}
+
+/// What a cursor is checked against: the chunks and everything that decides the pages.
+fn check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
+    let options = serde_json::to_string(settings.options).expect("options serialize");
+    let head = format!(
+        "{}\u{1}{}\u{1}{}",
+        settings.budget,
+        settings.level,
+        settings.tokenizer.name()
+    );
+    let scores: Vec<[u8; 8]> = chunks.iter().map(|c| c.score.to_le_bytes()).collect();
+    let parts = [head.as_bytes(), options.as_bytes()].into_iter().chain(
+        chunks.iter().zip(&scores).flat_map(|(c, s)| {
+            [
+                c.id.as_bytes(),
+                c.path.as_bytes(),
+                c.text.as_bytes(),
+                &s[..],
+            ]
+        }),
+    );
+    envelope::check(parts)
+}
+
+/// Page `page` (1-based): the chunks the pages before it left out, packed again.
+fn pack_page(
+    input: &[Chunk],
+    settings: &PackSettings,
+    cache: &mut PreviewCache,
+    page: usize,
+) -> Packed {
+    let opts = settings.options;
+    let cursor_check = check(input, settings);
+    let (mut merged, absorbed) = overlap::merge(input.to_vec());
+    let common = render::common_line(&chunks::said_once(&mut merged));
+    let chunks = &merged[..];
+    let mut ranked: Vec<usize> = (0..chunks.len()).collect();
+    // Best first; equal scores keep the response's order (a stable sort).
+    ranked.sort_by(|&a, &b| chunks[b].score.total_cmp(&chunks[a].score));
+    let mut rank_of = vec![0; chunks.len()];
+    for (k, &i) in ranked.iter().enumerate() {
+        rank_of[i] = k + 1;
+    }
+    let caps = caps(chunks, &ranked, &rank_of, settings);
+    let full_tokens = {
+        let full: Vec<String> = ranked
+            .iter()
+            .filter_map(|&i| render::block(&chunks[i], rank_of[i], Tier::Full, cache))
+            .collect();
+        cache.count(settings.tokenizer, &full.join("\n\n"))
+    };
+
+    let mut on_earlier_page = vec![false; chunks.len()];
+    let mut page_no = 1;
+    let (decisions, text, tokens) = loop {
+        let this_page: Vec<usize> = ranked
+            .iter()
+            .copied()
+            .filter(|&i| !on_earlier_page[i])
+            .collect();
+        let next_cursor = u16::try_from(page_no + 1).ok().map(|p| {
+            envelope::Cursor {
+                check: cursor_check,
+                page: p,
+            }
+            .encode()
+        });
+        let make_envelope = |decisions: &[fill::Decision], tokens: usize| {
+            let on_page = this_page.iter().map(|&i| &decisions[i]);
+            let left_out = on_page.clone().filter(|d| d.tier == Tier::Out).count();
+            let degraded = on_page
+                .filter(|d| d.tier != Tier::Out && d.reason == fill::DEGRADED)
+                .count();
+            // A page that shows nothing can't promise a next one: it would be this again.
+            let shown = this_page.len() - left_out;
+            let has_more = left_out > 0 && shown > 0 && next_cursor.is_some();
+            let mut line = envelope::Envelope {
+                mode: settings.level.to_owned(),
+                tokenizer: settings.tokenizer.name().to_owned(),
+                tokens,
+                budget: settings.budget,
+                cut: left_out + degraded > 0,
+                degraded,
+                left_out,
+                has_more,
+                next_cursor: next_cursor.clone().filter(|_| has_more),
+                page: page_no,
+                total: settings.total.unwrap_or(input.len()),
+                warnings: Vec::new(),
+            };
+            // chars/4 as clients estimate it, of this line and the blocks it heads.
+            let chars = line.line().chars().count() + tokens * 4;
+            line.warnings = envelope::limit_warnings(opts.client_limit, tokens, chars, full_tokens);
+            line.line()
+        };
+        let filler = fill::Filler {
+            chunks,
+            ranked: &this_page,
+            rank_of: &rank_of,
+            caps: caps.clone(),
+            tok: settings.tokenizer,
+            budget: settings.budget,
+            order: opts.order,
+            breadth: opts.breadth,
+            common: common.clone(),
+            next_cursor: next_cursor.clone(),
+            envelope: opts.envelope.then_some(&make_envelope as _),
+        };
+        let (decisions, text, tokens) = filler.fill(cache);
+        if page_no >= page {
+            break (decisions, text, tokens);
+        }
+        for &i in &this_page {
+            on_earlier_page[i] |= decisions[i].tier != Tier::Out;
+        }
+        page_no += 1;
+    };
+
+    // Before: every chunk given, whole (merging and said-once fields are pare's saving too).
+    let before = {
+        let full: Vec<String> = (0..input.len())
+            .filter_map(|i| render::block(&input[i], i + 1, Tier::Full, cache))
+            .collect();
+        cache.count(settings.tokenizer, &full.join("\n\n"))
+    };
+    let mut items: Vec<ItemMetric> = ranked
+        .iter()
+        .map(|&i| {
+            let (tier, reason) = if on_earlier_page[i] {
+                ("earlier-page", "shown on an earlier page")
+            } else {
+                (decisions[i].tier.name(), decisions[i].reason)
+            };
+            ItemMetric {
+                id: chunks[i].id.clone(),
+                rank: rank_of[i],
+                score: chunks[i].score,
+                tier,
+                reason,
+            }
+        })
+        .collect();
+    for &(i, into) in &absorbed {
+        items.push(ItemMetric {
+            id: input[i].id.clone(),
+            rank: rank_of[into],
+            score: input[i].score,
+            tier: "merged",
+            reason: "same file, overlapping lines: merged into a better chunk",
+        });
+    }
+    items.sort_by_key(|m| m.rank);
+    let mut metrics = Metrics {
+        total_chunks: input.len(),
+        metadata_only_chunks: ranked
+            .iter()
+            .filter(|&&i| !on_earlier_page[i] && decisions[i].tier == Tier::Metadata)
+            .count(),
+        tokens_before_compression: before,
+        tokens_after_compression: 0,
+        tokens_saved: 0,
+        compression_rate: String::new(),
+        budget: settings.budget,
+        tokenizer: settings.tokenizer.name().to_owned(),
+        items,
+    };
+    metrics.record_output(tokens);
+    Packed {
+        text,
+        tokens,
+        metrics,
+    }
+}
+
+/// Per chunk: the most detailed tier it may take, and why.
+fn caps(
+    chunks: &[Chunk],
+    ranked: &[usize],
+    rank_of: &[usize],
+    settings: &PackSettings,
+) -> Vec<(Tier, &'static str)> {
+    let opts = settings.options;
+    let duplicate_of = dedup::duplicates(chunks, ranked, opts.duplicate_jaccard);
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (tier, why) = if let Some(k) = duplicate_of[i] {
+                (
+                    Tier::Duplicate(rank_of[k]),
+                    "near-duplicate of a better chunk",
+                )
+            } else if c.score < opts.score_threshold {
+                (Tier::Metadata, "below the score threshold")
+            } else if c.text.chars().count() > opts.max_chars {
+                (Tier::Preview(0), "longer than max_chars: preview")
+            } else {
+                (Tier::Full, "fits")
+            };
+            let capped = tier.at_most(settings.max_tier);
+            (
+                capped,
+                if capped == tier {
+                    why
+                } else {
+                    "the level's cap"
+                },
+            )
+        })
+        .collect()
+}
