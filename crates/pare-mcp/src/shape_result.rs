@@ -1,0 +1,252 @@
+//! Shaping one `tools/call` result: policy at a level, the token budget, pages.
+//!
+//! Each `content[]` text that parses as JSON is shaped with the tool's policy and rendered in
+//! its format; other content is left alone. `structuredContent` is never touched: it must
+//! stay valid against the tool's `outputSchema`, and clients hand `content` to the model.
+//! When the shaped text is over the budget, a level the caller did not choose is lowered
+//! step by step until it fits; when none fits (or the caller chose the level), the text is
+//! paged ([`crate::pages`]) and the later pages are cached for `pare_more`.
+
+use pare::encode::render;
+use pare::shape::{ShapeOptions, shape};
+use pare::tokens::Tokenizer;
+use serde_json::{Map, Value as Json, json};
+
+use crate::cache::{Page, PageCache};
+use crate::config::ToolPolicy;
+use crate::pages::paginate;
+
+/// Budget and tokenizer, shared by all calls.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub max_tokens: usize,
+    pub tokenizer: &'static dyn Tokenizer,
+}
+
+/// What became of a result.
+#[derive(Debug)]
+pub enum Shaped {
+    /// Forward the upstream bytes unchanged, for this reason (logged when it is a failure).
+    Unchanged(&'static str),
+    /// The new `result` object.
+    Result(Json),
+}
+
+/// The call a result answers.
+#[derive(Debug)]
+pub struct Call<'a> {
+    pub tool_name: &'a str,
+    pub tool: &'a ToolPolicy,
+    pub level: usize,
+    /// The caller named the level: never lowered to fit, paged instead.
+    pub explicit: bool,
+}
+
+/// Shape `result` (a `tools/call` result object).
+pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut PageCache) -> Shaped {
+    let Some(obj) = result.as_object() else {
+        return Shaped::Unchanged("the result is not an object");
+    };
+    if obj.get("isError") == Some(&Json::Bool(true)) {
+        return Shaped::Unchanged("an error result");
+    }
+    let Some(content) = obj.get("content").and_then(Json::as_array) else {
+        return Shaped::Unchanged("the result has no content list");
+    };
+    let texts: Vec<Option<&str>> = content.iter().map(text_of).collect();
+    let values: Vec<Option<pare::Value>> = texts
+        .iter()
+        .map(|t| t.and_then(|t| pare::json::parse(t).ok()))
+        .collect();
+    if values.iter().all(Option::is_none) {
+        return Shaped::Unchanged("no content text is JSON");
+    }
+    let tok = budget.tokenizer;
+    let tokens_before: usize = texts.iter().flatten().map(|t| tok.count(t)).sum();
+
+    let render_at = |level: usize| -> Vec<Option<(pare::Value, String)>> {
+        values
+            .iter()
+            .map(|v| {
+                v.as_ref().map(|v| {
+                    let shaped = shape(
+                        v.clone(),
+                        &call.tool.policy,
+                        &options(call.tool, level, tok),
+                    )
+                    .value;
+                    let text = render(&shaped, call.tool.format, tok);
+                    (shaped, text)
+                })
+            })
+            .collect()
+    };
+    let count = |rendered: &[Option<(pare::Value, String)>]| -> usize {
+        rendered
+            .iter()
+            .zip(&texts)
+            .map(|(r, t)| match (r, t) {
+                (Some((_, s)), _) => tok.count(s),
+                (None, Some(t)) => tok.count(t),
+                (None, None) => 0,
+            })
+            .sum()
+    };
+
+    let mut level = call.level;
+    let mut rendered = render_at(level);
+    let mut lowered = false;
+    if count(&rendered) > budget.max_tokens && !call.explicit {
+        for lower in (0..call.level).rev() {
+            let r = render_at(lower);
+            if count(&r) <= budget.max_tokens {
+                (level, rendered, lowered) = (lower, r, true);
+                break;
+            }
+        }
+    }
+    let level_name = call.tool.levels()[level].clone();
+    let mut meta = Map::new();
+    meta.insert("tool".into(), json!(call.tool_name));
+    meta.insert("tokenizer".into(), json!(tok.name()));
+    meta.insert("tokensBefore".into(), json!(tokens_before));
+    meta.insert("level".into(), json!(level_name));
+    meta.insert("format".into(), json!(call.tool.format.name()));
+
+    let mut new_content: Vec<Json> = content
+        .iter()
+        .zip(&rendered)
+        .map(|(item, r)| match r {
+            Some((_, text)) => with_text(item, text.clone()),
+            None => item.clone(),
+        })
+        .collect();
+    let total = count(&rendered);
+    let mut page_meta = (1, 1, None);
+    if lowered {
+        let next = &call.tool.levels()[call.level];
+        new_content.push(note(format!(
+            "pare: shown at detail `{level_name}` to fit {} tokens; call again with detail \"{next}\" for more (in pages).",
+            budget.max_tokens
+        )));
+    } else if total > budget.max_tokens {
+        // Paged: only a result whose one content item is JSON text.
+        let [Some((value, _))] = rendered.as_slice() else {
+            return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
+        };
+        // The note after each page: its words, plus at most one token per cursor character.
+        let reserve = tok.count(&page_note(9999, 9999, Some(""))) + 10;
+        let pages = paginate(
+            value,
+            call.tool.format,
+            tok,
+            budget.max_tokens.saturating_sub(reserve).max(1),
+        );
+        let n = pages.len();
+        let cursors: Vec<String> = (1..n).map(|_| cache.new_cursor()).collect();
+        for (i, text) in pages.iter().enumerate().skip(1) {
+            cache.put(
+                cursors[i - 1].clone(),
+                Page {
+                    text: text.clone(),
+                    page: i + 1,
+                    pages: n,
+                    next: cursors.get(i).cloned(),
+                    meta: meta.clone(),
+                },
+            );
+        }
+        let first = cursors.first().map(String::as_str);
+        new_content = vec![
+            with_text(&content[0], pages[0].clone()),
+            note(page_note(1, n, first)),
+        ];
+        page_meta = (1, n, first.map(str::to_owned));
+    }
+    let after: usize = new_content
+        .iter()
+        .filter_map(text_of)
+        .map(|t| tok.count(t))
+        .sum();
+    meta.insert("tokensAfter".into(), json!(after));
+    finish_meta(&mut meta, page_meta);
+    let mut out = obj.clone();
+    out.insert("content".into(), Json::Array(new_content));
+    set_meta(&mut out, meta);
+    Shaped::Result(Json::Object(out))
+}
+
+/// The `pare_more` answer for a cached page.
+pub fn page_result(page: Page, tok: &dyn Tokenizer) -> Json {
+    let content = vec![
+        json!({"type": "text", "text": page.text}),
+        note(page_note(page.page, page.pages, page.next.as_deref())),
+    ];
+    let mut meta = page.meta;
+    let after: usize = content
+        .iter()
+        .filter_map(text_of)
+        .map(|t| tok.count(t))
+        .sum();
+    meta.insert("tokensAfter".into(), json!(after));
+    finish_meta(&mut meta, (page.page, page.pages, page.next));
+    let mut out = Map::new();
+    out.insert("content".into(), Json::Array(content));
+    set_meta(&mut out, meta);
+    Json::Object(out)
+}
+
+/// The line that follows a page: where the reader is and how to go on.
+pub fn page_note(page: usize, pages: usize, next: Option<&str>) -> String {
+    match next {
+        Some(c) => format!(
+            "pare: page {page} of {pages}. Next page: call pare_more with {{\"cursor\":\"{c}\"}}."
+        ),
+        None => format!("pare: page {page} of {pages} (last)."),
+    }
+}
+
+fn finish_meta(meta: &mut Map<String, Json>, (page, pages, next): (usize, usize, Option<String>)) {
+    meta.insert("page".into(), json!(page));
+    meta.insert("pages".into(), json!(pages));
+    if let Some(c) = next {
+        meta.insert("nextCursor".into(), json!(c));
+    }
+}
+
+/// Put `pare` into the result's `_meta`, keeping whatever the server put there.
+fn set_meta(result: &mut Map<String, Json>, pare: Map<String, Json>) {
+    let meta = result
+        .entry("_meta")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert("pare".into(), Json::Object(pare));
+    }
+}
+
+fn options(tool: &ToolPolicy, level: usize, tok: &'static dyn Tokenizer) -> ShapeOptions<'static> {
+    ShapeOptions {
+        level,
+        params: tool.policy.params(&[]).expect("defaults are valid"),
+        tokenizer: tok,
+        track_paths: false,
+        op_limit: None,
+        notes: None,
+    }
+}
+
+fn text_of(item: &Json) -> Option<&str> {
+    (item.get("type")?.as_str()? == "text")
+        .then(|| item.get("text")?.as_str())
+        .flatten()
+}
+
+fn with_text(item: &Json, text: String) -> Json {
+    let mut item = item.clone();
+    item["text"] = Json::String(text);
+    item
+}
+
+fn note(text: String) -> Json {
+    json!({"type": "text", "text": text})
+}
