@@ -123,7 +123,10 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         .collect();
     let total = count(&rendered);
     let mut page_meta = (1, 1, None);
-    if lowered {
+    if total >= tokens_before && total <= budget.max_tokens {
+        // Shaping saved nothing: the server's own text is as cheap and exactly as written.
+        new_content = content.clone();
+    } else if lowered {
         let next = &call.tool.levels()[call.level];
         new_content.push(note(format!(
             "pare: shown at detail `{level_name}` to fit {} tokens; call again with detail \"{next}\" for more (in pages).",
