@@ -200,18 +200,26 @@ fn mcp_over_budget_results_are_paged_and_pare_more_returns_the_rest() {
 }
 
 #[test]
-fn mcp_a_message_over_the_cap_is_streamed_through_unchanged() {
+fn mcp_a_100_mb_result_is_streamed_through_unchanged_in_bounded_memory() {
     let Some(py) = python() else { return };
     let server = fake_server();
-    let cmd = ["--max-message-bytes", "100000", "--", &py, &server, "big"];
-    let mut p = Proxy::spawn(&cmd, &[("FAKE_BYTES", "1000000")]);
+    let cmd = ["--", &py, &server, "big"];
+    let mut p = Proxy::spawn(&cmd, &[("FAKE_BYTES", "100000000")]);
     p.initialize();
     let reply = call(&mut p, 5, "data", json!({}));
     let text = reply["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.len() > 900_000);
-    assert!(reply["result"]["_meta"].get("pare").is_none());
+    assert!(text.len() > 99_000_000, "{} bytes", text.len());
+    assert!(text.ends_with("]}"));
+    assert!(reply["result"].get("_meta").is_none());
+    let peak = p.peak_rss_kb();
+    // The id at the end of the streamed message settled the request: nothing is open, so a
+    // server exit now would not produce an error reply for it.
     p.close_stdin();
     let (status, stderr) = p.finish();
     assert!(status.success(), "{stderr}");
     assert!(stderr.contains("forwarded unchanged"), "{stderr}");
+    if let Some(kb) = peak {
+        eprintln!("pare peak RSS on a 100 MB result: {} MB", kb / 1024);
+        assert!(kb < 64 * 1024, "pare held {kb} kB for a 100 MB message");
+    }
 }

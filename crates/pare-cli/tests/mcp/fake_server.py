@@ -11,7 +11,7 @@ Modes:
   garbage  like ok, but writes junk lines (not JSON, JSON that is not JSON-RPC) before
            every answer.
   exit     like ok, but exits with status 3 on the first tools/call, without answering.
-  big      like ok; `data` returns a JSON text of about ARG bytes (env FAKE_BYTES).
+  big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed.
 """
 import json
 import os
@@ -33,10 +33,19 @@ def rows(n):
     return {"rows": [{"id": i, "name": f"row {i}", "note": None, "tags": [], "score": i * 0.5} for i in range(n)]}
 
 
-def big_text(size):
-    row = {"id": 0, "name": "x" * 40, "kind": "record", "value": 12345, "note": None}
-    one = len(json.dumps(row)) + 1
-    return json.dumps({"rows": [dict(row, id=i) for i in range(max(1, size // one))]})
+def send_big(rid, size):
+    """A `data` result whose text is about `size` bytes of JSON rows, written in pieces (the
+    server never holds it whole), with the id at the end as the JS SDK writes it."""
+    out = sys.stdout
+    out.write('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\\"rows\\":[')
+    row = '{\\"id\\":%d,\\"name\\":\\"' + "x" * 40 + '\\",\\"kind\\":\\"record\\",\\"note\\":null}'
+    n = max(1, size // 80)
+    for start in range(0, n, 10000):
+        out.write(",".join(row % i for i in range(start, min(n, start + 10000))))
+        if start + 10000 < n:
+            out.write(",")
+    out.write(']}"}]},"id":%s}\n' % json.dumps(rid))
+    out.flush()
 
 
 def answer(msg):
@@ -52,9 +61,9 @@ def answer(msg):
         name, args = msg["params"]["name"], msg["params"].get("arguments") or {}
         if name == "data":
             if MODE == "big":
-                text = big_text(int(os.environ.get("FAKE_BYTES", "100000")))
-            else:
-                text = json.dumps(rows(args.get("n", 3)), indent=2)
+                send_big(rid, int(os.environ.get("FAKE_BYTES", "100000")))
+                return None
+            text = json.dumps(rows(args.get("n", 3)), indent=2)
             return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
                     "arguments_seen": args}
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
@@ -73,4 +82,6 @@ for line in sys.stdin:
     if MODE == "garbage":
         sys.stdout.write("this is not json\n")
         sys.stdout.write('{"not": "json-rpc"}\n')
-    send({"jsonrpc": "2.0", "id": msg["id"], "result": answer(msg)})
+    result = answer(msg)
+    if result is not None:
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": result})

@@ -170,6 +170,13 @@ impl Proxy {
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
 
+    /// pare's peak resident memory so far (Linux `VmHWM`), in kB.
+    pub fn peak_rss_kb(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin.take();
     }
