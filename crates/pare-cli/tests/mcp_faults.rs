@@ -223,3 +223,31 @@ fn mcp_a_100_mb_result_is_streamed_through_unchanged_in_bounded_memory() {
         assert!(kb < 64 * 1024, "pare held {kb} kB for a 100 MB message");
     }
 }
+
+#[test]
+fn mcp_a_server_that_cannot_start_or_a_bad_policy_is_a_clear_error_exit_2() {
+    let out = std::process::Command::new(mcp_support::pare_bin())
+        .args(["mcp", "--", "/nonexistent/mcp-server"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot start the server `/nonexistent/mcp-server`"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(&policy, "[mcp]\nformat = \"yaml\"\n").unwrap();
+    let out = std::process::Command::new(mcp_support::pare_bin())
+        .args(["mcp", "--policy"])
+        .arg(&policy)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp.format") && err.contains("yaml"), "{err}");
+}

@@ -12,6 +12,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod gate;
 pub mod lines;
 pub mod pages;
 pub mod proxy;

@@ -9,22 +9,30 @@
 //! gives the whole. A value with no arrays at the top, or with one item too large for a
 //! page, is split as text instead: at line ends where possible, else mid-line.
 //!
-//! Token counts are exact (the engine's tokenizer on the rendered page).
+//! Token counts are exact: `fit` (the budget's counter) on each rendered page; `tok` is the
+//! tokenizer `auto` chooses its encodings by, as for the whole value.
 
 use pare::Value;
 use pare::encode::{Format, render};
 use pare::tokens::Tokenizer;
 use pare::value::Map;
 
-/// The rendered texts of the pages, each at most `budget` tokens. Always at least one page.
-pub fn paginate(value: &Value, format: Format, tok: &dyn Tokenizer, budget: usize) -> Vec<String> {
+/// The rendered texts of the pages, each at most `budget` tokens by `fit`. Always at least
+/// one page.
+pub fn paginate(
+    value: &Value,
+    format: Format,
+    tok: &dyn Tokenizer,
+    fit: &dyn Tokenizer,
+    budget: usize,
+) -> Vec<String> {
     let whole = render(value, format, tok);
-    if tok.fits(&whole, budget) {
+    if fit.fits(&whole, budget) {
         return vec![whole];
     }
-    match by_items(value, format, tok, budget) {
+    match by_items(value, format, tok, fit, budget) {
         Some(pages) => pages,
-        None => by_text(&whole, tok, budget),
+        None => by_text(&whole, fit, budget),
     }
 }
 
@@ -38,6 +46,7 @@ fn by_items(
     value: &Value,
     format: Format,
     tok: &dyn Tokenizer,
+    fit: &dyn Tokenizer,
     budget: usize,
 ) -> Option<Vec<String>> {
     let arrays: Vec<&[Value]> = match value {
@@ -59,8 +68,8 @@ fn by_items(
     let page = |from: usize, to: usize| -> String {
         render(&page_value(value, &slots[from..to], from == 0), format, tok)
     };
-    let fits = |from: usize, to: usize| tok.fits(&page(from, to), budget);
-    let total_tokens = tok.count(&render(value, format, tok)).max(1);
+    let fits = |from: usize, to: usize| fit.fits(&page(from, to), budget);
+    let total_tokens = fit.count(&render(value, format, tok)).max(1);
     let mut pages = Vec::new();
     let mut from = 0;
     while from < slots.len() {
@@ -199,7 +208,7 @@ mod tests {
     fn object_pages_fit_and_concatenate_back_to_the_whole() {
         let v = graph(200);
         for format in [Format::Json, Format::Auto, Format::Toon] {
-            let pages = paginate(&v, format, tok(), 800);
+            let pages = paginate(&v, format, tok(), tok(), 800);
             assert!(pages.len() > 2, "{format:?}: {}", pages.len());
             let mut entities = Vec::new();
             let mut relations = Vec::new();
@@ -225,7 +234,7 @@ mod tests {
     fn a_value_that_fits_is_one_page() {
         let v = graph(3);
         assert_eq!(
-            paginate(&v, Format::Json, tok(), 10_000),
+            paginate(&v, Format::Json, tok(), tok(), 10_000),
             vec![pare::json::to_compact(&v)]
         );
     }
@@ -234,7 +243,7 @@ mod tests {
     fn an_item_too_large_for_a_page_falls_back_to_text_pieces() {
         let big = format!("[\"{}\"]", "word ".repeat(2000));
         let v = pare::json::parse(&big).unwrap();
-        let pages = paginate(&v, Format::Json, tok(), 300);
+        let pages = paginate(&v, Format::Json, tok(), tok(), 300);
         assert!(pages.len() > 1);
         assert!(pages.iter().all(|p| tok().count(p) <= 300));
         assert_eq!(pages.concat(), pare::json::to_compact(&v));

@@ -14,6 +14,7 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::cache::{Page, PageCache};
 use crate::config::ToolPolicy;
+use crate::gate::Gate;
 use crate::pages::paginate;
 
 /// Budget and tokenizer, shared by all calls.
@@ -81,7 +82,20 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
             })
             .collect()
     };
+    let gate = Gate::new(tok);
+    // What the budget is judged on: the stricter of the real count and chars/4.
     let count = |rendered: &[Option<(pare::Value, String)>]| -> usize {
+        rendered
+            .iter()
+            .zip(&texts)
+            .map(|(r, t)| match (r, t) {
+                (Some((_, s)), _) => gate.count(s),
+                (None, Some(t)) => gate.count(t),
+                (None, None) => 0,
+            })
+            .sum()
+    };
+    let real_count = |rendered: &[Option<(pare::Value, String)>]| -> usize {
         rendered
             .iter()
             .zip(&texts)
@@ -123,7 +137,7 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         .collect();
     let total = count(&rendered);
     let mut page_meta = (1, 1, None);
-    if total >= tokens_before && total <= budget.max_tokens {
+    if real_count(&rendered) >= tokens_before && total <= budget.max_tokens {
         // Shaping saved nothing: the server's own text is as cheap and exactly as written.
         new_content = content.clone();
     } else if lowered {
@@ -138,11 +152,12 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
             return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
         };
         // The note after each page: its words, plus at most one token per cursor character.
-        let reserve = tok.count(&page_note(9999, 9999, Some(""))) + 10;
+        let reserve = gate.count(&page_note(9999, 9999, Some(""))) + 10;
         let pages = paginate(
             value,
             call.tool.format,
             tok,
+            &gate,
             budget.max_tokens.saturating_sub(reserve).max(1),
         );
         let n = pages.len();
@@ -252,4 +267,100 @@ fn with_text(item: &Json, text: String) -> Json {
 
 fn note(text: String) -> Json {
     json!({"type": "text", "text": text})
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::cache::Limits;
+
+    fn setup() -> (ToolPolicy, Json) {
+        let policy = pare::Policy::parse(
+            "levels = [\"brief\", \"standard\", \"full\"]\n[[ops]]\nop = \"drop\"\npaths = [\"$..body\"]\nlevels = [\"brief\"]\n",
+        )
+        .unwrap();
+        let items: Vec<Json> = (0..40)
+            .map(|i| json!({"id": i, "body": format!("{i} ").repeat(60)}))
+            .collect();
+        let text = serde_json::to_string(&json!({ "items": items })).unwrap();
+        let tool = ToolPolicy {
+            default_level: 1,
+            policy: Arc::new(policy),
+            format: pare::encode::Format::Json,
+        };
+        (tool, json!({"content": [{"type": "text", "text": text}]}))
+    }
+
+    fn budget() -> Budget {
+        Budget {
+            max_tokens: 1500,
+            tokenizer: pare::tokens::builtin("o200k_base").unwrap(),
+        }
+    }
+
+    #[test]
+    fn over_budget_at_the_default_level_lowers_the_level_with_a_note() {
+        let (tool, result) = setup();
+        let call = Call {
+            tool_name: "t",
+            tool: &tool,
+            level: 1,
+            explicit: false,
+        };
+        let mut cache = PageCache::new(Limits::default());
+        let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["_meta"]["pare"]["level"], "brief");
+        assert_eq!(r["_meta"]["pare"]["pages"], 1);
+        assert!(!r["content"][0]["text"].as_str().unwrap().contains("body"));
+        let note = r["content"][1]["text"].as_str().unwrap();
+        assert!(note.contains("detail \"standard\""), "{note}");
+    }
+
+    #[test]
+    fn over_budget_at_a_level_the_caller_chose_is_paged_not_lowered() {
+        let (tool, result) = setup();
+        let call = Call {
+            tool_name: "t",
+            tool: &tool,
+            level: 1,
+            explicit: true,
+        };
+        let mut cache = PageCache::new(Limits::default());
+        let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
+            panic!("not shaped")
+        };
+        let meta = &r["_meta"]["pare"];
+        assert_eq!(meta["level"], "standard");
+        assert!(meta["pages"].as_u64().unwrap() > 1);
+        assert!(meta["tokensAfter"].as_u64().unwrap() <= 1500);
+        let next = cache.get(meta["nextCursor"].as_str().unwrap()).unwrap();
+        assert_eq!(next.page, 2);
+        assert!(next.text.contains("body"));
+    }
+
+    #[test]
+    fn error_results_and_non_json_text_are_left_alone() {
+        let (tool, _) = setup();
+        let call = Call {
+            tool_name: "t",
+            tool: &tool,
+            level: 1,
+            explicit: false,
+        };
+        let mut cache = PageCache::new(Limits::default());
+        let err = json!({"isError": true, "content": [{"type": "text", "text": "{}"}]});
+        assert!(matches!(
+            shape_result(&err, &call, budget(), &mut cache),
+            Shaped::Unchanged(_)
+        ));
+        let text = json!({"content": [{"type": "text", "text": "plain words"}]});
+        assert!(matches!(
+            shape_result(&text, &call, budget(), &mut cache),
+            Shaped::Unchanged(_)
+        ));
+    }
 }
