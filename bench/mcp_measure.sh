@@ -28,7 +28,7 @@ for l in open(sys.argv[1]):
         print(json.dumps(m['result'].get('_meta',{}).get('pare')))
 " "$1" "$2"; }
 calls | MEMORY_FILE_PATH="$tmp/g.jsonl" node "$server" > "$tmp/direct.out" 2>/dev/null
-calls | MEMORY_FILE_PATH="$tmp/g.jsonl" "$pare" mcp --policy "$here/examples/policies/memory.toml" --max-tokens 1000000 -- node "$server" > "$tmp/pare.out" 2>/dev/null
+calls | MEMORY_FILE_PATH="$tmp/g.jsonl" "$pare" mcp --policy "$here/examples/policies/memory.toml" --max-tokens 1000000 --max-chars4 100000000 -- node "$server" > "$tmp/pare.out" 2>/dev/null
 calls | MEMORY_FILE_PATH="$tmp/g.jsonl" "$pare" mcp --policy "$here/examples/policies/memory.toml" --max-tokens 3000 -- node "$server" > "$tmp/page.out" 2>/dev/null
 text_of "$tmp/direct.out" "$tmp/direct.txt" >/dev/null
 echo "through pare: $(text_of "$tmp/pare.out" "$tmp/pare.txt")"

@@ -23,6 +23,10 @@ pub struct Args {
     /// Token budget of one tool result; longer results are shaped harder, then paged.
     #[arg(long, default_value_t = 20_000)]
     pub max_tokens: usize,
+    /// The limit by the chars/4 estimate, which some clients judge results by (Claude Code's
+    /// MAX_MCP_OUTPUT_TOKENS, 25000 by default). A result must fit both limits.
+    #[arg(long, default_value_t = 25_000)]
+    pub max_chars4: usize,
     /// Tokenizer for counts and budgets: o200k_base, cl100k_base, chars4.
     #[arg(long, default_value = "o200k_base")]
     pub tokenizer: String,
@@ -53,6 +57,7 @@ pub fn run(args: Args) -> Result<()> {
         config,
         budget: Budget {
             max_tokens: args.max_tokens,
+            max_chars4: args.max_chars4.max(1),
             tokenizer: tokenizer(&args.tokenizer, None)?,
         },
         max_message_bytes: args.max_message_bytes.max(1024),

@@ -112,6 +112,8 @@ fn mcp_memory_read_graph_through_pare_is_lossless_and_at_least_half_the_tokens()
             &policy,
             "--max-tokens",
             "100000",
+            "--max-chars4",
+            "1000000",
             "--",
             "node",
             &server,

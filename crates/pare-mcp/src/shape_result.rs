@@ -21,6 +21,8 @@ use crate::pages::paginate;
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub max_tokens: usize,
+    /// The limit by the chars/4 estimate some clients gate on (see [`Gate`]).
+    pub max_chars4: usize,
     pub tokenizer: &'static dyn Tokenizer,
 }
 
@@ -41,6 +43,17 @@ pub struct Call<'a> {
     pub level: usize,
     /// The caller named the level: never lowered to fit, paged instead.
     pub explicit: bool,
+}
+
+/// The content items rendered at one level, with their counts.
+#[derive(Default)]
+struct Rendering {
+    /// Per content item: the shaped value and its text, for the items that are JSON text.
+    items: Vec<Option<(pare::Value, String)>>,
+    /// Real tokens of all texts (shaped or not).
+    real: usize,
+    /// The budget gate's count of all texts.
+    gate: usize,
 }
 
 /// Shape `result` (a `tools/call` result object).
@@ -65,55 +78,35 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
     let tok = budget.tokenizer;
     let tokens_before: usize = texts.iter().flatten().map(|t| tok.count(t)).sum();
 
-    let render_at = |level: usize| -> Vec<Option<(pare::Value, String)>> {
-        values
-            .iter()
-            .map(|v| {
-                v.as_ref().map(|v| {
-                    let shaped = shape(
-                        v.clone(),
-                        &call.tool.policy,
-                        &options(call.tool, level, tok),
-                    )
-                    .value;
-                    let text = render(&shaped, call.tool.format, tok);
-                    (shaped, text)
-                })
-            })
-            .collect()
-    };
-    let gate = Gate::new(tok);
-    // What the budget is judged on: the stricter of the real count and chars/4.
-    let count = |rendered: &[Option<(pare::Value, String)>]| -> usize {
-        rendered
-            .iter()
-            .zip(&texts)
-            .map(|(r, t)| match (r, t) {
-                (Some((_, s)), _) => gate.count(s),
-                (None, Some(t)) => gate.count(t),
-                (None, None) => 0,
-            })
-            .sum()
-    };
-    let real_count = |rendered: &[Option<(pare::Value, String)>]| -> usize {
-        rendered
-            .iter()
-            .zip(&texts)
-            .map(|(r, t)| match (r, t) {
-                (Some((_, s)), _) => tok.count(s),
-                (None, Some(t)) => tok.count(t),
-                (None, None) => 0,
-            })
-            .sum()
+    let gate = Gate::new(tok, budget.max_tokens, budget.max_chars4);
+    // Each level's rendering is counted once: real tokens (for `_meta`) and the gate's count
+    // (the stricter of real and chars/4, for the budget).
+    let render_at = |level: usize| -> Rendering {
+        let mut r = Rendering::default();
+        for (v, t) in values.iter().zip(&texts) {
+            let item = v.as_ref().map(|v| {
+                let opts = options(call.tool, level, tok);
+                let shaped = shape(v.clone(), &call.tool.policy, &opts).value;
+                let text = render(&shaped, call.tool.format, tok);
+                (shaped, text)
+            });
+            if let Some(text) = item.as_ref().map(|(_, s)| s.as_str()).or(*t) {
+                let real = tok.count(text);
+                r.real += real;
+                r.gate += real.max(gate.chars4_count(text));
+            }
+            r.items.push(item);
+        }
+        r
     };
 
     let mut level = call.level;
     let mut rendered = render_at(level);
     let mut lowered = false;
-    if count(&rendered) > budget.max_tokens && !call.explicit {
+    if rendered.gate > budget.max_tokens && !call.explicit {
         for lower in (0..call.level).rev() {
             let r = render_at(lower);
-            if count(&r) <= budget.max_tokens {
+            if r.gate <= budget.max_tokens {
                 (level, rendered, lowered) = (lower, r, true);
                 break;
             }
@@ -129,26 +122,29 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
 
     let mut new_content: Vec<Json> = content
         .iter()
-        .zip(&rendered)
+        .zip(&rendered.items)
         .map(|(item, r)| match r {
             Some((_, text)) => with_text(item, text.clone()),
             None => item.clone(),
         })
         .collect();
-    let total = count(&rendered);
     let mut page_meta = (1, 1, None);
-    if real_count(&rendered) >= tokens_before && total <= budget.max_tokens {
+    let mut after = rendered.real;
+    if rendered.real >= tokens_before && rendered.gate <= budget.max_tokens {
         // Shaping saved nothing: the server's own text is as cheap and exactly as written.
         new_content = content.clone();
+        after = tokens_before;
     } else if lowered {
         let next = &call.tool.levels()[call.level];
-        new_content.push(note(format!(
+        let text = format!(
             "pare: shown at detail `{level_name}` to fit {} tokens; call again with detail \"{next}\" for more (in pages).",
             budget.max_tokens
-        )));
-    } else if total > budget.max_tokens {
+        );
+        after += tok.count(&text);
+        new_content.push(note(text));
+    } else if rendered.gate > budget.max_tokens {
         // Paged: only a result whose one content item is JSON text.
-        let [Some((value, _))] = rendered.as_slice() else {
+        let [Some((value, _))] = rendered.items.as_slice() else {
             return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
         };
         // The note after each page: its words, plus at most one token per cursor character.
@@ -175,17 +171,11 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
             );
         }
         let first = cursors.first().map(String::as_str);
-        new_content = vec![
-            with_text(&content[0], pages[0].clone()),
-            note(page_note(1, n, first)),
-        ];
+        let note_text = page_note(1, n, first);
+        after = tok.count(&pages[0]) + tok.count(&note_text);
+        new_content = vec![with_text(&content[0], pages[0].clone()), note(note_text)];
         page_meta = (1, n, first.map(str::to_owned));
     }
-    let after: usize = new_content
-        .iter()
-        .filter_map(text_of)
-        .map(|t| tok.count(t))
-        .sum();
     meta.insert("tokensAfter".into(), json!(after));
     finish_meta(&mut meta, page_meta);
     let mut out = obj.clone();
@@ -296,6 +286,7 @@ mod tests {
     fn budget() -> Budget {
         Budget {
             max_tokens: 1500,
+            max_chars4: 25_000,
             tokenizer: pare::tokens::builtin("o200k_base").unwrap(),
         }
     }
