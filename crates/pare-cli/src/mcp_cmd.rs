@@ -32,7 +32,7 @@ pub struct Args {
     pub tokenizer: String,
     /// Messages longer than this many bytes are forwarded unchanged, streamed, never held
     /// in memory whole.
-    #[arg(long, default_value_t = 16 << 20)]
+    #[arg(long, default_value_t = 8 << 20)]
     pub max_message_bytes: usize,
     /// How many later pages the `pare_more` cache holds, at most.
     #[arg(long, default_value_t = 1024)]

@@ -68,44 +68,41 @@ fn by_items(
     let page = |from: usize, to: usize| -> String {
         render(&page_value(value, &slots[from..to], from == 0), format, tok)
     };
-    let fits = |from: usize, to: usize| fit.fits(&page(from, to), budget);
     let total_tokens = fit.count(&render(value, format, tok)).max(1);
     let mut pages = Vec::new();
     let mut from = 0;
+    // The first guess is the average item size; later ones, the previous page's length.
+    let mut guess = (slots.len() * budget / total_tokens).max(1);
     while from < slots.len() {
         let left = slots.len() - from;
-        if !fits(from, from + 1) {
+        let one = page(from, from + 1);
+        if !fit.fits(&one, budget) {
             return None;
         }
-        // Guess from the average item size, then settle on the largest run that fits:
-        // grow while it fits, then binary search between the last fit and the first miss.
-        let guess = (slots.len() * budget / total_tokens).clamp(1, left);
-        let (mut ok, mut bad) = if fits(from, from + guess) {
-            let mut ok = guess;
-            loop {
-                if ok == left {
-                    break (ok, ok + 1);
-                }
-                let next = (ok * 2).min(left);
-                if fits(from, from + next) {
-                    ok = next;
-                } else {
-                    break (ok, next);
-                }
+        // The largest run that fits: `lo` items are known to fit (with their text), `hi`
+        // known not to. Steps scale the last count to the budget (items are usually of
+        // similar size, so this lands in two or three renders), halving when that stalls.
+        let (mut lo, mut lo_text, mut hi) = (1, one, left + 1);
+        let mut k = guess;
+        for round in 0.. {
+            if lo + 1 >= hi {
+                break;
             }
-        } else {
-            (1, guess)
-        };
-        while bad - ok > 1 {
-            let mid = ok + (bad - ok) / 2;
-            if fits(from, from + mid) {
-                ok = mid;
+            k = if round < 4 { k } else { lo + (hi - lo) / 2 };
+            k = k.clamp(lo + 1, hi - 1);
+            let text = page(from, from + k);
+            let count = fit.count(&text).max(1);
+            if count <= budget {
+                (lo, lo_text) = (k, text);
+                k = (k * budget / count).max(k + 1);
             } else {
-                bad = mid;
+                hi = k;
+                k = (k * budget / count).min(k - 1);
             }
         }
-        pages.push(page(from, from + ok));
-        from += ok;
+        pages.push(lo_text);
+        from += lo;
+        guess = lo;
     }
     Some(pages)
 }
