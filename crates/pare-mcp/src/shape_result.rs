@@ -76,7 +76,6 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         return Shaped::Unchanged("no content text is JSON");
     }
     let tok = budget.tokenizer;
-    let tokens_before: usize = texts.iter().flatten().map(|t| tok.count(t)).sum();
 
     let gate = Gate::new(tok, budget.max_tokens, budget.max_chars4);
     // Each level's rendering is counted once: real tokens (for `_meta`) and the gate's count
@@ -100,18 +99,21 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         r
     };
 
-    let mut level = call.level;
-    let mut rendered = render_at(level);
-    let mut lowered = false;
-    if rendered.gate > budget.max_tokens && !call.explicit {
-        for lower in (0..call.level).rev() {
-            let r = render_at(lower);
-            if r.gate <= budget.max_tokens {
-                (level, rendered, lowered) = (lower, r, true);
-                break;
+    // The server's text is counted on another core while this one shapes and renders.
+    let (tokens_before, (level, rendered, lowered)) = std::thread::scope(|scope| {
+        let before = scope.spawn(|| texts.iter().flatten().map(|t| tok.count(t)).sum::<usize>());
+        let mut chosen = (call.level, render_at(call.level), false);
+        if chosen.1.gate > budget.max_tokens && !call.explicit {
+            for lower in (0..call.level).rev() {
+                let r = render_at(lower);
+                if r.gate <= budget.max_tokens {
+                    chosen = (lower, r, true);
+                    break;
+                }
             }
         }
-    }
+        (before.join().expect("counting does not panic"), chosen)
+    });
     let level_name = call.tool.levels()[level].clone();
     let mut meta = Map::new();
     meta.insert("tool".into(), json!(call.tool_name));
