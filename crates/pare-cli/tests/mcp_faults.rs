@@ -38,6 +38,32 @@ fn mcp_upstream_exit_mid_request_answers_pending_with_an_error_and_exits_nonzero
 }
 
 #[test]
+fn mcp_when_upstream_dies_every_open_request_but_a_cancelled_one_gets_an_error() {
+    let Some(mut p) = start(&[], "ok") else {
+        return;
+    };
+    for id in [1, 2] {
+        p.send(json!({"jsonrpc": "2.0", "id": id, "method": "test/never", "params": {}}));
+    }
+    p.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    p.send(json!({"jsonrpc": "2.0", "id": 3, "method": "test/die", "params": {}}));
+    let mut ids: Vec<u64> = (0..2)
+        .map(|_| {
+            let r = p.recv();
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+            r["id"].as_u64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [2, 3]);
+    let (status, stderr) = p.finish();
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("2 open request(s)"), "{stderr}");
+}
+
+#[test]
 fn mcp_garbage_lines_from_upstream_are_logged_and_skipped() {
     let Some(mut p) = start(&[], "garbage") else {
         return;

@@ -7,7 +7,8 @@ demand. Plain Python, no dependencies.
 Modes:
   ok       answers initialize, tools/list (tools `data` and `text`), tools/call, and any
            other method with {"echo": METHOD}; before answering `foo/unknown` it sends a
-           notification of an unknown method.
+           notification of an unknown method. `test/never` is never answered;
+           `test/die` makes it exit with status 3.
   garbage  like ok, but writes junk lines (not JSON, JSON that is not JSON-RPC) before
            every answer.
   exit     like ok, but exits with status 3 on the first tools/call, without answering.
@@ -67,6 +68,10 @@ def answer(msg):
             return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
                     "arguments_seen": args}
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
+    if method == "test/never":
+        return None  # never answered
+    if method == "test/die":
+        sys.exit(3)
     if method == "foo/unknown":
         send({"jsonrpc": "2.0", "method": "notifications/foo_unknown", "params": {"x": 1}})
     return {"echo": method}
