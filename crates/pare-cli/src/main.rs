@@ -7,6 +7,7 @@
 mod compact;
 mod encode_cmd;
 mod io;
+mod mcp_cmd;
 mod pack_cmd;
 mod policy_cmd;
 mod stats;
@@ -50,6 +51,8 @@ enum Command {
     Pack(pack_cmd::Args),
     /// Show where a payload's tokens go, per path.
     Stats(stats::Args),
+    /// Run an MCP server behind pare: its tool results shaped, paged under a token budget.
+    Mcp(mcp_cmd::Args),
     /// Check a policy or print the policy JSON Schema.
     Policy {
         #[command(subcommand)]
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Expand(args) => encode_cmd::expand_cmd(args),
         Command::Pack(args) => pack_cmd::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Mcp(args) => mcp_cmd::run(args),
         Command::Policy { command } => policy_cmd::run(command),
     };
     match result {

@@ -14,6 +14,7 @@
 //! ```
 
 pub mod expr;
+pub mod mcp;
 pub mod options;
 pub mod selector;
 

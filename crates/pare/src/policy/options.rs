@@ -51,6 +51,9 @@ pub struct PolicyOptions {
     /// How `pare pack` reads and packs a search response (field names, threshold, order).
     #[serde(default)]
     pub pack: Option<crate::pack::options::PackOptions>,
+    /// How `pare mcp` shapes each tool's results (see [`super::mcp`]).
+    #[serde(default)]
+    pub mcp: Option<super::mcp::McpOptions>,
 }
 
 pub fn default_levels() -> Vec<String> {

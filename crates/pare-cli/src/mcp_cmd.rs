@@ -1,0 +1,73 @@
+//! `pare mcp`: put pare in front of an MCP server (a thin door over the `pare-mcp` crate).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::Args as ClapArgs;
+use pare_mcp::cache::Limits;
+use pare_mcp::shape_result::Budget;
+use pare_mcp::{Config, Options};
+
+use crate::io::tokenizer;
+
+#[derive(ClapArgs)]
+#[command(
+    after_help = "Example:\n  pare mcp --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory"
+)]
+pub struct Args {
+    /// Policy file (TOML or JSON); its `[mcp]` section picks a policy, format and level per
+    /// tool. Default: drop null and empty members, format auto.
+    #[arg(long, short)]
+    pub policy: Option<PathBuf>,
+    /// Token budget of one tool result; longer results are shaped harder, then paged.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_tokens: usize,
+    /// The limit by the chars/4 estimate, which some clients judge results by (Claude Code's
+    /// MAX_MCP_OUTPUT_TOKENS, 25000 by default). A result must fit both limits.
+    #[arg(long, default_value_t = 25_000)]
+    pub max_chars4: usize,
+    /// Tokenizer for counts and budgets: o200k_base, cl100k_base, chars4.
+    #[arg(long, default_value = "o200k_base")]
+    pub tokenizer: String,
+    /// Messages longer than this many bytes are forwarded unchanged, streamed, never held
+    /// in memory whole.
+    #[arg(long, default_value_t = 8 << 20)]
+    pub max_message_bytes: usize,
+    /// How many later pages the `pare_more` cache holds, at most.
+    #[arg(long, default_value_t = 1024)]
+    pub cache_pages: usize,
+    /// How long a page stays in the `pare_more` cache, in seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub cache_ttl: u64,
+    /// The server to run, with its arguments (after `--`).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let config = match &args.policy {
+        Some(p) => Config::load(p)?,
+        None => Config::builtin(),
+    };
+    if args.max_tokens == 0 {
+        bail!("--max-tokens must be at least 1");
+    }
+    let opts = Options {
+        config,
+        budget: Budget {
+            max_tokens: args.max_tokens,
+            max_chars4: args.max_chars4.max(1),
+            tokenizer: tokenizer(&args.tokenizer, None)?,
+        },
+        max_message_bytes: args.max_message_bytes.max(1024),
+        cache: Limits {
+            max_pages: args.cache_pages.max(1),
+            ttl: Duration::from_secs(args.cache_ttl),
+            ..Limits::default()
+        },
+        drain: Duration::from_secs(5),
+    };
+    pare_mcp::run_stdio(opts, &args.command)?;
+    Ok(())
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""A tiny stand-in MCP server over stdio for the faults a real server will not produce on
+demand. Plain Python, no dependencies.
+
+    fake_server.py MODE
+
+Modes:
+  ok       answers initialize, tools/list (tools `data` and `text`), tools/call, and any
+           other method with {"echo": METHOD}; before answering `foo/unknown` it sends a
+           notification of an unknown method. `test/never` is never answered;
+           `test/die` makes it exit with status 3.
+  garbage  like ok, but writes junk lines (not JSON, JSON that is not JSON-RPC) before
+           every answer.
+  exit     like ok, but exits with status 3 on the first tools/call, without answering.
+  big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed.
+"""
+import json
+import os
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+TOOLS = [
+    {"name": "data", "description": "JSON rows", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+    {"name": "text", "description": "plain text", "inputSchema": {"type": "object"}},
+]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def rows(n):
+    return {"rows": [{"id": i, "name": f"row {i}", "note": None, "tags": [], "score": i * 0.5} for i in range(n)]}
+
+
+def send_big(rid, size):
+    """A `data` result whose text is about `size` bytes of JSON rows, written in pieces (the
+    server never holds it whole), with the id at the end as the JS SDK writes it."""
+    out = sys.stdout
+    out.write('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\\"rows\\":[')
+    row = '{\\"id\\":%d,\\"name\\":\\"' + "x" * 40 + '\\",\\"kind\\":\\"record\\",\\"note\\":null}'
+    n = max(1, size // 80)
+    for start in range(0, n, 10000):
+        out.write(",".join(row % i for i in range(start, min(n, start + 10000))))
+        if start + 10000 < n:
+            out.write(",")
+    out.write(']}"}]},"id":%s}\n' % json.dumps(rid))
+    out.flush()
+
+
+def answer(msg):
+    method, rid = msg.get("method"), msg.get("id")
+    if method == "initialize":
+        return {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                "serverInfo": {"name": "fake", "version": "1"}}
+    if method == "tools/list":
+        return {"tools": TOOLS}
+    if method == "tools/call":
+        if MODE == "exit":
+            sys.exit(3)
+        name, args = msg["params"]["name"], msg["params"].get("arguments") or {}
+        if name == "data":
+            if MODE == "big":
+                send_big(rid, int(os.environ.get("FAKE_BYTES", "100000")))
+                return None
+            text = json.dumps(rows(args.get("n", 3)), indent=2)
+            return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
+                    "arguments_seen": args}
+        return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
+    if method == "test/never":
+        return None  # never answered
+    if method == "test/die":
+        sys.exit(3)
+    if method == "foo/unknown":
+        send({"jsonrpc": "2.0", "method": "notifications/foo_unknown", "params": {"x": 1}})
+    return {"echo": method}
+
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue  # notifications and responses
+    if MODE == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.write('{"not": "json-rpc"}\n')
+    result = answer(msg)
+    if result is not None:
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": result})

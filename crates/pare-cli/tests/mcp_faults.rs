@@ -1,0 +1,279 @@
+//! `pare mcp` against a stand-in server (`tests/mcp/fake_server.py`) for the faults a real
+//! server will not produce on demand: an upstream that exits mid-request, garbage lines,
+//! results pare cannot shape, unknown methods, oversized messages. Driven by raw JSON-RPC
+//! lines so every byte on pare's stdout is checked to be protocol.
+
+mod mcp_support;
+
+use mcp_support::{Proxy, fake_server, python};
+use serde_json::{Value, json};
+
+fn start(args: &[&str], mode: &str) -> Option<Proxy> {
+    let py = python()?;
+    let server = fake_server();
+    let mut cmd: Vec<&str> = args.to_vec();
+    cmd.extend(["--", &py, &server, mode]);
+    let mut p = Proxy::spawn(&cmd, &[]);
+    p.initialize();
+    Some(p)
+}
+
+fn call(p: &mut Proxy, id: u64, name: &str, args: Value) -> Value {
+    p.request(id, "tools/call", json!({"name": name, "arguments": args}))
+}
+
+#[test]
+fn mcp_upstream_exit_mid_request_answers_pending_with_an_error_and_exits_nonzero() {
+    let Some(mut p) = start(&[], "exit") else {
+        return;
+    };
+    p.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "data", "arguments": {}}}));
+    let reply = p.recv();
+    assert_eq!(reply["id"], 7, "{reply}");
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    let (status, stderr) = p.finish();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("upstream MCP server exited"), "{stderr}");
+    assert!(stderr.contains("1 open request"), "{stderr}");
+}
+
+#[test]
+fn mcp_when_upstream_dies_every_open_request_but_a_cancelled_one_gets_an_error() {
+    let Some(mut p) = start(&[], "ok") else {
+        return;
+    };
+    for id in [1, 2] {
+        p.send(json!({"jsonrpc": "2.0", "id": id, "method": "test/never", "params": {}}));
+    }
+    p.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    p.send(json!({"jsonrpc": "2.0", "id": 3, "method": "test/die", "params": {}}));
+    let mut ids: Vec<u64> = (0..2)
+        .map(|_| {
+            let r = p.recv();
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+            r["id"].as_u64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [2, 3]);
+    let (status, stderr) = p.finish();
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("2 open request(s)"), "{stderr}");
+}
+
+#[test]
+fn mcp_garbage_lines_from_upstream_are_logged_and_skipped() {
+    let Some(mut p) = start(&[], "garbage") else {
+        return;
+    };
+    let reply = p.request(2, "ping", json!({}));
+    assert_eq!(reply["result"], json!({"echo": "ping"}));
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipped a line from the server (not JSON): this is not json"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(not JSON-RPC 2.0)"), "{stderr}");
+}
+
+#[test]
+fn mcp_a_result_that_is_not_json_is_forwarded_unchanged_with_a_log_line() {
+    let Some(mut p) = start(&[], "ok") else {
+        return;
+    };
+    let reply = call(&mut p, 3, "text", json!({}));
+    assert_eq!(
+        reply["result"],
+        json!({"content": [{"type": "text", "text": "not JSON: {oops"}]})
+    );
+    p.close_stdin();
+    let (_, stderr) = p.finish();
+    assert!(
+        stderr.contains("`text` result forwarded unchanged: no content text is JSON"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn mcp_unknown_methods_and_notifications_pass_through_both_ways() {
+    let Some(mut p) = start(&[], "ok") else {
+        return;
+    };
+    p.send(json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}}));
+    p.send(json!({"jsonrpc": "2.0", "id": "u1", "method": "foo/unknown", "params": {"a": [1]}}));
+    let note = p.recv();
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/foo_unknown", "params": {"x": 1}})
+    );
+    let reply = p.recv();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": "u1", "result": {"echo": "foo/unknown"}})
+    );
+}
+
+#[test]
+fn mcp_detail_is_removed_before_forwarding_and_full_is_the_server_text() {
+    let Some(mut p) = start(&[], "ok") else {
+        return;
+    };
+    let list = p.request(1, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap()["name"], "pare_more");
+    assert_eq!(
+        tools[0]["inputSchema"]["properties"]["detail"]["enum"],
+        json!(["none", "minimal", "standard", "full"])
+    );
+
+    let shaped = call(&mut p, 2, "data", json!({"n": 3, "detail": "standard"}));
+    let r = &shaped["result"];
+    assert_eq!(
+        r["arguments_seen"],
+        json!({"n": 3}),
+        "detail reached the server"
+    );
+    let text = r["content"][0]["text"].as_str().unwrap();
+    let (value, _) = pare::encode::expand(text).unwrap();
+    let rows = value
+        .as_object()
+        .unwrap()
+        .get("rows")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| !r.as_object().unwrap().contains_key("note")),
+        "{text}"
+    );
+    assert_eq!(r["_meta"]["server"], "kept");
+    let meta = &r["_meta"]["pare"];
+    assert_eq!(meta["level"], "standard");
+    assert_eq!(meta["tokenizer"], "o200k_base");
+    assert!(
+        meta["tokensAfter"].as_u64().unwrap() < meta["tokensBefore"].as_u64().unwrap(),
+        "{meta}"
+    );
+
+    let full = call(&mut p, 3, "data", json!({"n": 3, "detail": "full"}));
+    let expected = serde_json::to_string_pretty(&json!({"rows": [
+        {"id": 0, "name": "row 0", "note": null, "tags": [], "score": 0.0},
+        {"id": 1, "name": "row 1", "note": null, "tags": [], "score": 0.5},
+        {"id": 2, "name": "row 2", "note": null, "tags": [], "score": 1.0}]}))
+    .unwrap();
+    assert_eq!(full["result"]["content"][0]["text"], expected.as_str());
+    assert!(full["result"]["_meta"].get("pare").is_none());
+
+    let bad = call(&mut p, 4, "data", json!({"detail": "everything"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("none, minimal, standard, full")
+    );
+}
+
+#[test]
+fn mcp_over_budget_results_are_paged_and_pare_more_returns_the_rest() {
+    let Some(mut p) = start(&["--max-tokens", "2000"], "ok") else {
+        return;
+    };
+    p.request(1, "tools/list", json!({}));
+    // Asking for a level explicitly pages it rather than lowering it.
+    let first = call(&mut p, 2, "data", json!({"n": 600, "detail": "standard"}));
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let mut rows = Vec::new();
+    let mut reply = first;
+    let mut pages = 0;
+    loop {
+        let r = &reply["result"];
+        let content = r["content"].as_array().unwrap();
+        let total: usize = content
+            .iter()
+            .map(|c| tok.count(c["text"].as_str().unwrap()))
+            .sum();
+        assert!(total <= 2000, "page of {total} tokens");
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], total);
+        let (v, _) = pare::encode::expand(content[0]["text"].as_str().unwrap()).unwrap();
+        rows.extend(
+            v.as_object()
+                .unwrap()
+                .get("rows")
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned(),
+        );
+        pages += 1;
+        let Some(cursor) = r["_meta"]["pare"]["nextCursor"].as_str() else {
+            break;
+        };
+        assert_eq!(cursor.len(), 10);
+        assert!(content[1]["text"].as_str().unwrap().contains(cursor));
+        reply = call(&mut p, 100 + pages, "pare_more", json!({"cursor": cursor}));
+    }
+    assert!(pages >= 3, "{pages} pages");
+    assert_eq!(rows.len(), 600);
+    let bad = call(&mut p, 99, "pare_more", json!({"cursor": "nope"}));
+    assert_eq!(bad["error"]["code"], -32602);
+}
+
+#[test]
+fn mcp_a_100_mb_result_is_streamed_through_unchanged_in_bounded_memory() {
+    let Some(py) = python() else { return };
+    let server = fake_server();
+    let cmd = ["--", &py, &server, "big"];
+    let mut p = Proxy::spawn(&cmd, &[("FAKE_BYTES", "100000000")]);
+    p.initialize();
+    let reply = call(&mut p, 5, "data", json!({}));
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() > 99_000_000, "{} bytes", text.len());
+    assert!(text.ends_with("]}"));
+    assert!(reply["result"].get("_meta").is_none());
+    let peak = p.peak_rss_kb();
+    // The id at the end of the streamed message settled the request: nothing is open, so a
+    // server exit now would not produce an error reply for it.
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("forwarded unchanged"), "{stderr}");
+    if let Some(kb) = peak {
+        eprintln!("pare peak RSS on a 100 MB result: {} MB", kb / 1024);
+        assert!(kb < 64 * 1024, "pare held {kb} kB for a 100 MB message");
+    }
+}
+
+#[test]
+fn mcp_a_server_that_cannot_start_or_a_bad_policy_is_a_clear_error_exit_2() {
+    let out = std::process::Command::new(mcp_support::pare_bin())
+        .args(["mcp", "--", "/nonexistent/mcp-server"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot start the server `/nonexistent/mcp-server`"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(&policy, "[mcp]\nformat = \"yaml\"\n").unwrap();
+    let out = std::process::Command::new(mcp_support::pare_bin())
+        .args(["mcp", "--policy"])
+        .arg(&policy)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp.format") && err.contains("yaml"), "{err}");
+}

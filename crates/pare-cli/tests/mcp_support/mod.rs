@@ -1,0 +1,190 @@
+//! Shared helpers of the `pare mcp` tests: running `pare mcp` and talking JSON-RPC to it,
+//! finding the peers (python3, node and the reference servers, the `mcp` SDK).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// How long any one reply may take before the test fails (a hang is a failure, not a wait).
+const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub fn mcp_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
+}
+
+pub fn fake_server() -> String {
+    mcp_dir().join("fake_server.py").display().to_string()
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Skip (return `None`) with a note when a peer is missing locally; fail in CI.
+pub fn require(what: &str, found: Option<String>) -> Option<String> {
+    match found {
+        Some(f) => Some(f),
+        None if in_ci() => {
+            panic!("{what} is missing, and CI must run the MCP peer tests (.ci/run installs it)")
+        }
+        None => {
+            eprintln!("skipped: {what} not found (.ci/run installs it)");
+            None
+        }
+    }
+}
+
+fn works(cmd: &str, args: &[&str]) -> bool {
+    Command::new(cmd)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// python3 (plain: the stand-in server needs nothing else).
+pub fn python() -> Option<String> {
+    require(
+        "python3",
+        works("python3", &["--version"]).then(|| "python3".to_owned()),
+    )
+}
+
+/// The Python with the official `mcp` SDK: `$PARE_MCP_PYTHON`, default the venv `.ci/run` makes.
+pub fn sdk_python() -> Option<String> {
+    let py =
+        std::env::var("PARE_MCP_PYTHON").unwrap_or_else(|_| "/tmp/pare-mcp-venv/bin/python".into());
+    require(
+        "the Python MCP SDK (`mcp`)",
+        works(&py, &["-c", "import mcp"]).then_some(py),
+    )
+}
+
+/// The entry script of a reference server under `$PARE_MCP_PEERS` (default /tmp/pare-mcp-peers).
+pub fn node_server(package: &str) -> Option<String> {
+    let dir = std::env::var("PARE_MCP_PEERS").unwrap_or_else(|_| "/tmp/pare-mcp-peers".into());
+    let script = Path::new(&dir)
+        .join("node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    let found =
+        (script.is_file() && works("node", &["--version"])).then(|| script.display().to_string());
+    require(&format!("@modelcontextprotocol/{package}"), found)
+}
+
+pub fn pare_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_pare")
+}
+
+/// A running `pare mcp`, spoken to line by line.
+pub struct Proxy {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Proxy {
+    /// `pare mcp ARGS` (ARGS include `-- server…`), with extra environment.
+    pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> Proxy {
+        let mut child = Command::new(pare_bin())
+            .arg("mcp")
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pare runs");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut err = child.stderr.take().unwrap();
+        let (etx, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            let _ = etx.send(s);
+        });
+        Proxy {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    pub fn send(&mut self, msg: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line on pare's stdout, which must be a JSON-RPC 2.0 message.
+    pub fn recv(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("a reply from pare");
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:.200}"));
+        assert_eq!(
+            v["jsonrpc"], "2.0",
+            "stdout carried a non-JSON-RPC line: {line:.200}"
+        );
+        v
+    }
+
+    /// Send a request and return its response (messages before it must be notifications).
+    pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let v = self.recv();
+            if v.get("id") == Some(&json!(id)) {
+                return v;
+            }
+            assert!(v.get("id").is_none(), "unexpected message {v}");
+        }
+    }
+
+    pub fn initialize(&mut self) {
+        let r = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        );
+        assert!(r.get("result").is_some(), "{r}");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    /// pare's peak resident memory so far (Linux `VmHWM`), in kB.
+    pub fn peak_rss_kb(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Wait for pare to exit: its status and everything it wrote on stderr.
+    pub fn finish(mut self) -> (ExitStatus, String) {
+        let status = self.child.wait().unwrap();
+        let stderr = self.stderr.recv_timeout(REPLY_TIMEOUT).unwrap_or_default();
+        (status, stderr)
+    }
+}

@@ -1,0 +1,219 @@
+//! Which policy, format and default level shape each tool: the `[mcp]` section of the
+//! policy file, resolved once at start-up.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pare::encode::Format;
+use pare::policy::mcp::{McpOptions, glob_match};
+use pare::policy::{FULL, Policy, PolicyError};
+
+/// A bad policy file: the proxy refuses to start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("reading policy {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("in policy {path}: {source}")]
+    Policy { path: PathBuf, source: PolicyError },
+    #[error("in policy {path}: `mcp.tools[{index}].level`: {message}")]
+    Level {
+        path: PathBuf,
+        index: usize,
+        message: String,
+    },
+}
+
+/// How one tool's results are shaped.
+#[derive(Debug)]
+pub struct ToolPolicy {
+    pub policy: Arc<Policy>,
+    pub format: Format,
+    /// The level used when a call names none (an index into the policy's levels).
+    pub default_level: usize,
+}
+
+impl ToolPolicy {
+    /// The policy's level names, least detail first; the last is `full`.
+    pub fn levels(&self) -> &[String] {
+        self.policy.levels()
+    }
+}
+
+/// One `[[mcp.tools]]` entry, resolved.
+#[derive(Debug)]
+struct Entry {
+    names: Vec<String>,
+    /// `None`: the tool is passed through untouched.
+    tool: Option<Arc<ToolPolicy>>,
+}
+
+/// The proxy's shaping configuration.
+#[derive(Debug)]
+pub struct Config {
+    entries: Vec<Entry>,
+    /// For tools no entry matches; `None` when `shape_unmatched = false`.
+    default: Option<Arc<ToolPolicy>>,
+}
+
+impl Config {
+    /// No policy file: the built-in policy (drop null and empty members), format `auto`.
+    pub fn builtin() -> Config {
+        Config::from_policy(
+            Policy::builtin_default(),
+            Path::new("."),
+            Path::new("<built-in>"),
+        )
+        .expect("the built-in policy is valid")
+    }
+
+    /// Read a policy file and the policy files its `[[mcp.tools]]` entries name.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let policy = read_policy(path)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Config::from_policy(policy, dir, path)
+    }
+
+    fn from_policy(policy: Policy, dir: &Path, path: &Path) -> Result<Config, ConfigError> {
+        let mcp: McpOptions = policy.options().mcp.clone().unwrap_or_default();
+        let own = Arc::new(policy);
+        let mut entries = Vec::with_capacity(mcp.tools.len());
+        for (index, t) in mcp.tools.iter().enumerate() {
+            if !t.shape {
+                entries.push(Entry {
+                    names: t.names.clone(),
+                    tool: None,
+                });
+                continue;
+            }
+            let policy = match &t.policy {
+                Some(rel) => Arc::new(read_policy(&dir.join(rel))?),
+                None => own.clone(),
+            };
+            let default_level = match &t.level {
+                Some(name) => policy.level_index(name).map_err(|e| ConfigError::Level {
+                    path: path.to_owned(),
+                    index,
+                    message: e.to_string(),
+                })?,
+                None => default_level(&policy),
+            };
+            let format = t.format.unwrap_or(mcp.format).format();
+            entries.push(Entry {
+                names: t.names.clone(),
+                tool: Some(Arc::new(ToolPolicy {
+                    default_level,
+                    policy,
+                    format,
+                })),
+            });
+        }
+        let default = mcp.shape_unmatched.then(|| {
+            Arc::new(ToolPolicy {
+                default_level: default_level(&own),
+                policy: own,
+                format: mcp.format.format(),
+            })
+        });
+        Ok(Config { entries, default })
+    }
+
+    /// How the tool `name` is shaped; `None` when it is passed through untouched.
+    pub fn tool(&self, name: &str) -> Option<Arc<ToolPolicy>> {
+        for e in &self.entries {
+            if e.names.iter().any(|g| glob_match(g, name)) {
+                return e.tool.clone();
+            }
+        }
+        self.default.clone()
+    }
+}
+
+fn default_level(policy: &Policy) -> usize {
+    policy
+        .level_index(policy.default_level())
+        .expect("the default level exists")
+}
+
+fn read_policy(path: &Path) -> Result<Policy, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Policy::parse(&text).map_err(|source| ConfigError::Policy {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Whether a level index is `full` (the upstream result unchanged).
+pub fn is_full(tool: &ToolPolicy, level: usize) -> bool {
+    tool.levels()[level] == FULL
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn first_matching_entry_wins_and_unmatched_use_the_files_own_ops() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "other.toml",
+            "levels = [\"brief\", \"full\"]\n[[ops]]\nop = \"prune\"\n",
+        );
+        let main = write(
+            dir.path(),
+            "main.toml",
+            "[mcp]\nformat = \"json\"\n[[mcp.tools]]\nmatch = [\"secret_*\"]\nshape = false\n\
+             [[mcp.tools]]\nmatch = [\"search_*\", \"read_graph\"]\npolicy = \"other.toml\"\nformat = \"toon\"\n",
+        );
+        let c = Config::load(&main).unwrap();
+        assert!(c.tool("secret_key").is_none());
+        let t = c.tool("search_nodes").unwrap();
+        assert_eq!(t.levels(), ["brief", "full"]);
+        assert_eq!(t.format, Format::Toon);
+        let d = c.tool("anything").unwrap();
+        assert_eq!(d.format, Format::Json);
+        assert_eq!(d.levels()[d.default_level], "standard");
+    }
+
+    #[test]
+    fn shape_unmatched_false_passes_other_tools_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "p.toml", "[mcp]\nshape_unmatched = false\n");
+        assert!(Config::load(&p).unwrap().tool("x").is_none());
+    }
+
+    #[test]
+    fn a_bad_level_or_missing_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "p.toml",
+            "[mcp]\n[[mcp.tools]]\nmatch = [\"x\"]\nlevel = \"huge\"\n",
+        );
+        let e = Config::load(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("mcp.tools[0].level") && e.contains("huge"),
+            "{e}"
+        );
+        let p = write(
+            dir.path(),
+            "q.toml",
+            "[mcp]\n[[mcp.tools]]\nmatch = [\"x\"]\npolicy = \"nope.toml\"\n",
+        );
+        let e = Config::load(&p).unwrap_err().to_string();
+        assert!(e.contains("nope.toml"), "{e}");
+    }
+}

@@ -1,0 +1,95 @@
+//! `pare mcp`: a transparent MCP proxy that shapes any server's tool results.
+//!
+//! The client talks to pare over stdio; pare runs the server as a child process over stdio
+//! and moves newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
+//! is not a tool result passes byte for byte. Tool results are shaped with the engine
+//! ([`shape_result`]), kept under a token budget, and paged ([`pages`], [`cache`]) behind
+//! the synthetic `pare_more` tool ([`tools_list`]). Configuration is the `[mcp]` section of
+//! a policy file ([`config`]).
+//!
+//! Fail-open: a result pare cannot shape is forwarded unchanged with a log line on stderr.
+//! Nothing but protocol is written to stdout.
+
+pub mod cache;
+pub mod config;
+pub mod gate;
+pub mod lines;
+pub mod pages;
+pub mod proxy;
+pub mod rpc;
+pub mod shape_result;
+pub mod tools_list;
+
+use std::io::BufReader;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+pub use config::{Config, ConfigError};
+pub use proxy::{Ending, Options};
+
+/// The proxy could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    #[error("cannot start the server `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("no server command given (pare mcp [OPTIONS] -- COMMAND [ARGS]...)")]
+    NoCommand,
+    /// The server exited while the client was still connected.
+    #[error(
+        "the upstream MCP server exited ({status}); {pending} open request(s) were answered with an error"
+    )]
+    UpstreamExited { status: String, pending: usize },
+}
+
+/// Run the server `command` as a child and proxy this process's stdin/stdout to it.
+/// Returns when the client closes stdin (Ok) or the server exits first (Err).
+pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
+    let (program, args) = command.split_first().ok_or(McpError::NoCommand)?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|source| McpError::Spawn {
+            command: command.join(" "),
+            source,
+        })?;
+    let upstream_in = child.stdin.take().expect("piped stdin");
+    let upstream_out =
+        BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
+    let client_in = BufReader::with_capacity(1 << 16, std::io::stdin());
+    let ending = proxy::run(
+        opts,
+        client_in,
+        std::io::stdout(),
+        upstream_in,
+        upstream_out,
+    );
+    let status = stop(&mut child, Duration::from_secs(2));
+    match ending {
+        Ending::ClientClosed => Ok(()),
+        Ending::UpstreamExited { pending } => Err(McpError::UpstreamExited {
+            status: status.map_or_else(|| "still running, killed".to_owned(), |s| s.to_string()),
+            pending,
+        }),
+    }
+}
+
+/// Wait up to `grace` for the child to exit, then kill it. Its exit status, if it exited.
+fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < grace {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}

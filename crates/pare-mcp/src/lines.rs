@@ -1,0 +1,147 @@
+//! Newline-delimited messages in bounded memory.
+//!
+//! MCP's stdio transport is one JSON-RPC message per line. A line longer than the cap is not
+//! held in memory: the reader hands out its first `cap` bytes and the caller streams the rest
+//! ([`LineReader::copy_rest`]) straight to its destination (or discards it).
+
+use std::io::{self, BufRead, Write};
+
+/// How many bytes of an oversized line's end [`LineReader::copy_rest`] keeps (enough for the
+/// `"id":…}` a JSON-RPC message usually ends with).
+pub const TAIL: usize = 256;
+
+/// One read from a [`LineReader`].
+#[derive(Debug, PartialEq)]
+pub enum Line {
+    /// A whole line, without its `\n` (or `\r\n`).
+    Whole(Vec<u8>),
+    /// The first `cap` bytes of a longer line; the rest is still unread.
+    Oversize(Vec<u8>),
+    /// End of input.
+    Eof,
+}
+
+/// Reads lines of at most `cap` bytes.
+pub struct LineReader<R> {
+    inner: R,
+    cap: usize,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub fn new(inner: R, cap: usize) -> Self {
+        LineReader { inner, cap }
+    }
+
+    /// The next line. A last line without a newline is a whole line.
+    pub fn next_line(&mut self) -> io::Result<Line> {
+        let mut buf = Vec::new();
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                return Ok(if buf.is_empty() {
+                    Line::Eof
+                } else {
+                    Line::Whole(trim_cr(buf))
+                });
+            }
+            let room = self.cap - buf.len();
+            match avail.iter().position(|&b| b == b'\n') {
+                Some(i) if i <= room => {
+                    buf.extend_from_slice(&avail[..i]);
+                    self.inner.consume(i + 1);
+                    return Ok(Line::Whole(trim_cr(buf)));
+                }
+                _ => {
+                    let take = avail.len().min(room);
+                    buf.extend_from_slice(&avail[..take]);
+                    self.inner.consume(take);
+                    if buf.len() == self.cap {
+                        return Ok(Line::Oversize(buf));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copy the rest of an oversized line to `out` (or drop it when `None`), without its
+    /// newline, in bounded memory. Returns the line's last [`TAIL`] bytes.
+    pub fn copy_rest(&mut self, mut out: Option<&mut dyn Write>) -> io::Result<Vec<u8>> {
+        let mut tail: Vec<u8> = Vec::with_capacity(2 * TAIL);
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                return Ok(tail);
+            }
+            let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (&avail[..i], Some(i + 1)),
+                None => (avail, None),
+            };
+            if let Some(w) = out.as_mut() {
+                w.write_all(chunk)?;
+            }
+            tail.extend_from_slice(chunk);
+            if tail.len() > TAIL {
+                tail.drain(..tail.len() - TAIL);
+            }
+            let used = done.unwrap_or(chunk.len());
+            self.inner.consume(used);
+            if done.is_some() {
+                if tail.last() == Some(&b'\r') {
+                    tail.pop();
+                }
+                return Ok(tail);
+            }
+        }
+    }
+}
+
+fn trim_cr(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_lines_crlf_and_a_last_line_without_newline() {
+        let mut r = LineReader::new(&b"ab\r\ncd\nef"[..], 10);
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"ab".to_vec()));
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"cd".to_vec()));
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"ef".to_vec()));
+        assert_eq!(r.next_line().unwrap(), Line::Eof);
+    }
+
+    #[test]
+    fn an_oversized_line_is_cut_at_the_cap_and_its_rest_streamed() {
+        let long = format!("{}\nnext\n", "x".repeat(1000));
+        let mut r = LineReader::new(io::BufReader::with_capacity(7, long.as_bytes()), 10);
+        assert_eq!(
+            r.next_line().unwrap(),
+            Line::Oversize(b"xxxxxxxxxx".to_vec())
+        );
+        let mut out = Vec::new();
+        let tail = r.copy_rest(Some(&mut out)).unwrap();
+        assert_eq!(out.len(), 990);
+        assert_eq!(tail.len(), TAIL);
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"next".to_vec()));
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_cap_is_whole() {
+        let mut r = LineReader::new(&b"0123456789\nz\n"[..], 10);
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"0123456789".to_vec()));
+        assert_eq!(r.next_line().unwrap(), Line::Whole(b"z".to_vec()));
+    }
+}

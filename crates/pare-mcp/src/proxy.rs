@@ -1,0 +1,428 @@
+//! The proxy: two loops moving newline-delimited JSON-RPC messages between the client and
+//! the upstream server.
+//!
+//! Every message passes byte for byte except the few pare rewrites: `tools/list` results
+//! ([`crate::tools_list`]), `tools/call` requests of shaped tools (the detail argument is
+//! taken out), their results ([`crate::shape_result`]), and `pare_more` calls, which pare
+//! answers itself. Requests from the client are tracked by id so that, when the upstream
+//! server exits, each one still open gets a JSON-RPC error. Lines from upstream that are not
+//! JSON-RPC are logged and skipped. Lines longer than the message cap are streamed through
+//! unchanged, never held whole.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use crate::cache::{Limits, PageCache};
+use crate::config::{Config, ToolPolicy, is_full};
+use crate::lines::{Line, LineReader};
+use crate::rpc::{self, Kind};
+use crate::shape_result::{Budget, Call, Shaped, page_result, shape_result};
+use crate::tools_list::{self, DETAIL, DetailArgs, PARE_MORE};
+
+/// How the proxy runs.
+#[derive(Debug)]
+pub struct Options {
+    pub config: Config,
+    pub budget: Budget,
+    /// Messages longer than this are forwarded unchanged without being held in memory.
+    pub max_message_bytes: usize,
+    pub cache: Limits,
+    /// How long to wait for the upstream server to finish after the client has gone.
+    pub drain: Duration,
+}
+
+/// Why the proxy stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The client closed its input (a normal end).
+    ClientClosed,
+    /// The upstream server closed its output; this many open requests got an error.
+    UpstreamExited { pending: usize },
+}
+
+/// A request from the client that is waiting for its response.
+#[derive(Debug)]
+enum Pending {
+    ToolsList,
+    Call {
+        tool_name: String,
+        tool: Arc<ToolPolicy>,
+        level: usize,
+        explicit: bool,
+    },
+    Other,
+}
+
+struct Shared {
+    opts: Options,
+    pending: Mutex<HashMap<String, (Json, Pending)>>,
+    detail_args: Mutex<DetailArgs>,
+    cache: Mutex<PageCache>,
+    client_out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Shared {
+    /// Write one message line to the client. An error means the client is gone.
+    fn to_client(&self, line: &[u8]) -> io::Result<()> {
+        let mut out = self.client_out.lock().expect("client writer");
+        out.write_all(line)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+}
+
+enum Event {
+    ClientClosed,
+    UpstreamClosed,
+}
+
+/// Run the proxy until the client or the upstream server closes.
+pub fn run(
+    opts: Options,
+    client_in: impl BufRead + Send + 'static,
+    client_out: impl Write + Send + 'static,
+    upstream_in: impl Write + Send + 'static,
+    upstream_out: impl BufRead + Send + 'static,
+) -> Ending {
+    let drain = opts.drain;
+    let shared = Arc::new(Shared {
+        cache: Mutex::new(PageCache::new(opts.cache)),
+        opts,
+        pending: Mutex::new(HashMap::new()),
+        detail_args: Mutex::new(DetailArgs::new()),
+        client_out: Mutex::new(Box::new(client_out)),
+    });
+    let (tx, rx) = mpsc::channel();
+    {
+        let shared = shared.clone();
+        let tx = tx.clone();
+        thread::spawn(move || {
+            client_loop(&shared, client_in, upstream_in);
+            let _ = tx.send(Event::ClientClosed);
+        });
+    }
+    {
+        let shared = shared.clone();
+        thread::spawn(move || {
+            upstream_loop(&shared, upstream_out);
+            let _ = tx.send(Event::UpstreamClosed);
+        });
+    }
+    match rx.recv() {
+        Ok(Event::ClientClosed) => {
+            // Let the server answer what it was asked, then stop.
+            let _ = rx.recv_timeout(drain);
+            Ending::ClientClosed
+        }
+        Ok(Event::UpstreamClosed) | Err(_) => {
+            let open: Vec<(Json, Pending)> = shared
+                .pending
+                .lock()
+                .expect("pending")
+                .drain()
+                .map(|(_, v)| v)
+                .collect();
+            for (id, _) in &open {
+                let _ = shared.to_client(&rpc::error(
+                    id,
+                    rpc::INTERNAL_ERROR,
+                    "pare: the upstream MCP server exited before answering",
+                ));
+            }
+            Ending::UpstreamExited {
+                pending: open.len(),
+            }
+        }
+    }
+}
+
+fn client_loop(shared: &Shared, client_in: impl BufRead, upstream_in: impl Write) {
+    let mut reader = LineReader::new(client_in, shared.opts.max_message_bytes);
+    let mut upstream = io::BufWriter::new(upstream_in);
+    loop {
+        let line = match reader.next_line() {
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::Whole(line)) => line,
+            Ok(Line::Oversize(head)) => {
+                // Too large to read: pass it on as it is.
+                let sent = upstream
+                    .write_all(&head)
+                    .and_then(|()| reader.copy_rest(Some(&mut upstream)).map(drop))
+                    .and_then(|()| upstream.write_all(b"\n"))
+                    .and_then(|()| upstream.flush());
+                if sent.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let to_send = match client_message(shared, &line) {
+            Some(out) => out,
+            None => continue,
+        };
+        let sent = upstream
+            .write_all(to_send.as_deref().unwrap_or(&line))
+            .and_then(|()| upstream.write_all(b"\n"))
+            .and_then(|()| upstream.flush());
+        if sent.is_err() {
+            // The server is gone; the upstream loop answers what is open.
+            return;
+        }
+    }
+}
+
+/// Handle one message from the client. `None`: answered here, nothing to forward;
+/// `Some(None)`: forward the line unchanged; `Some(Some(bytes))`: forward these instead.
+fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
+    let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
+        // Not ours to judge: the server answers a bad request.
+        return Some(None);
+    };
+    match rpc::kind(&msg) {
+        Some(Kind::Request(method, id)) => {
+            let id = id.clone();
+            let (pending, rewritten) = match method {
+                "tools/list" => (Pending::ToolsList, None),
+                "tools/call" => match call_request(shared, &mut msg, &id) {
+                    CallRequest::Answered => return None,
+                    CallRequest::Forward(p, changed) => (
+                        p,
+                        changed.then(|| serde_json::to_vec(&msg).expect("serializes")),
+                    ),
+                },
+                _ => (Pending::Other, None),
+            };
+            shared
+                .pending
+                .lock()
+                .expect("pending")
+                .insert(rpc::id_key(&id), (id, pending));
+            Some(rewritten)
+        }
+        Some(Kind::Notification("notifications/cancelled")) => {
+            // A cancelled request may never be answered: stop waiting for it.
+            if let Some(id) = msg.pointer("/params/requestId") {
+                shared
+                    .pending
+                    .lock()
+                    .expect("pending")
+                    .remove(&rpc::id_key(id));
+            }
+            Some(None)
+        }
+        _ => Some(None),
+    }
+}
+
+enum CallRequest {
+    Answered,
+    /// Forward, with this to remember; `true` when the message was changed.
+    Forward(Pending, bool),
+}
+
+fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
+    let Some(name) = msg
+        .pointer("/params/name")
+        .and_then(Json::as_str)
+        .map(str::to_owned)
+    else {
+        return CallRequest::Forward(Pending::Other, false);
+    };
+    let known_arg = shared.detail_args.lock().expect("args").get(&name).cloned();
+    if name == PARE_MORE && known_arg.is_none() {
+        let cursor = msg
+            .pointer("/params/arguments/cursor")
+            .and_then(Json::as_str);
+        let page = cursor.and_then(|c| shared.cache.lock().expect("cache").get(c));
+        let reply = match page {
+            Some(page) => rpc::result(id, page_result(page, shared.opts.budget.tokenizer)),
+            None => rpc::error(
+                id,
+                rpc::INVALID_PARAMS,
+                "pare_more: unknown or expired cursor; call the original tool again",
+            ),
+        };
+        let _ = shared.to_client(&reply);
+        return CallRequest::Answered;
+    }
+    let Some(tool) = shared.opts.config.tool(&name) else {
+        return CallRequest::Forward(Pending::Other, false);
+    };
+    let arg = known_arg.unwrap_or_else(|| DETAIL.to_owned());
+    let asked = msg
+        .pointer_mut("/params/arguments")
+        .and_then(Json::as_object_mut)
+        .and_then(|args| args.remove(&arg));
+    let (level, explicit) = match &asked {
+        None => (tool.default_level, false),
+        Some(v) => match v.as_str().and_then(|s| tool.policy.level_index(s).ok()) {
+            Some(level) => (level, true),
+            None => {
+                let msg = format!(
+                    "`{arg}` must be one of: {} (got {v})",
+                    tool.levels().join(", ")
+                );
+                let _ = shared.to_client(&rpc::error(id, rpc::INVALID_PARAMS, &msg));
+                return CallRequest::Answered;
+            }
+        },
+    };
+    CallRequest::Forward(
+        Pending::Call {
+            tool_name: name,
+            tool,
+            level,
+            explicit,
+        },
+        asked.is_some(),
+    )
+}
+
+fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) {
+    let cap = shared.opts.max_message_bytes;
+    let mut reader = LineReader::new(upstream_out, cap);
+    loop {
+        match reader.next_line() {
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::Whole(line)) => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match upstream_message(shared, &line) {
+                    Ok(out) => {
+                        if shared.to_client(out.as_deref().unwrap_or(&line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(why) => log(&format!(
+                        "skipped a line from the server ({why}): {}",
+                        preview(&line)
+                    )),
+                }
+            }
+            Ok(Line::Oversize(head)) => {
+                let start = head.iter().find(|b| !b.is_ascii_whitespace());
+                if start != Some(&b'{') {
+                    log(&format!(
+                        "skipped a line from the server (not JSON-RPC): {}",
+                        preview(&head)
+                    ));
+                    if reader.copy_rest(None).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                log(&format!(
+                    "a message of more than {cap} bytes is forwarded unchanged (raise --max-message-bytes to shape it)"
+                ));
+                let mut out = shared.client_out.lock().expect("client writer");
+                let tail = out
+                    .write_all(&head)
+                    .and_then(|()| reader.copy_rest(Some(&mut *out)))
+                    .and_then(|tail| {
+                        out.write_all(b"\n")
+                            .and_then(|()| out.flush())
+                            .map(|()| tail)
+                    });
+                drop(out);
+                match tail {
+                    Ok(tail) => {
+                        if let Some(id) = rpc::id_in_tail(&tail) {
+                            shared
+                                .pending
+                                .lock()
+                                .expect("pending")
+                                .remove(&rpc::id_key(&id));
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+        }
+    }
+}
+
+/// Handle one message from the server: `Ok(None)` forward it unchanged, `Ok(Some(bytes))`
+/// forward these instead, `Err(why)` it is not a JSON-RPC message.
+fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
+    let mut msg: Json = serde_json::from_slice(line).map_err(|_| "not JSON")?;
+    let id = match rpc::kind(&msg) {
+        None => return Err("not JSON-RPC 2.0"),
+        Some(Kind::Response(id)) => id.clone(),
+        Some(_) => return Ok(None),
+    };
+    let Some((_, pending)) = shared
+        .pending
+        .lock()
+        .expect("pending")
+        .remove(&rpc::id_key(&id))
+    else {
+        return Ok(None);
+    };
+    let Some(result) = msg.get_mut("result") else {
+        return Ok(None);
+    };
+    match pending {
+        Pending::Other => Ok(None),
+        Pending::ToolsList => {
+            let mut args = shared.detail_args.lock().expect("args");
+            tools_list::rewrite(result, &shared.opts.config, &mut args);
+            Ok(Some(serde_json::to_vec(&msg).expect("serializes")))
+        }
+        Pending::Call {
+            tool_name,
+            tool,
+            level,
+            explicit,
+        } => {
+            if is_full(&tool, level) {
+                return Ok(None);
+            }
+            let call = Call {
+                tool_name: &tool_name,
+                tool: &tool,
+                level,
+                explicit,
+            };
+            // Fail open: a panic while shaping forwards the original.
+            let shaped = catch_unwind(AssertUnwindSafe(|| {
+                let mut cache = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
+                shape_result(result, &call, shared.opts.budget, &mut cache)
+            }));
+            match shaped {
+                Ok(Shaped::Result(new)) => {
+                    *result = new;
+                    Ok(Some(serde_json::to_vec(&msg).expect("serializes")))
+                }
+                Ok(Shaped::Unchanged(why)) => {
+                    log(&format!("`{tool_name}` result forwarded unchanged: {why}"));
+                    Ok(None)
+                }
+                Err(_) => {
+                    log(&format!(
+                        "`{tool_name}` result forwarded unchanged: shaping failed"
+                    ));
+                    Ok(None)
+                }
+            }
+        }
+    }
+}
+
+/// A log line on stderr (never stdout: stdout carries only protocol).
+pub fn log(message: &str) {
+    eprintln!("pare mcp: {message}");
+}
+
+fn preview(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(80)]);
+    let more = if line.len() > 80 { "…" } else { "" };
+    format!("{text}{more}")
+}
