@@ -276,6 +276,11 @@ fn table() -> BoxedStrategy<Vec<Map>> {
     (1usize..7).prop_flat_map(|n| rows(n, 2)).boxed()
 }
 
+/// Tables long enough that, at the top level, the dialect writes their rows unindented.
+fn long_table() -> BoxedStrategy<Vec<Map>> {
+    (16usize..24).prop_flat_map(|n| rows(n, 1)).boxed()
+}
+
 /// A value built around tables: at the root, as a member, in a list, as a map of records.
 fn tabular_value() -> BoxedStrategy<Value> {
     let array = |rows: Vec<Map>| Value::Array(rows.into_iter().map(Value::Object).collect());
@@ -292,6 +297,15 @@ fn tabular_value() -> BoxedStrategy<Value> {
             }
         ),
         1 => (table(), odd_leaf()).prop_map(move |(t, leaf)| Value::Array(vec![array(t), leaf])),
+        1 => (odd_key(), long_table(), long_table(), odd_leaf()).prop_map(
+            move |(k, t, u, leaf)| {
+                let mut m = Map::new();
+                m.insert(k, array(t));
+                m.insert("second".into(), array(u));
+                m.insert("after".into(), leaf);
+                Value::Object(m)
+            }
+        ),
         1 => (odd_key(), table(), odd_leaf()).prop_map(move |(k, t, leaf)| {
             let mut m = Map::new();
             m.insert(k, array(t));
@@ -447,6 +461,43 @@ fn golden_json_cells_and_constants() {
         &doc("t[2]{a,b}:\n  {\"k\":1},x\n  \"y\",[\":\"]\nz: 1"),
         r#"{"t":[{"a":{"k":1},"b":"x"},{"a":"y","b":[":"]}],"z":1}"#,
     );
+}
+
+#[test]
+fn golden_flat_rows_end_where_the_count_says() {
+    let flat = "# pare auto: a top-level table's rows may be unindented";
+    golden(
+        &format!("{flat}\nt[2]{{a,b}}:\n1,2\n- {{\"b\":3}}\nu[1]{{c}}:\nx\nz: 1"),
+        r#"{"t":[{"a":1,"b":2},{"b":3}],"u":[{"c":"x"}],"z":1}"#,
+    );
+    // Fewer rows than the header declares is an error, not a shorter table.
+    let err = decode(
+        &format!("{flat}\nt[3]{{a}}:\n1\n2"),
+        &DecodeOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("expected 3 tabular rows, found 2"), "{err}");
+    // Only the top level: a nested table's rows stay indented.
+    let err = decode(
+        &format!("{flat}\no:\n  t[1]{{a}}:\n  1"),
+        &DecodeOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("tabular rows"), "{err}");
+}
+
+#[test]
+fn flat_rows_are_written_for_a_long_top_level_table() {
+    let rows: Vec<String> = (0..20)
+        .map(|i| format!(r#"{{"id":{i},"n":"x{i}"}}"#))
+        .collect();
+    let v = json::parse(&format!(r#"{{"t":[{}],"z":1}}"#, rows.join(","))).unwrap();
+    let text = encode_dialect(&v, tok());
+    assert!(text.contains("\nt[20]{id,n}:\n0,x0\n1,x1\n"), "{text}");
+    assert!(text.contains("rows may be unindented"), "{text}");
+    assert_eq!(decode(&text, &DecodeOptions::default()).unwrap(), v);
 }
 
 #[test]

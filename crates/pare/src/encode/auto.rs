@@ -13,6 +13,8 @@
 //!   (`[1,2]`, `{"a":1}`), so nested values don't break a table, and deep small objects
 //!   don't pay a line of indentation per member.
 //! - **exact numbers**: numbers are written as their input lexeme (`1.50` stays `1.50`).
+//! - **flat rows**: a top-level table's rows follow its header unindented; the header's
+//!   count says where they end.
 //!
 //! Each array and object chooses among its forms (table, keyed table, list or nested
 //! members, inline JSON) by counting the tokens of each; the document then takes the
@@ -139,6 +141,8 @@ struct Used {
     exact_numbers: bool,
     /// A table as a list item (`- [2]{a,b}:`), which TOON doesn't have.
     item_tables: bool,
+    /// A top-level table's rows at the header's own indentation (no indent to pay per row).
+    flat_rows: bool,
 }
 
 impl Used {
@@ -159,6 +163,9 @@ impl Used {
         if self.exact_numbers {
             parts.push("numbers exactly as written");
         }
+        if self.flat_rows {
+            parts.push("a top-level table's rows may be unindented");
+        }
         if parts.is_empty() && self.item_tables {
             parts.push("TOON with tables in list items");
         }
@@ -176,6 +183,9 @@ enum ArrayForm {
     List,
     Json,
 }
+
+/// A top-level table of at least this many rows writes them unindented.
+const FLAT_ROWS_FROM: usize = 16;
 
 /// Arrays longer than twice this choose their form on this many first items.
 const SAMPLE_ITEMS: usize = 64;
@@ -262,6 +272,7 @@ impl Dialect<'_> {
         self.used.whole_rows |= chosen.used.whole_rows;
         self.used.exact_numbers |= chosen.used.exact_numbers;
         self.used.item_tables |= chosen.used.item_tables;
+        self.used.flat_rows |= chosen.used.flat_rows;
         chosen.text
     }
 
@@ -448,9 +459,18 @@ impl Dialect<'_> {
         text.pop();
         self.push_columns(&mut text, &columns);
         text.push(':');
+        // At the top level the header's count says where the rows end, so they need no
+        // indent: one token fewer per row, worth the legend's words on a long table.
+        let flat = depth == 0 && key.is_some() && rows.len() >= FLAT_ROWS_FROM;
+        self.used.flat_rows |= flat;
+        let row_indent = if flat {
+            String::new()
+        } else {
+            indent(depth + 1)
+        };
         for (row, agrees) in rows.iter().zip(agrees) {
             text.push('\n');
-            text.push_str(&indent(depth + 1));
+            text.push_str(&row_indent);
             if agrees {
                 self.push_row(&mut text, row, &columns);
             } else {

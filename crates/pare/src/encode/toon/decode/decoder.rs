@@ -342,6 +342,16 @@ impl<'a> Decoder<'a> {
         row_depth: usize,
         header_line: &Line<'a>,
     ) -> Result<Value, Fail> {
+        // A member's header (not a list item's `- [N]…`, not the root's `[N]…`).
+        let member_header = !header_line.raw.starts_with(['-', '[']);
+        if header_line.depth == 0
+            && member_header
+            && header.length > 0
+            && let Some(next) = self.reader.peek()?
+            && next.depth == 0
+        {
+            return self.flat_rows(header, fields, header_line);
+        }
         let mut rows = Vec::with_capacity(header.length.min(1024));
         let mut span: Option<(usize, usize)> = None;
         let mut last = *header_line;
@@ -361,32 +371,71 @@ impl<'a> Decoder<'a> {
                     format!("expected {} tabular rows, found more", header.length),
                 ));
             }
-            let row = match line.content.strip_prefix("- ") {
-                Some(json) => {
-                    let json = trim_spaces(json);
-                    if !json.starts_with('{') {
-                        return Err(fail_at(
-                            json,
-                            "expected a whole row as a JSON object `- {…}`",
-                        ));
-                    }
-                    parse_json(json, self.json_depth_left())?
-                }
-                None => self.row(
-                    fields,
-                    line.content,
-                    header.delimiter,
-                    "tabular row values",
-                    &line,
-                )?,
-            };
-            rows.push(row);
+            rows.push(self.dialect_row(header, fields, &line)?);
         }
         if self.strict {
             self.check_count(rows.len(), header.length, "tabular rows", &last)?;
             self.no_blank_lines(span, "tabular array")?;
         }
         Ok(Value::Array(rows))
+    }
+
+    /// The dialect's flat rows: a top-level table's rows at the header's own depth, exactly
+    /// as many as the header declares (the count says where they end).
+    fn flat_rows(
+        &mut self,
+        header: &Header<'a>,
+        fields: &Fields,
+        header_line: &Line<'a>,
+    ) -> Result<Value, Fail> {
+        let mut rows = Vec::with_capacity(header.length.min(1024));
+        let mut span: Option<(usize, usize)> = None;
+        let mut last = *header_line;
+        while rows.len() < header.length {
+            let Some(line) = self.reader.peek()? else {
+                break;
+            };
+            if line.depth != 0 {
+                return Err(over_indented(&line, 0));
+            }
+            span = Some((span.map_or(line.number, |s| s.0), line.number));
+            last = line;
+            self.reader.advance();
+            rows.push(self.dialect_row(header, fields, &line)?);
+        }
+        self.check_count(rows.len(), header.length, "tabular rows", &last)?;
+        if self.strict {
+            self.no_blank_lines(span, "tabular array")?;
+        }
+        Ok(Value::Array(rows))
+    }
+
+    /// One dialect row: cells, or `- {…}`, the whole item as JSON.
+    fn dialect_row(
+        &mut self,
+        header: &Header<'a>,
+        fields: &Fields,
+        line: &Line<'a>,
+    ) -> Result<Value, Fail> {
+        match line.content.strip_prefix("- ") {
+            Some(json) => {
+                let json = trim_spaces(json);
+                if !json.starts_with('{') {
+                    return Err(fail_at(
+                        json,
+                        "expected a whole row as a JSON object `- {…}`",
+                    ));
+                }
+                parse_json(json, self.json_depth_left())
+            }
+            None => self.row(
+                fields,
+                line.content,
+                header.delimiter,
+                "tabular row values",
+                line,
+            ),
+        }
     }
 
     /// How deep inline JSON may nest here, within [`MAX_DEPTH`] overall.

@@ -34,7 +34,9 @@
 //!   empty cell is a member the row lacks (the empty string is written `""`);
 //! - a row `- {…}` of a table is that whole item as JSON;
 //! - a table has exactly its declared rows: every line one level below the header is a
-//!   row (JSON cells may hold `:`), no `key: value` heuristic.
+//!   row (JSON cells may hold `:`), no `key: value` heuristic;
+//! - a top-level member's table may have its rows at the header's own indentation (flat
+//!   rows): exactly as many lines as the header declares are its rows.
 //!
 //! ```
 //! use pare::encode::toon::{decode, DecodeOptions};
