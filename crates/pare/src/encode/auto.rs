@@ -184,8 +184,10 @@ enum ArrayForm {
     Json,
 }
 
-/// A top-level table of at least this many rows writes them unindented.
+/// A top-level table of at least this many rows may write them unindented …
 const FLAT_ROWS_FROM: usize = 16;
+/// … when that saves more tokens than the legend's words for it cost.
+const FLAT_ROWS_LEGEND_TOKENS: usize = 12;
 
 /// Arrays longer than twice this choose their form on this many first items.
 const SAMPLE_ITEMS: usize = 64;
@@ -459,25 +461,49 @@ impl Dialect<'_> {
         text.pop();
         self.push_columns(&mut text, &columns);
         text.push(':');
-        // At the top level the header's count says where the rows end, so they need no
-        // indent: one token fewer per row, worth the legend's words on a long table.
-        let flat = depth == 0 && key.is_some() && rows.len() >= FLAT_ROWS_FROM;
-        self.used.flat_rows |= flat;
-        let row_indent = if flat {
-            String::new()
-        } else {
-            indent(depth + 1)
-        };
-        for (row, agrees) in rows.iter().zip(agrees) {
-            text.push('\n');
-            text.push_str(&row_indent);
+        // Rows one per line, unindented; a row never holds a raw newline.
+        let mut body = String::new();
+        let mut sample_end = 0;
+        for (n, (row, agrees)) in rows.iter().zip(agrees).enumerate() {
+            if n > 0 {
+                body.push('\n');
+            }
             if agrees {
-                self.push_row(&mut text, row, &columns);
+                self.push_row(&mut body, row, &columns);
             } else {
                 self.used.whole_rows = true;
-                text.push_str("- ");
-                write_object(row, &mut text);
+                body.push_str("- ");
+                write_object(row, &mut body);
             }
+            if n < SAMPLE_ITEMS {
+                sample_end = body.len();
+            }
+        }
+        let row_indent = indent(depth + 1);
+        let indented = |rows: &str| {
+            format!(
+                "{row_indent}{}",
+                rows.replace('\n', &format!("\n{row_indent}"))
+            )
+        };
+        // At the top level the header's count says where the rows end, so they need no
+        // indent. Worth it when the tokens saved (measured on the first rows) pay for the
+        // legend's words.
+        let flat = depth == 0 && key.is_some() && rows.len() >= FLAT_ROWS_FROM && {
+            let sample = &body[..sample_end];
+            let sampled = rows.len().min(SAMPLE_ITEMS);
+            let saved = self
+                .tok
+                .count(&indented(sample))
+                .saturating_sub(self.tok.count(sample));
+            saved * rows.len() / sampled > FLAT_ROWS_LEGEND_TOKENS
+        };
+        self.used.flat_rows |= flat;
+        text.push('\n');
+        if flat {
+            text.push_str(&body);
+        } else {
+            text.push_str(&indented(&body));
         }
         Some(text)
     }
