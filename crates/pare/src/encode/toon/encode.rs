@@ -81,6 +81,9 @@ pub fn encode_streaming(value: &Value, opts: &EncodeOptions, sink: &mut dyn FnMu
 /// How much text the streaming encoder gathers before handing it on.
 const PIECE_BYTES: usize = 1 << 20;
 
+/// Indentation, sliced.
+const SPACES: &str = "                                                                ";
+
 /// A tabular column: a leaf, or a nested object whose own fields are columns too.
 struct Field<'a> {
     name: &'a str,
@@ -139,8 +142,12 @@ impl<'s> Encoder<'s> {
             self.out.push('\n');
         }
         self.started = true;
-        for _ in 0..depth * self.indent {
-            self.out.push(' ');
+        // In slices rather than a space at a time: this runs once per output line.
+        let mut n = depth * self.indent;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.out.push_str(&SPACES[..k]);
+            n -= k;
         }
     }
 
@@ -234,8 +241,64 @@ impl<'s> Encoder<'s> {
         }
         self.line(depth);
         self.header(key, items.len(), None, false);
-        for item in items {
-            self.list_item_value(item, depth + 1);
+        self.list_items(items, depth + 1);
+    }
+
+    /// `- item` lines for each of `items`. A long list (the records of a large response)
+    /// is encoded in chunks on all cores: each item's text depends only on the item and
+    /// its depth, and the chunks are written in order, so the text is the same as a serial
+    /// pass's. Batches keep at most a few MiB of text waiting.
+    fn list_items(&mut self, items: &[Value], depth: usize) {
+        use rayon::prelude::*;
+        const PARALLEL_ITEMS: usize = 2048;
+        const CHUNK_ITEMS: usize = 128;
+        let threads = rayon::current_num_threads();
+        if items.len() < PARALLEL_ITEMS || threads < 2 {
+            for item in items {
+                self.list_item_value(item, depth);
+            }
+            return;
+        }
+        let (indent, delim) = (self.indent, self.delim);
+        // Each piece starts as large as the largest of the batch before (items of one list
+        // are usually alike), so it is rarely copied while it grows.
+        let mut piece_bytes = 16 * 1024;
+        for batch in items.chunks(CHUNK_ITEMS * threads * 4) {
+            let pieces: Vec<String> = batch
+                .par_chunks(CHUNK_ITEMS)
+                .map(|chunk| {
+                    let mut enc = Encoder {
+                        out: String::with_capacity(piece_bytes),
+                        indent,
+                        delim,
+                        started: true, // the list's header line came before
+                        sink: None,
+                    };
+                    for item in chunk {
+                        enc.list_item_value(item, depth);
+                    }
+                    enc.out
+                })
+                .collect();
+            for piece in &pieces {
+                self.push_piece(piece);
+            }
+            let largest = pieces.iter().map(String::len).max().unwrap_or(0);
+            piece_bytes = (largest + largest / 8).clamp(16 * 1024, 16 << 20);
+        }
+    }
+
+    /// Append finished text (whole lines), handing it on at once when streaming.
+    fn push_piece(&mut self, piece: &str) {
+        match self.sink.as_mut() {
+            Some(sink) => {
+                if !self.out.is_empty() {
+                    sink(&self.out);
+                    self.out.clear();
+                }
+                sink(piece);
+            }
+            None => self.out.push_str(piece),
         }
     }
 
@@ -374,7 +437,7 @@ impl<'s> Encoder<'s> {
             push_key(&mut self.out, key);
         }
         self.out.push('[');
-        self.out.push_str(&len.to_string());
+        push_usize(&mut self.out, len);
         if keyed {
             self.out.push(':');
         }
@@ -405,6 +468,23 @@ impl<'s> Encoder<'s> {
     }
 }
 
+/// `n` in decimal, without the temporary `String` of `to_string` (a header per array).
+fn push_usize(out: &mut String, mut n: usize) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &buf[i..] {
+        out.push(char::from(d));
+    }
+}
+
 fn is_primitive(v: &Value) -> bool {
     !matches!(v, Value::Array(_) | Value::Object(_))
 }
@@ -427,6 +507,15 @@ fn tabular_fields(rows: &[Value]) -> Option<Vec<Field<'_>>> {
 fn tabular_fields_of_refs<'a>(rows: &[&'a Value]) -> Option<Vec<Field<'a>>> {
     let first = rows.first()?.as_object()?;
     if first.is_empty() {
+        return None;
+    }
+    // An array or an empty object in the first row makes its column neither all primitive
+    // nor all non-empty objects, so there is no table: say so before comparing every row's
+    // keys (a list of large records with one list-valued member is the common case).
+    if first
+        .values()
+        .any(|v| matches!(v, Value::Array(_)) || matches!(v, Value::Object(m) if m.is_empty()))
+    {
         return None;
     }
     for row in rows {
@@ -632,7 +721,48 @@ fn is_valid_unquoted_key(key: &str) -> bool {
     }
     b[1..]
         .iter()
-        .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+        .all(|&c| CLASS[usize::from(c)] & KEY_CHAR != 0)
+}
+
+/// Byte classes for the per-byte tests of keys and unquoted strings, one table lookup per
+/// byte instead of a chain of comparisons (these run over every key and string written).
+const KEY_CHAR: u8 = 1; // [\w.]
+const UNSAFE: u8 = 2; // never unquoted: " \ [ ] { } and controls
+const COLON: u8 = 4;
+const COMMA: u8 = 8;
+const TAB: u8 = 16;
+const PIPE: u8 = 32;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            t[c] |= KEY_CHAR;
+        }
+        if b < 0x20 || matches!(b, b'"' | b'\\' | b'[' | b']' | b'{' | b'}') {
+            t[c] |= UNSAFE;
+        }
+        c += 1;
+    }
+    t[b':' as usize] |= COLON;
+    t[b',' as usize] |= COMMA;
+    t[b'\t' as usize] |= TAB;
+    t[b'|' as usize] |= PIPE;
+    t
+};
+
+/// The [`CLASS`] bits that make a string need quotes, for this delimiter and colon rule;
+/// `None` for a delimiter the table does not know.
+#[inline]
+fn unsafe_mask(delim: char, colon_ok: bool) -> Option<u8> {
+    let delim_bit = match delim {
+        ',' => COMMA,
+        '\t' => TAB,
+        '|' => PIPE,
+        _ => return None,
+    };
+    Some(UNSAFE | delim_bit | if colon_ok { 0 } else { COLON })
 }
 
 /// The reference's `isSafeUnquoted`: a string the decoder would read back as itself.
@@ -653,12 +783,12 @@ pub(crate) fn is_safe_unquoted_where(s: &str, delim: char, colon_ok: bool) -> bo
     if matches!(s, "true" | "false" | "null") || is_numeric_like(b) {
         return false;
     }
-    !s.bytes().any(|c| {
-        (c == b':' && !colon_ok)
-            || matches!(c, b'"' | b'\\' | b'[' | b']' | b'{' | b'}')
-            || c < 0x20
-            || c == delim as u8
-    })
+    match unsafe_mask(delim, colon_ok) {
+        Some(mask) => !b.iter().any(|&c| CLASS[usize::from(c)] & mask != 0),
+        None => !b.iter().any(|&c| {
+            (c == b':' && !colon_ok) || CLASS[usize::from(c)] & UNSAFE != 0 || c == delim as u8
+        }),
+    }
 }
 
 /// `/^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i`.
