@@ -399,6 +399,17 @@ mod tests {
     }
 
     #[test]
+    fn sizes_stay_small() {
+        // Every member of every parsed object is a (Key, Value): their size is most of a
+        // parsed tree's memory. Keys are inline up to 24 bytes in the same 24 bytes a
+        // String took.
+        assert_eq!(std::mem::size_of::<Value>(), 32);
+        assert_eq!(std::mem::size_of::<Key>(), 24);
+        assert_eq!(std::mem::size_of::<(Key, Value)>(), 56);
+        assert_eq!(Key::new("relationship_type").capacity(), 24, "inline");
+    }
+
+    #[test]
     fn insert_keeps_first_position() {
         let mut m = Map::new();
         m.insert("a", Value::from(1));
