@@ -135,7 +135,8 @@ impl From<Vec<Value>> for Value {
 
 /// A JSON number, kept as its lexeme. The lexeme is always valid JSON number syntax.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Number(Box<str>);
+// Inline like keys: lexemes are short, so a parsed number needs no allocation.
+pub struct Number(compact_str::CompactString);
 
 impl Number {
     /// Accepts exactly the JSON number grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
