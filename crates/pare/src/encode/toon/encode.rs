@@ -241,64 +241,8 @@ impl<'s> Encoder<'s> {
         }
         self.line(depth);
         self.header(key, items.len(), None, false);
-        self.list_items(items, depth + 1);
-    }
-
-    /// `- item` lines for each of `items`. A long list (the records of a large response)
-    /// is encoded in chunks on all cores: each item's text depends only on the item and
-    /// its depth, and the chunks are written in order, so the text is the same as a serial
-    /// pass's. Batches keep at most a few MiB of text waiting.
-    fn list_items(&mut self, items: &[Value], depth: usize) {
-        use rayon::prelude::*;
-        const PARALLEL_ITEMS: usize = 2048;
-        const CHUNK_ITEMS: usize = 128;
-        let threads = rayon::current_num_threads();
-        if items.len() < PARALLEL_ITEMS || threads < 2 {
-            for item in items {
-                self.list_item_value(item, depth);
-            }
-            return;
-        }
-        let (indent, delim) = (self.indent, self.delim);
-        // Each piece starts as large as the largest of the batch before (items of one list
-        // are usually alike), so it is rarely copied while it grows.
-        let mut piece_bytes = 16 * 1024;
-        for batch in items.chunks(CHUNK_ITEMS * threads * 4) {
-            let pieces: Vec<String> = batch
-                .par_chunks(CHUNK_ITEMS)
-                .map(|chunk| {
-                    let mut enc = Encoder {
-                        out: String::with_capacity(piece_bytes),
-                        indent,
-                        delim,
-                        started: true, // the list's header line came before
-                        sink: None,
-                    };
-                    for item in chunk {
-                        enc.list_item_value(item, depth);
-                    }
-                    enc.out
-                })
-                .collect();
-            for piece in &pieces {
-                self.push_piece(piece);
-            }
-            let largest = pieces.iter().map(String::len).max().unwrap_or(0);
-            piece_bytes = (largest + largest / 8).clamp(16 * 1024, 16 << 20);
-        }
-    }
-
-    /// Append finished text (whole lines), handing it on at once when streaming.
-    fn push_piece(&mut self, piece: &str) {
-        match self.sink.as_mut() {
-            Some(sink) => {
-                if !self.out.is_empty() {
-                    sink(&self.out);
-                    self.out.clear();
-                }
-                sink(piece);
-            }
-            None => self.out.push_str(piece),
+        for item in items {
+            self.list_item_value(item, depth + 1);
         }
     }
 
