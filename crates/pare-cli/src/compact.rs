@@ -143,7 +143,17 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         let shaped = shape(value, &setup.policy, &opts);
         clock.lap("shape");
-        let mut out = render(&shaped.value, setup.format, setup.tok);
+        let mut out = if setup.format == Format::Json {
+            // The input's buffer, already paged in and as large as the input, takes the
+            // output: no growing string copied from one fresh allocation to the next (on
+            // a large payload that cost more than writing the JSON).
+            let mut out = text;
+            out.clear();
+            pare::json::write_compact(&shaped.value, &mut out);
+            out
+        } else {
+            render(&shaped.value, setup.format, setup.tok)
+        };
         out.push('\n');
         clock.lap("render");
         write_output(args.output.as_deref(), &out)?;

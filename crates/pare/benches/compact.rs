@@ -64,7 +64,7 @@ fn compact(c: &mut Criterion) {
             big.extend(entities.iter().cloned());
         }
         let mut root = pare::Map::new();
-        root.insert("entities".into(), pare::Value::Array(big));
+        root.insert("entities", pare::Value::Array(big));
         let big_text = pare::json::to_pretty(&pare::Value::Object(root));
         let policy = policy("entities.toml");
         let opts = ShapeOptions::new(&policy);

@@ -360,7 +360,7 @@ fn note(counts: &[((Kind, String), u64)]) -> Value {
                     .collect(),
             )
         };
-        note.push_unique(kind.as_str().into(), value);
+        note.push_unique(kind.as_str(), value);
     }
     Value::Object(note)
 }

@@ -9,11 +9,17 @@
 //! ```
 //! use pare::value::{Map, Number, Value};
 //! let mut m = Map::new();
-//! m.insert("score".into(), Value::Number(Number::from_lexeme("0.50").unwrap()));
+//! m.insert("score", Value::Number(Number::from_lexeme("0.50").unwrap()));
 //! assert_eq!(m.get("score").and_then(Value::as_f64), Some(0.5));
 //! ```
 
 use std::fmt;
+
+/// An object key: a string that is stored inline, without an allocation, up to 24 bytes.
+/// Why: payloads repeat the same few short keys in every record (millions of them in a
+/// large response), and an allocation per key was a large part of parsing — and of the
+/// memory a parsed tree holds. It dereferences to `&str` and compares with `str`/`String`.
+pub type Key = compact_str::CompactString;
 
 /// A JSON value. Equality is structural and exact: numbers compare by lexeme, objects by
 /// their members in order.
@@ -129,7 +135,8 @@ impl From<Vec<Value>> for Value {
 
 /// A JSON number, kept as its lexeme. The lexeme is always valid JSON number syntax.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Number(Box<str>);
+// Inline like keys: lexemes are short, so a parsed number needs no allocation.
+pub struct Number(compact_str::CompactString);
 
 impl Number {
     /// Accepts exactly the JSON number grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
@@ -239,7 +246,7 @@ fn is_json_number(b: &[u8]) -> bool {
 /// value of a repeated key at the first key's position, as `JSON.parse` does).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Map {
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Key, Value)>,
 }
 
 impl Map {
@@ -258,7 +265,7 @@ impl Map {
         self.entries.is_empty()
     }
     /// The members in order, as a slice (positional access for encoders).
-    pub fn entries(&self) -> &[(String, Value)] {
+    pub fn entries(&self) -> &[(Key, Value)] {
         &self.entries
     }
     pub fn position(&self, key: &str) -> Option<usize> {
@@ -277,7 +284,8 @@ impl Map {
         self.position(key).is_some()
     }
     /// Replace the value in place if the key exists (returning the old one), else append.
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    pub fn insert(&mut self, key: impl Into<Key>, value: Value) -> Option<Value> {
+        let key = key.into();
         match self.position(&key) {
             Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             None => {
@@ -287,12 +295,14 @@ impl Map {
         }
     }
     /// Append without checking for an existing key. The caller guarantees uniqueness.
-    pub fn push_unique(&mut self, key: String, value: Value) {
+    pub fn push_unique(&mut self, key: impl Into<Key>, value: Value) {
+        let key = key.into();
         debug_assert!(!self.contains_key(&key), "duplicate key {key}");
         self.entries.push((key, value));
     }
     /// Insert at `index` (clamped), or replace in place when the key exists.
-    pub fn insert_at(&mut self, index: usize, key: String, value: Value) {
+    pub fn insert_at(&mut self, index: usize, key: impl Into<Key>, value: Value) {
+        let key = key.into();
         match self.position(&key) {
             Some(i) => self.entries[i].1 = value,
             None => self
@@ -308,43 +318,50 @@ impl Map {
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut Value) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));
     }
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&String, &Value)> + ExactSizeIterator {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Key, &Value)> + ExactSizeIterator {
         self.entries.iter().map(|(k, v)| (k, v))
     }
     pub fn iter_mut(
         &mut self,
-    ) -> impl DoubleEndedIterator<Item = (&String, &mut Value)> + ExactSizeIterator {
+    ) -> impl DoubleEndedIterator<Item = (&Key, &mut Value)> + ExactSizeIterator {
         self.entries.iter_mut().map(|(k, v)| (&*k, v))
     }
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
         self.entries.iter().map(|(k, _)| k)
     }
     pub fn values(&self) -> impl Iterator<Item = &Value> {
         self.entries.iter().map(|(_, v)| v)
     }
     /// The members as a vector, for ops that rebuild an object wholesale.
-    pub fn into_entries(self) -> Vec<(String, Value)> {
+    pub fn into_entries(self) -> Vec<(Key, Value)> {
         self.entries
     }
-    pub fn entries_mut(&mut self) -> &mut Vec<(String, Value)> {
+    pub fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
         &mut self.entries
     }
     /// Build from members the caller knows to be unique.
-    pub fn from_entries_unchecked(entries: Vec<(String, Value)>) -> Map {
+    pub fn from_entries_unchecked<K: Into<Key>>(entries: Vec<(K, Value)>) -> Map {
+        // For `K = Key` this collects in place: no new allocation.
+        Map {
+            entries: entries.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+        }
+    }
+    /// [`Map::from_entries_unchecked`] for keys already of the stored type.
+    pub(crate) fn from_keyed_unchecked(entries: Vec<(Key, Value)>) -> Map {
         Map { entries }
     }
 }
 
 impl IntoIterator for Map {
-    type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type Item = (Key, Value);
+    type IntoIter = std::vec::IntoIter<(Key, Value)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
 }
 
-impl FromIterator<(String, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+impl<K: Into<Key>> FromIterator<(K, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
         let mut m = Map::new();
         for (k, v) in iter {
             m.insert(k, v);
@@ -383,11 +400,22 @@ mod tests {
     }
 
     #[test]
+    fn sizes_stay_small() {
+        // Every member of every parsed object is a (Key, Value): their size is most of a
+        // parsed tree's memory. Keys are inline up to 24 bytes in the same 24 bytes a
+        // String took.
+        assert_eq!(std::mem::size_of::<Value>(), 32);
+        assert_eq!(std::mem::size_of::<Key>(), 24);
+        assert_eq!(std::mem::size_of::<(Key, Value)>(), 56);
+        assert_eq!(Key::new("relationship_type").capacity(), 24, "inline");
+    }
+
+    #[test]
     fn insert_keeps_first_position() {
         let mut m = Map::new();
-        m.insert("a".into(), Value::from(1));
-        m.insert("b".into(), Value::from(2));
-        m.insert("a".into(), Value::from(3));
+        m.insert("a", Value::from(1));
+        m.insert("b", Value::from(2));
+        m.insert("a", Value::from(3));
         assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(m.get("a"), Some(&Value::from(3)));
     }

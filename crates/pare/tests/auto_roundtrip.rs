@@ -309,7 +309,7 @@ fn tabular_value() -> BoxedStrategy<Value> {
         1 => (odd_key(), table(), odd_leaf()).prop_map(move |(k, t, leaf)| {
             let mut m = Map::new();
             m.insert(k, array(t));
-            m.insert("tail".into(), leaf);
+            m.insert("tail", leaf);
             Value::Array(vec![Value::Object(m), Value::Null])
         }),
         // A map of records: a keyed table.

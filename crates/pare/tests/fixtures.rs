@@ -260,7 +260,7 @@ fn note_names(note: &Map, kind: &str) -> Vec<String> {
             .iter()
             .filter_map(|n| n.as_str().map(str::to_owned))
             .collect(),
-        Some(Value::Object(counts)) => counts.keys().cloned().collect(),
+        Some(Value::Object(counts)) => counts.keys().map(|k| k.to_string()).collect(),
         _ => Vec::new(),
     }
 }
@@ -309,7 +309,7 @@ fn s1_omitted_note_names_empty_and_stripped() {
             "metadata"
         ])
     );
-    let kinds: Vec<&String> = note.keys().collect();
+    let kinds: Vec<&str> = note.keys().map(|k| k.as_str()).collect();
     assert_eq!(kinds, ["empty", "stripped"], "nothing else was removed");
     // Names, never values.
     let text = to_compact(&Value::Object(note));
@@ -349,7 +349,7 @@ fn truncate_stays_within_budget() {
             .unwrap();
             for text in &texts {
                 let mut input = Map::new();
-                input.insert("t".into(), Value::from(text.as_str()));
+                input.insert("t", Value::from(text.as_str()));
                 let out = Request::new(&policy)
                     .run(Value::Object(input))
                     .unwrap()

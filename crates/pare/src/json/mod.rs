@@ -35,7 +35,7 @@ pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string
 /// Eight bytes at a time with the usual SWAR zero-byte tests: a borrow only propagates
 /// upward from a real match, so the lowest flagged byte is always a real one.
 #[inline]
-fn find_special(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn find_special(bytes: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
         let hits = special_bytes(u64::from_le_bytes(*chunk));
         if hits != 0 {

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
-use crate::value::{Map, Number, Value};
+use crate::value::{Key, Map, Number, Value};
 
 use super::find_special;
 
@@ -310,7 +310,7 @@ struct Parser<'a> {
     /// doubling reallocations (and no unused capacity left in the value).
     values: Vec<Value>,
     /// The same for object members.
-    members: Vec<(String, Value)>,
+    members: Vec<(Key, Value)>,
     /// Created on the first large object; random keys keep crafted collisions out.
     hasher: Option<RandomState>,
 }
@@ -323,8 +323,45 @@ impl Parser<'_> {
 
     #[inline]
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
+        match self.peek() {
+            // one space, as after a pretty-printed `:`
+            Some(b' ') => {
+                self.pos += 1;
+                if let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+                    self.skip_ws_run();
+                }
+            }
+            Some(b'\n' | b'\r' | b'\t') => self.skip_ws_run(),
+            _ => {}
+        }
+    }
+
+    /// The whitespace run under the cursor. Pretty-printed payloads indent every line, so
+    /// runs of spaces are skipped eight bytes at a time.
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
+        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+        loop {
+            match self.peek() {
+                Some(b' ') => match self
+                    .bytes
+                    .get(self.pos..)
+                    .and_then(<[u8]>::first_chunk::<8>)
+                {
+                    Some(chunk) => {
+                        let other = u64::from_le_bytes(*chunk) ^ SPACES;
+                        // the first byte is a space, so this advances by 1..=8
+                        self.pos += if other == 0 {
+                            8
+                        } else {
+                            (other.trailing_zeros() / 8) as usize
+                        };
+                    }
+                    None => self.pos += 1,
+                },
+                Some(b'\n' | b'\r' | b'\t') => self.pos += 1,
+                _ => return,
+            }
         }
     }
 
@@ -438,6 +475,18 @@ impl Parser<'_> {
             return Ok(self.text[start..end].to_owned());
         }
         self.string_slow(open, end)
+    }
+
+    /// An object key: [`Parser::string`], kept inline when short (no allocation).
+    fn key(&mut self) -> Result<Key, Fail> {
+        let open = self.pos;
+        let start = open + 1;
+        let end = find_special(self.bytes, start);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(Key::new(&self.text[start..end]));
+        }
+        self.string_slow(open, end).map(Key::from)
     }
 
     /// The rest of a string that holds escapes (or is malformed); `run_end` is the first
@@ -585,7 +634,7 @@ impl Parser<'_> {
                 Some(_) => return Err(Fail::new(self.pos, Code::ExpectedKey)),
                 None => return Err(Fail::new(self.pos, Code::End)),
             }
-            let key = self.string()?;
+            let key = self.key()?;
             self.skip_ws();
             match self.peek() {
                 Some(b':') => self.pos += 1,
@@ -614,7 +663,7 @@ impl Parser<'_> {
         }
         self.depth_left += 1;
         let entries = self.members.split_off(base);
-        Ok(Value::Object(Map::from_entries_unchecked(entries)))
+        Ok(Value::Object(Map::from_keyed_unchecked(entries)))
     }
 
     /// Where `key` already is among the members of the object that starts at `base` on the

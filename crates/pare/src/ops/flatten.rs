@@ -20,7 +20,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::policy::{CompileCx, PolicyError};
 use crate::shape::unique_key;
-use crate::value::{Map, Value};
+use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -78,7 +78,7 @@ impl Op for Flatten {
                 .map(|((k, _), _)| (k.clone(), Value::Null))
                 .collect(),
         );
-        let mut rebuilt: Vec<(String, Value)> = Vec::with_capacity(entries.len() + 4);
+        let mut rebuilt: Vec<(Key, Value)> = Vec::with_capacity(entries.len() + 4);
         for ((k, v), flat) in entries.into_iter().zip(flatten_here) {
             if !flat {
                 rebuilt.push((k, v));
@@ -89,7 +89,7 @@ impl Op for Flatten {
                 let wanted = self
                     .fields
                     .as_ref()
-                    .is_none_or(|f| f.contains(&ik));
+                    .is_none_or(|f| f.iter().any(|f| f == ik.as_str()));
                 if !wanted {
                     let mark = cx.rec.enter_key(&k);
                     cx.rec.key(Kind::Stripped, &ik, 1);
@@ -101,7 +101,7 @@ impl Op for Flatten {
                     name = unique_key(&out, &format!("{k}_{ik}"));
                 }
                 out.push_unique(name.clone(), Value::Null);
-                rebuilt.push((name, iv));
+                rebuilt.push((name.into(), iv));
             }
         }
         *map = Map::from_entries_unchecked(rebuilt);

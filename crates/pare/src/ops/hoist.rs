@@ -79,13 +79,17 @@ impl Op for Hoist {
         let Some(Value::Object(first)) = items.first() else { return };
         let constant: Vec<String> = first
             .iter()
-            .filter(|(k, _)| self.fields.as_ref().is_none_or(|f| f.contains(k)))
+            .filter(|(k, _)| {
+                self.fields
+                    .as_ref()
+                    .is_none_or(|f| f.iter().any(|f| f == k.as_str()))
+            })
             .filter(|(k, v)| {
                 items[1..].iter().all(|item| {
                     item.as_object().and_then(|o| o.get(k)) == Some(*v)
                 })
             })
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_string())
             .collect();
         if constant.is_empty() {
             return;

@@ -91,7 +91,7 @@ impl Op for Rename {
             if map.contains_key(short) {
                 continue;
             }
-            map.entries_mut()[i].0 = short.clone();
+            map.entries_mut()[i].0 = short.as_str().into();
             if self.legend && !cx.legend.iter().any(|(s, _)| s == short) {
                 cx.legend.push((short.clone(), long.clone()));
             }

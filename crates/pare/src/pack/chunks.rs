@@ -86,7 +86,7 @@ pub fn from_items<'a>(
             )));
         };
         if index == 0 {
-            first_keys = map.keys().cloned().collect();
+            first_keys = map.keys().map(|k| k.to_string()).collect();
         }
         let text = field_text(map, &opts.text);
         any_text |= text.is_some();

@@ -786,7 +786,7 @@ pub(super) mod tests {
                     }
                     (Item::Wildcard, Value::Object(m)) => {
                         for (k, c) in m.iter() {
-                            out.push((with(P::K(k.clone())), c));
+                            out.push((with(P::K(k.to_string())), c));
                         }
                     }
                     (Item::Wildcard, Value::Array(a)) => {
@@ -856,7 +856,7 @@ pub(super) mod tests {
             match v {
                 Value::Object(m) => {
                     for (k, c) in m.iter() {
-                        path.push(P::K(k.clone()));
+                        path.push(P::K(k.to_string()));
                         walk(set, c, set.step(&st, Step::Key(k)), path, out);
                         path.pop();
                     }

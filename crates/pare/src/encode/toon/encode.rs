@@ -81,6 +81,9 @@ pub fn encode_streaming(value: &Value, opts: &EncodeOptions, sink: &mut dyn FnMu
 /// How much text the streaming encoder gathers before handing it on.
 const PIECE_BYTES: usize = 1 << 20;
 
+/// Indentation, sliced.
+const SPACES: &str = "                                                                ";
+
 /// A tabular column: a leaf, or a nested object whose own fields are columns too.
 struct Field<'a> {
     name: &'a str,
@@ -139,8 +142,12 @@ impl<'s> Encoder<'s> {
             self.out.push('\n');
         }
         self.started = true;
-        for _ in 0..depth * self.indent {
-            self.out.push(' ');
+        // In slices rather than a space at a time: this runs once per output line.
+        let mut n = depth * self.indent;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.out.push_str(&SPACES[..k]);
+            n -= k;
         }
     }
 
@@ -374,7 +381,7 @@ impl<'s> Encoder<'s> {
             push_key(&mut self.out, key);
         }
         self.out.push('[');
-        self.out.push_str(&len.to_string());
+        push_usize(&mut self.out, len);
         if keyed {
             self.out.push(':');
         }
@@ -405,6 +412,23 @@ impl<'s> Encoder<'s> {
     }
 }
 
+/// `n` in decimal, without the temporary `String` of `to_string` (a header per array).
+fn push_usize(out: &mut String, mut n: usize) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &buf[i..] {
+        out.push(char::from(d));
+    }
+}
+
 fn is_primitive(v: &Value) -> bool {
     !matches!(v, Value::Array(_) | Value::Object(_))
 }
@@ -427,6 +451,15 @@ fn tabular_fields(rows: &[Value]) -> Option<Vec<Field<'_>>> {
 fn tabular_fields_of_refs<'a>(rows: &[&'a Value]) -> Option<Vec<Field<'a>>> {
     let first = rows.first()?.as_object()?;
     if first.is_empty() {
+        return None;
+    }
+    // An array or an empty object in the first row makes its column neither all primitive
+    // nor all non-empty objects, so there is no table: say so before comparing every row's
+    // keys (a list of large records with one list-valued member is the common case).
+    if first
+        .values()
+        .any(|v| matches!(v, Value::Array(_)) || matches!(v, Value::Object(m) if m.is_empty()))
+    {
         return None;
     }
     for row in rows {
@@ -632,7 +665,48 @@ fn is_valid_unquoted_key(key: &str) -> bool {
     }
     b[1..]
         .iter()
-        .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+        .all(|&c| CLASS[usize::from(c)] & KEY_CHAR != 0)
+}
+
+/// Byte classes for the per-byte tests of keys and unquoted strings, one table lookup per
+/// byte instead of a chain of comparisons (these run over every key and string written).
+const KEY_CHAR: u8 = 1; // [\w.]
+const UNSAFE: u8 = 2; // never unquoted: " \ [ ] { } and controls
+const COLON: u8 = 4;
+const COMMA: u8 = 8;
+const TAB: u8 = 16;
+const PIPE: u8 = 32;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            t[c] |= KEY_CHAR;
+        }
+        if b < 0x20 || matches!(b, b'"' | b'\\' | b'[' | b']' | b'{' | b'}') {
+            t[c] |= UNSAFE;
+        }
+        c += 1;
+    }
+    t[b':' as usize] |= COLON;
+    t[b',' as usize] |= COMMA;
+    t[b'\t' as usize] |= TAB;
+    t[b'|' as usize] |= PIPE;
+    t
+};
+
+/// The [`CLASS`] bits that make a string need quotes, for this delimiter and colon rule;
+/// `None` for a delimiter the table does not know.
+#[inline]
+fn unsafe_mask(delim: char, colon_ok: bool) -> Option<u8> {
+    let delim_bit = match delim {
+        ',' => COMMA,
+        '\t' => TAB,
+        '|' => PIPE,
+        _ => return None,
+    };
+    Some(UNSAFE | delim_bit | if colon_ok { 0 } else { COLON })
 }
 
 /// The reference's `isSafeUnquoted`: a string the decoder would read back as itself.
@@ -653,12 +727,12 @@ pub(crate) fn is_safe_unquoted_where(s: &str, delim: char, colon_ok: bool) -> bo
     if matches!(s, "true" | "false" | "null") || is_numeric_like(b) {
         return false;
     }
-    !s.bytes().any(|c| {
-        (c == b':' && !colon_ok)
-            || matches!(c, b'"' | b'\\' | b'[' | b']' | b'{' | b'}')
-            || c < 0x20
-            || c == delim as u8
-    })
+    match unsafe_mask(delim, colon_ok) {
+        Some(mask) => !b.iter().any(|&c| CLASS[usize::from(c)] & mask != 0),
+        None => !b.iter().any(|&c| {
+            (c == b':' && !colon_ok) || CLASS[usize::from(c)] & UNSAFE != 0 || c == delim as u8
+        }),
+    }
 }
 
 /// `/^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i`.
@@ -698,29 +772,29 @@ fn is_numeric_like(b: &[u8]) -> bool {
 /// `"…"` with the reference's escapes: `\\ \" \n \r \t`, other controls as `\u00XX`.
 pub(crate) fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
+    let b = s.as_bytes();
     let mut run_start = 0;
-    for (i, c) in s.bytes().enumerate() {
-        let escaped: &str = match c {
-            b'\\' => "\\\\",
-            b'"' => "\\\"",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            c if c < 0x20 => "",
-            _ => continue,
-        };
+    loop {
+        // The bytes that need an escape are exactly the ones JSON strings can't hold raw,
+        // so the JSON scanner finds them eight bytes at a time.
+        let i = crate::json::find_special(b, run_start);
         out.push_str(&s[run_start..i]);
-        if escaped.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(HEX[usize::from(c >> 4)] as char);
-            out.push(HEX[usize::from(c & 15)] as char);
-        } else {
-            out.push_str(escaped);
+        let Some(&c) = b.get(i) else { break };
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(HEX[usize::from(c >> 4)] as char);
+                out.push(HEX[usize::from(c & 15)] as char);
+            }
         }
         run_start = i + 1;
     }
-    out.push_str(&s[run_start..]);
     out.push('"');
 }
 
