@@ -301,8 +301,8 @@ fn tabular_value() -> BoxedStrategy<Value> {
             move |(k, t, u, leaf)| {
                 let mut m = Map::new();
                 m.insert(k, array(t));
-                m.insert("second".into(), array(u));
-                m.insert("after".into(), leaf);
+                m.insert("second", array(u));
+                m.insert("after", leaf);
                 Value::Object(m)
             }
         ),
