@@ -13,7 +13,7 @@ use crate::io::tokenizer;
 
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example:\n  pare mcp --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory"
+    after_help = "Examples:\n  pare mcp --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory\n  pare mcp --upstream-url http://127.0.0.1:3001/mcp"
 )]
 pub struct Args {
     /// Policy file (TOML or JSON); its `[mcp]` section picks a policy, format and level per
@@ -40,12 +40,25 @@ pub struct Args {
     /// How long a page stays in the `pare_more` cache, in seconds.
     #[arg(long, default_value_t = 1800)]
     pub cache_ttl: u64,
+    /// The URL of an MCP server that speaks streamable HTTP (instead of a COMMAND), e.g.
+    /// http://127.0.0.1:3001/mcp.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub upstream_url: Option<String>,
     /// The server to run, with its arguments (after `--`).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(
+        last = true,
+        required_unless_present = "upstream_url",
+        value_name = "COMMAND"
+    )]
     pub command: Vec<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(url) = &args.upstream_url
+        && let Err(why) = pare_mcp::http_upstream::check_url(url)
+    {
+        usage_error(&format!("--upstream-url {url}: {why}"));
+    }
     let config = match &args.policy {
         Some(p) => Config::load(p)?,
         None => Config::builtin(),
@@ -68,6 +81,15 @@ pub fn run(args: Args) -> Result<()> {
         },
         drain: Duration::from_secs(5),
     };
-    pare_mcp::run_stdio(opts, &args.command)?;
+    match &args.upstream_url {
+        Some(url) => pare_mcp::http_upstream::run(opts, url)?,
+        None => pare_mcp::run_stdio(opts, &args.command)?,
+    }
     Ok(())
+}
+
+/// A bad flag value: the message and exit status 2, like clap's own usage errors.
+fn usage_error(message: &str) -> ! {
+    eprintln!("pare mcp: error: {message}");
+    std::process::exit(2)
 }

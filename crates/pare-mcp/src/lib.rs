@@ -1,6 +1,7 @@
 //! `pare mcp`: a transparent MCP proxy that shapes any server's tool results.
 //!
 //! The client talks to pare over stdio; pare runs the server as a child process over stdio
+//! ([`run_stdio`]) or reaches it over MCP's streamable HTTP transport ([`http_upstream`]),
 //! and moves newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
 //! is not a tool result passes byte for byte. Tool results are shaped with the engine
 //! ([`shape_result`]), kept under a token budget, and paged ([`pages`], [`cache`]) behind
@@ -13,11 +14,13 @@
 pub mod cache;
 pub mod config;
 pub mod gate;
+pub mod http_upstream;
 pub mod lines;
 pub mod pages;
 pub mod proxy;
 pub mod rpc;
 pub mod shape_result;
+pub mod sse;
 pub mod tools_list;
 
 use std::io::BufReader;
@@ -43,6 +46,10 @@ pub enum McpError {
         "the upstream MCP server exited ({status}); {pending} open request(s) were answered with an error"
     )]
     UpstreamExited { status: String, pending: usize },
+    /// The HTTP upstream could not be reached (or forgot the session); every open request
+    /// was answered with an error.
+    #[error("the upstream MCP server at {url} is unusable: {why}")]
+    UpstreamHttp { url: String, why: String },
 }
 
 /// Run the server `command` as a child and proxy this process's stdin/stdout to it.

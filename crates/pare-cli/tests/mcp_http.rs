@@ -1,0 +1,220 @@
+//! `pare mcp` over MCP's streamable HTTP transport: `--upstream-url` in front of the reference
+//! everything server run with `streamableHttp`, driven by the official Python SDK over stdio,
+//! and the faults (an upstream that refuses connections, bad flags). Skipped with a note when
+//! the peers are missing locally; in CI (`CI=true`) a missing peer fails.
+
+mod mcp_support;
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_support::{Proxy, mcp_dir, node_server, pare_bin, sdk_python};
+use serde_json::{Value, json};
+
+/// A port nothing listens on right now (the OS picks it).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The everything server over streamable HTTP on a free port; killed on drop.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn everything(script: &str) -> HttpServer {
+        let port = free_port();
+        let child = Command::new("node")
+            .arg(script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the everything server did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Run a client.py scenario against `server` (a command line) and return what it saw.
+fn client(py: &str, scenario: &str, server: &[&str]) -> Value {
+    let out = Command::new(py)
+        .arg(mcp_dir().join("client.py"))
+        .arg(scenario)
+        .arg("--")
+        .args(server)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "client.py {scenario} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_to_client_requests()
+{
+    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
+        return;
+    };
+    let direct = client(&py, "everything", &["node", &script]);
+    let server = HttpServer::everything(&script);
+    let through = client(
+        &py,
+        "everything",
+        &[pare_bin(), "mcp", "--upstream-url", &server.url],
+    );
+    // Sampling, roots and elicitation are requests from the server to the client, carried
+    // on the SSE streams of the tool calls' POSTs: their answers show in these results only
+    // if the requests went out to the client and its responses were POSTed back.
+    assert!(
+        through["sampling"]
+            .to_string()
+            .contains("sampled by the test client"),
+        "{}",
+        through["sampling"]
+    );
+    assert!(
+        through["roots"]
+            .to_string()
+            .contains("file:///tmp/pare-root")
+    );
+    assert!(through["elicitation"].to_string().contains("declined"));
+    for key in [
+        "server",
+        "ping",
+        "echo",
+        "sum",
+        "image",
+        "sampling",
+        "roots",
+        "elicitation",
+        "resources",
+        "prompts",
+    ] {
+        assert_eq!(through[key], direct[key], "{key} differs over HTTP");
+    }
+    let names = through["tool_names"].as_array().unwrap();
+    assert!(names.contains(&json!("pare_more")));
+    assert_eq!(
+        names.len(),
+        direct["tool_names"].as_array().unwrap().len() + 1
+    );
+}
+
+#[test]
+fn mcp_upstream_url_tools_list_gets_detail_and_concurrent_requests_do_not_wait_for_each_other() {
+    let Some(script) = node_server("server-everything") else {
+        return;
+    };
+    let server = HttpServer::everything(&script);
+    let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
+    p.initialize();
+    let list = p.request(1, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "pare_more"), "{list}");
+    let echo = tools.iter().find(|t| t["name"] == "echo").unwrap();
+    assert!(
+        echo["inputSchema"]["properties"]["detail"].is_object(),
+        "{echo}"
+    );
+    // A 3-second tool call is open; a ping sent after it is answered first.
+    p.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "trigger-long-running-operation", "arguments": {"duration": 3, "steps": 3}}}));
+    let start = Instant::now();
+    p.send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {}}));
+    let mut order = Vec::new();
+    while order.len() < 2 {
+        let m = p.recv();
+        if let Some(id) = m.get("id").and_then(Value::as_u64) {
+            assert!(m.get("result").is_some(), "{m}");
+            order.push((id, start.elapsed()));
+        }
+    }
+    assert_eq!(order[0].0, 3, "{order:?}");
+    assert!(order[0].1 < Duration::from_secs(2), "{order:?}");
+    // Round trips over HTTP: a ping through pare, p50 of 50.
+    let mut times: Vec<Duration> = (0..50)
+        .map(|i| {
+            let t = Instant::now();
+            let r = p.request(10 + i, "ping", json!({}));
+            assert!(r.get("result").is_some());
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    eprintln!(
+        "ping through pare over HTTP: p50 {:?}, max {:?}",
+        times[25], times[49]
+    );
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+}
+
+#[test]
+fn mcp_upstream_url_refusing_connections_answers_with_an_error_and_exits_2() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+    p.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    let reply = p.recv();
+    assert_eq!(reply["id"], 0, "{reply}");
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    let msg = reply["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("cannot reach the upstream MCP server"),
+        "{msg}"
+    );
+    let (status, stderr) = p.finish();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(stderr.contains("is unusable"), "{stderr}");
+}
+
+#[test]
+fn mcp_upstream_url_flags_are_checked() {
+    for args in [
+        &["--upstream-url", "http://127.0.0.1:1/mcp", "--", "cat"][..],
+        &["--upstream-url", "ftp://example.com/mcp"][..],
+        &["--upstream-url", "not a url"][..],
+        &[][..],
+    ] {
+        let out = Command::new(pare_bin())
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}

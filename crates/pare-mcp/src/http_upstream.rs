@@ -1,0 +1,530 @@
+//! `pare mcp --upstream-url URL`: the upstream server speaks MCP's streamable HTTP transport
+//! (spec 2025-06-18, also 2025-03-26) and pare is its client.
+//!
+//! The proxy core ([`crate::proxy::run`]) moves newline-delimited messages; this module turns
+//! HTTP exchanges into those two line streams, so the core is the same for every transport:
+//!
+//! - [`Outbox`] is the proxy's `upstream_in`: each line written to it is POSTed to the URL
+//!   (`Accept: application/json, text/event-stream`). Requests are POSTed on a thread each,
+//!   so a long tool call never blocks a ping; `initialize`, notifications and responses are
+//!   POSTed in order, in the caller's thread (so `notifications/initialized` reaches the
+//!   server before the next request).
+//! - [`Inbox`] is the proxy's `upstream_out`: every message the server sends — a JSON reply
+//!   body, each event of an SSE reply (server→client requests and notifications first, then
+//!   the response), each event of the optional GET stream — comes out as one line.
+//!
+//! The `Mcp-Session-Id` of the initialize response and the negotiated `MCP-Protocol-Version`
+//! go on every later request; the session is DELETEd when the client leaves. An HTTP error
+//! status answers that request with a JSON-RPC error; a server that cannot be reached (or a
+//! session the server forgot, 404) ends the proxy like an upstream that exited, every open
+//! request answered with an error. The HTTP client is `ureq` (blocking, one thread per open
+//! request: the proxy is thread-based, with no async runtime), with rustls for `https`.
+//!
+//! ```no_run
+//! # fn opts() -> pare_mcp::Options { unimplemented!() }
+//! pare_mcp::http_upstream::run(opts(), "http://127.0.0.1:3001/mcp").unwrap();
+//! ```
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+use ureq::Agent;
+use ureq::http::Response;
+
+use crate::proxy::{self, Ending, Options, log};
+use crate::rpc::{self, Kind};
+use crate::sse::Events;
+
+/// The `Accept` header of every POST (the spec requires both types).
+const ACCEPT: &str = "application/json, text/event-stream";
+
+/// Check that `url` is an absolute `http` or `https` URL with a host.
+pub fn check_url(url: &str) -> Result<(), String> {
+    let uri: ureq::http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+    match uri.scheme_str() {
+        Some("http" | "https") => {}
+        _ => return Err("the scheme must be http or https".into()),
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("no host".into());
+    }
+    Ok(())
+}
+
+/// Proxy this process's stdin/stdout to the streamable-HTTP MCP server at `url`.
+/// Returns when the client closes stdin (Ok) or the server cannot be reached (Err).
+pub fn run(opts: Options, url: &str) -> Result<(), crate::McpError> {
+    let drain = opts.drain;
+    let (outbox, inbox, link) = connect(url, drain);
+    let client_in = BufReader::with_capacity(1 << 16, io::stdin());
+    let ending = proxy::run(opts, client_in, io::stdout(), outbox, inbox);
+    link.delete_session();
+    let failure = link.failure.lock().expect("failure").take();
+    match (ending, failure) {
+        (_, Some(why)) => Err(crate::McpError::UpstreamHttp {
+            url: url.to_owned(),
+            why,
+        }),
+        (Ending::ClientClosed, None) => Ok(()),
+        // The client left first and pare closed the inbox after its requests settled.
+        (Ending::UpstreamExited { .. }, None) if link.client_closed.load(Ordering::SeqCst) => {
+            Ok(())
+        }
+        (Ending::UpstreamExited { pending }, None) => Err(crate::McpError::UpstreamExited {
+            status: "the HTTP connection ended".into(),
+            pending,
+        }),
+    }
+}
+
+/// The two line streams of an HTTP upstream at `url`, and the link they share.
+/// `drain`: how long to let open requests finish once the client has gone.
+pub fn connect(url: &str, drain: Duration) -> (Outbox, Inbox, Arc<Link>) {
+    let (tx, rx) = mpsc::channel();
+    let agent: Agent = Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .user_agent(concat!("pare-mcp/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let link = Arc::new(Link {
+        url: url.to_owned(),
+        agent,
+        session: Mutex::new(None),
+        version: Mutex::new(None),
+        inbox: Mutex::new(Some(tx)),
+        failure: Mutex::new(None),
+        open: (Mutex::new(0), Condvar::new()),
+        client_closed: AtomicBool::new(false),
+        drain,
+    });
+    let outbox = Outbox {
+        link: link.clone(),
+        buf: Vec::new(),
+    };
+    let inbox = Inbox {
+        rx,
+        queue: VecDeque::new(),
+        cur: Vec::new(),
+        pos: 0,
+    };
+    (outbox, inbox, link)
+}
+
+/// What the two streams share: the HTTP client, the session, the way back to the proxy.
+pub struct Link {
+    url: String,
+    agent: Agent,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    /// Messages for the proxy; `None` once closed (the proxy then reads end of input).
+    inbox: Mutex<Option<Sender<Vec<u8>>>>,
+    /// Why the upstream is unusable, if it is.
+    failure: Mutex<Option<String>>,
+    /// Requests being POSTed.
+    open: (Mutex<usize>, Condvar),
+    client_closed: AtomicBool,
+    drain: Duration,
+}
+
+impl Link {
+    /// Hand one message to the proxy (dropped once the inbox is closed).
+    fn deliver(&self, msg: Vec<u8>) {
+        if let Some(tx) = &*self.inbox.lock().expect("inbox") {
+            let _ = tx.send(msg);
+        }
+    }
+
+    /// The upstream is unusable: remember why and end the proxy's upstream stream.
+    fn fail(&self, why: String) {
+        let mut failure = self.failure.lock().expect("failure");
+        if failure.is_none() && !self.client_closed.load(Ordering::SeqCst) {
+            log(&why);
+            *failure = Some(why);
+        }
+        drop(failure);
+        self.inbox.lock().expect("inbox").take();
+    }
+
+    fn post(&self, body: &[u8]) -> Result<Response<ureq::Body>, ureq::Error> {
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Accept", ACCEPT)
+            .header("Content-Type", "application/json");
+        if let Some(s) = &*self.session.lock().expect("session") {
+            req = req.header("Mcp-Session-Id", s);
+        }
+        if let Some(v) = &*self.version.lock().expect("version") {
+            req = req.header("MCP-Protocol-Version", v);
+        }
+        req.send(body)
+    }
+
+    /// POST one client message and hand what comes back to the proxy. `id`: the request's
+    /// id (it must be answered, by the server or here).
+    fn exchange(self: &Arc<Self>, body: &[u8], id: Option<&Json>, initialize: bool) {
+        let answer = |why: &str| match id {
+            Some(id) => self.deliver(rpc::error(id, rpc::INTERNAL_ERROR, why)),
+            None => log(why),
+        };
+        let resp = match self.post(body) {
+            Ok(r) => r,
+            Err(e) => {
+                let why = format!("cannot reach the upstream MCP server at {}: {e}", self.url);
+                answer(&format!("pare: {why}"));
+                self.fail(why);
+                return;
+            }
+        };
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            let mut text = Vec::new();
+            let _ = resp
+                .into_body()
+                .into_reader()
+                .take(400)
+                .read_to_end(&mut text);
+            let text = String::from_utf8_lossy(&text);
+            let why = format!(
+                "the upstream MCP server answered HTTP {status}{}{}",
+                if text.trim().is_empty() { "" } else { ": " },
+                text.trim()
+            );
+            answer(&format!("pare: {why}"));
+            if status == 404 && self.session.lock().expect("session").is_some() {
+                self.fail(format!("{why} (the session has expired)"));
+            }
+            return;
+        }
+        if initialize
+            && let Some(s) = resp.headers().get("mcp-session-id")
+            && let Ok(s) = s.to_str()
+        {
+            *self.session.lock().expect("session") = Some(s.to_owned());
+        }
+        let kind = content_type(&resp);
+        let reader = BufReader::with_capacity(1 << 16, resp.into_body().into_reader());
+        let answered = match kind.as_str() {
+            "text/event-stream" => self.read_events(reader, id, initialize),
+            "application/json" => {
+                let mut body = Vec::new();
+                let mut reader = reader;
+                match reader.read_to_end(&mut body) {
+                    Ok(_) => self.forward(&body, id, initialize),
+                    Err(e) => {
+                        answer(&format!("pare: reading the upstream reply failed: {e}"));
+                        return;
+                    }
+                }
+            }
+            _ => false,
+        };
+        if id.is_some() && !answered {
+            answer(&format!(
+                "pare: the upstream MCP server answered HTTP {status} ({}) without a response to this request",
+                if kind.is_empty() { "no body" } else { &kind }
+            ));
+        }
+    }
+
+    /// Forward each event of an SSE stream; stop once the response to `id` has passed.
+    /// Whether it did.
+    fn read_events(&self, reader: impl BufRead, id: Option<&Json>, initialize: bool) -> bool {
+        for event in Events::new(reader) {
+            let Ok(event) = event else { return false };
+            if event.data.trim().is_empty() {
+                continue;
+            }
+            if self.forward(event.data.as_bytes(), id, initialize) && id.is_some() {
+                // The server should close the stream now; do not wait for it.
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Hand the message(s) in `data` (one message or a batch) to the proxy, each on one
+    /// line. Whether one of them is the response to `id`.
+    fn forward(&self, data: &[u8], id: Option<&Json>, initialize: bool) -> bool {
+        let Ok(msg) = serde_json::from_slice::<Json>(data) else {
+            // Not JSON: the proxy logs and skips it.
+            self.deliver(one_line(data));
+            return false;
+        };
+        let answers = |m: &Json| {
+            id.is_some_and(|id| matches!(rpc::kind(m), Some(Kind::Response(r)) if r == id))
+        };
+        let mut answered = false;
+        let mut note = |m: &Json| {
+            if answers(m) {
+                answered = true;
+                if initialize && let Some(v) = m.pointer("/result/protocolVersion") {
+                    *self.version.lock().expect("version") = v.as_str().map(str::to_owned);
+                }
+            }
+        };
+        match &msg {
+            Json::Array(batch) => {
+                for m in batch {
+                    note(m);
+                    self.deliver(serde_json::to_vec(m).expect("serializes"));
+                }
+            }
+            m => {
+                note(m);
+                self.deliver(one_line(data));
+            }
+        }
+        answered
+    }
+
+    /// Open the optional GET stream for messages the server sends on its own.
+    fn listen(self: &Arc<Self>) {
+        let link = self.clone();
+        thread::spawn(move || {
+            let mut req = link
+                .agent
+                .get(&link.url)
+                .header("Accept", "text/event-stream");
+            if let Some(s) = &*link.session.lock().expect("session") {
+                req = req.header("Mcp-Session-Id", s);
+            }
+            if let Some(v) = &*link.version.lock().expect("version") {
+                req = req.header("MCP-Protocol-Version", v);
+            }
+            let Ok(resp) = req.call() else { return };
+            let status = resp.status().as_u16();
+            if status == 405 {
+                return; // The server offers no such stream.
+            }
+            if !(200..300).contains(&status) || content_type(&resp) != "text/event-stream" {
+                log(&format!(
+                    "the upstream MCP server refused its event stream (HTTP {status}); messages it sends on its own are lost"
+                ));
+                return;
+            }
+            let reader = BufReader::new(resp.into_body().into_reader());
+            link.read_events(reader, None, false);
+        });
+    }
+
+    /// End the session on the server (when the client has gone). Errors are ignored.
+    pub fn delete_session(&self) {
+        let Some(session) = self.session.lock().expect("session").take() else {
+            return;
+        };
+        if self.failure.lock().expect("failure").is_some() {
+            return;
+        }
+        let mut req = self
+            .agent
+            .delete(&self.url)
+            .config()
+            .timeout_global(Some(Duration::from_secs(2)))
+            .build()
+            .header("Mcp-Session-Id", &session);
+        if let Some(v) = &*self.version.lock().expect("version") {
+            req = req.header("MCP-Protocol-Version", v);
+        }
+        let _ = req.call();
+    }
+
+    /// One line from the client: POST it (requests on their own thread).
+    fn dispatch(self: &Arc<Self>, line: Vec<u8>) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let msg = serde_json::from_slice::<Json>(&line).ok();
+        let request = msg.as_ref().and_then(|m| match rpc::kind(m) {
+            Some(Kind::Request(method, id)) => Some((method == "initialize", id.clone())),
+            _ => None,
+        });
+        match request {
+            Some((true, id)) => {
+                self.exchange(&line, Some(&id), true);
+                if self.failure.lock().expect("failure").is_none() {
+                    self.listen();
+                }
+            }
+            Some((false, id)) => {
+                *self.open.0.lock().expect("open") += 1;
+                let link = self.clone();
+                thread::spawn(move || {
+                    link.exchange(&line, Some(&id), false);
+                    let mut open = link.open.0.lock().expect("open");
+                    *open -= 1;
+                    link.open.1.notify_all();
+                });
+            }
+            None => self.exchange(&line, None, false),
+        }
+    }
+
+    /// The client has gone: let open requests finish (up to the drain time), then close.
+    fn client_gone(self: &Arc<Self>) {
+        self.client_closed.store(true, Ordering::SeqCst);
+        let link = self.clone();
+        thread::spawn(move || {
+            let deadline = Instant::now() + link.drain;
+            let mut open = link.open.0.lock().expect("open");
+            while *open > 0 {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                open = link.open.1.wait_timeout(open, left).expect("open").0;
+            }
+            drop(open);
+            link.inbox.lock().expect("inbox").take();
+        });
+    }
+}
+
+/// The media type of a response, lower case, without parameters.
+fn content_type(resp: &Response<ureq::Body>) -> String {
+    resp.headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// A JSON text on one line: raw line breaks in valid JSON are whitespace.
+fn one_line(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+        .collect()
+}
+
+/// The proxy's `upstream_in`: lines written here are POSTed to the server.
+pub struct Outbox {
+    link: Arc<Link>,
+    buf: Vec<u8>,
+}
+
+impl Write for Outbox {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.link.inbox.lock().expect("inbox").is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the upstream is gone",
+            ));
+        }
+        let mut rest = data;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.buf.extend_from_slice(&rest[..at]);
+            let line = std::mem::take(&mut self.buf);
+            self.link.dispatch(line);
+            rest = &rest[at + 1..];
+        }
+        self.buf.extend_from_slice(rest);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        self.link.client_gone();
+    }
+}
+
+/// The proxy's `upstream_out`: each message from the server, as one line.
+pub struct Inbox {
+    rx: Receiver<Vec<u8>>,
+    queue: VecDeque<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for Inbox {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Inbox {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.pos >= self.cur.len() {
+            let next = match self.queue.pop_front() {
+                Some(m) => m,
+                None => match self.rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => return Ok(&[]), // closed: end of input
+                },
+            };
+            self.cur = next;
+            self.cur.push(b'\n');
+            self.pos = 0;
+        }
+        Ok(&self.cur[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_checked() {
+        assert!(check_url("http://127.0.0.1:3001/mcp").is_ok());
+        assert!(check_url("https://example.com/mcp").is_ok());
+        assert!(check_url("ftp://example.com/mcp").is_err());
+        assert!(check_url("127.0.0.1:3001").is_err());
+        assert!(check_url("not a url").is_err());
+    }
+
+    #[test]
+    fn a_refused_connection_answers_the_request_and_closes_the_inbox() {
+        // A port nothing listens on: bind one, then free it.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let (mut outbox, mut inbox, link) = connect(&url, Duration::from_secs(1));
+        outbox
+            .write_all(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#)
+            .unwrap();
+        outbox.write_all(b"\n").unwrap();
+        let mut line = String::new();
+        inbox.read_line(&mut line).unwrap();
+        let v: Json = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["id"], 1);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("cannot reach")
+        );
+        line.clear();
+        assert_eq!(inbox.read_line(&mut line).unwrap(), 0, "{line}");
+        assert!(link.failure.lock().unwrap().is_some());
+        assert!(outbox.write_all(b"{}\n").is_err());
+    }
+
+    #[test]
+    fn pretty_json_becomes_one_line() {
+        assert_eq!(one_line(b"{\n  \"a\": 1\r\n}"), b"{   \"a\": 1  }");
+    }
+}
