@@ -333,7 +333,9 @@ impl<'a> Decoder<'a> {
     }
 
     /// The dialect's table rows: every line below the header is a row (no `key: value`
-    /// heuristic), either cells or `- {…}`, the whole item as JSON.
+    /// heuristic), either cells or `- {…}`, the whole item as JSON. A top-level member's
+    /// table may have flat rows instead: at the header's own depth, exactly as many as the
+    /// header declares (the count says where they end).
     pub(super) fn dialect_rows(
         &mut self,
         header: &Header<'a>,
@@ -344,19 +346,21 @@ impl<'a> Decoder<'a> {
     ) -> Result<Value, Fail> {
         // A member's header (not a list item's `- [N]…`, not the root's `[N]…`).
         let member_header = !header_line.raw.starts_with(['-', '[']);
-        if header_line.depth == 0
+        let flat = header_line.depth == 0
             && member_header
             && header.length > 0
-            && let Some(next) = self.reader.peek()?
-            && next.depth == 0
-        {
-            return self.flat_rows(header, fields, header_line);
-        }
+            && self.reader.peek()?.is_some_and(|next| next.depth == 0);
+        let row_depth = if flat { 0 } else { row_depth };
         let mut rows = Vec::with_capacity(header.length.min(1024));
         let mut span: Option<(usize, usize)> = None;
         let mut last = *header_line;
         while let Some(line) = self.reader.peek()? {
-            if line.depth <= base {
+            let ended = if flat {
+                rows.len() == header.length
+            } else {
+                line.depth <= base
+            };
+            if ended {
                 break;
             }
             if line.depth != row_depth {
@@ -373,37 +377,10 @@ impl<'a> Decoder<'a> {
             }
             rows.push(self.dialect_row(header, fields, &line)?);
         }
-        if self.strict {
+        // Flat rows end by their count, so a short table is an error even when lenient.
+        if self.strict || flat {
             self.check_count(rows.len(), header.length, "tabular rows", &last)?;
-            self.no_blank_lines(span, "tabular array")?;
         }
-        Ok(Value::Array(rows))
-    }
-
-    /// The dialect's flat rows: a top-level table's rows at the header's own depth, exactly
-    /// as many as the header declares (the count says where they end).
-    fn flat_rows(
-        &mut self,
-        header: &Header<'a>,
-        fields: &Fields,
-        header_line: &Line<'a>,
-    ) -> Result<Value, Fail> {
-        let mut rows = Vec::with_capacity(header.length.min(1024));
-        let mut span: Option<(usize, usize)> = None;
-        let mut last = *header_line;
-        while rows.len() < header.length {
-            let Some(line) = self.reader.peek()? else {
-                break;
-            };
-            if line.depth != 0 {
-                return Err(over_indented(&line, 0));
-            }
-            span = Some((span.map_or(line.number, |s| s.0), line.number));
-            last = line;
-            self.reader.advance();
-            rows.push(self.dialect_row(header, fields, &line)?);
-        }
-        self.check_count(rows.len(), header.length, "tabular rows", &last)?;
         if self.strict {
             self.no_blank_lines(span, "tabular array")?;
         }
