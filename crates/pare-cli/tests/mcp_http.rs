@@ -9,7 +9,9 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_support::{Proxy, mcp_dir, node_server, pare_bin, sdk_python};
+use mcp_support::{
+    Proxy, assert_everything_results_match, mcp_dir, node_server, pare_bin, sdk_python,
+};
 use serde_json::{Value, json};
 
 /// A port nothing listens on right now (the OS picks it).
@@ -91,36 +93,9 @@ fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_
         "everything",
         &[pare_bin(), "mcp", "--upstream-url", &server.url],
     );
-    // Sampling, roots and elicitation are requests from the server to the client, carried
-    // on the SSE streams of the tool calls' POSTs: their answers show in these results only
-    // if the requests went out to the client and its responses were POSTed back.
-    assert!(
-        through["sampling"]
-            .to_string()
-            .contains("sampled by the test client"),
-        "{}",
-        through["sampling"]
-    );
-    assert!(
-        through["roots"]
-            .to_string()
-            .contains("file:///tmp/pare-root")
-    );
-    assert!(through["elicitation"].to_string().contains("declined"));
-    for key in [
-        "server",
-        "ping",
-        "echo",
-        "sum",
-        "image",
-        "sampling",
-        "roots",
-        "elicitation",
-        "resources",
-        "prompts",
-    ] {
-        assert_eq!(through[key], direct[key], "{key} differs over HTTP");
-    }
+    // Server-to-client requests ride the SSE streams of the tool calls' POSTs, and the
+    // client's responses are POSTed back.
+    assert_everything_results_match(&direct, &through, "over HTTP");
     let names = through["tool_names"].as_array().unwrap();
     assert!(names.contains(&json!("pare_more")));
     assert_eq!(

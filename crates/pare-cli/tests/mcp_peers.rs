@@ -8,7 +8,9 @@ mod mcp_support;
 use std::path::Path;
 use std::process::Command;
 
-use mcp_support::{Proxy, mcp_dir, node_server, pare_bin, python, sdk_python};
+use mcp_support::{
+    Proxy, assert_everything_results_match, mcp_dir, node_server, pare_bin, python, sdk_python,
+};
 use pare::encode::expand;
 use serde_json::{Value, json};
 
@@ -293,33 +295,7 @@ fn mcp_everything_server_passes_through_including_server_to_client_requests() {
         &[pare_bin(), "mcp", "--", "node", &server],
         &[],
     );
-    // Sampling, roots and elicitation are requests from the server to the client: their
-    // answers show in these results only if the requests and responses crossed pare.
-    assert!(
-        direct["sampling"]
-            .to_string()
-            .contains("sampled by the test client")
-    );
-    assert!(
-        direct["roots"]
-            .to_string()
-            .contains("file:///tmp/pare-root")
-    );
-    assert!(direct["elicitation"].to_string().contains("declined"));
-    for key in [
-        "server",
-        "ping",
-        "echo",
-        "sum",
-        "image",
-        "sampling",
-        "roots",
-        "elicitation",
-        "resources",
-        "prompts",
-    ] {
-        assert_eq!(through[key], direct[key], "{key} differs through pare");
-    }
+    assert_everything_results_match(&direct, &through, "through pare");
     let mut names = direct["tool_names"].as_array().unwrap().clone();
     names.push(json!("pare_more"));
     names.sort_by_key(|v| v.as_str().unwrap().to_owned());

@@ -188,3 +188,39 @@ impl Proxy {
         (status, stderr)
     }
 }
+
+/// The everything server's results (from `tests/mcp/client.py everything`) through pare
+/// match the direct ones, `how` naming the route. Sampling, roots and elicitation are
+/// requests from the server to the client: their answers show in these results only if the
+/// requests and the client's responses crossed pare.
+pub fn assert_everything_results_match(direct: &Value, through: &Value, how: &str) {
+    for results in [direct, through] {
+        assert!(
+            results["sampling"]
+                .to_string()
+                .contains("sampled by the test client"),
+            "{}",
+            results["sampling"]
+        );
+        assert!(
+            results["roots"]
+                .to_string()
+                .contains("file:///tmp/pare-root")
+        );
+        assert!(results["elicitation"].to_string().contains("declined"));
+    }
+    for key in [
+        "server",
+        "ping",
+        "echo",
+        "sum",
+        "image",
+        "sampling",
+        "roots",
+        "elicitation",
+        "resources",
+        "prompts",
+    ] {
+        assert_eq!(through[key], direct[key], "{key} differs {how}");
+    }
+}
