@@ -11,7 +11,7 @@ use super::{
 
 /// Pack `chunks` within `settings.budget` tokens: the first page.
 pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
-    pack_page(chunks, settings, cache, 1)
+    pack_page(chunks, settings, cache, 1, check(chunks, settings))
 }
 
 /// The page a cursor from an earlier pack names, of the same chunks with the same settings.
@@ -24,13 +24,20 @@ pub fn pack_from_cursor(
     let parsed = envelope::Cursor::decode(cursor)
         .filter(|c| c.page >= 1)
         .ok_or_else(|| PackError::Cursor(format!("`{cursor}` is not a pare pack cursor")))?;
-    if parsed.check != check(chunks, settings) {
+    let cursor_check = check(chunks, settings);
+    if parsed.check != cursor_check {
         return Err(PackError::Cursor(format!(
             "cursor `{cursor}` does not fit this response: a cursor is good for the same \
              chunks, budget, level, tokenizer and [pack] settings it came from"
         )));
     }
-    Ok(pack_page(chunks, settings, cache, usize::from(parsed.page)))
+    Ok(pack_page(
+        chunks,
+        settings,
+        cache,
+        usize::from(parsed.page),
+        cursor_check,
+    ))
 }
 
 /// What a cursor is checked against: the chunks and everything that decides the pages.
@@ -57,14 +64,15 @@ fn check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
 }
 
 /// Page `page` (1-based): the chunks the pages before it left out, packed again.
+/// `cursor_check` is [`check`] of `input` and `settings`, which the next page's cursor holds.
 fn pack_page(
     input: &[Chunk],
     settings: &PackSettings,
     cache: &mut PreviewCache,
     page: usize,
+    cursor_check: u64,
 ) -> Packed {
     let opts = settings.options;
-    let cursor_check = check(input, settings);
     let (mut merged, absorbed) = overlap::merge(input.to_vec());
     let common = render::common_line(&chunks::said_once(&mut merged));
     let chunks = &merged[..];
