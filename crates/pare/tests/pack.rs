@@ -20,22 +20,6 @@ fn tok() -> &'static dyn Tokenizer {
     pare::tokens::builtin("o200k_base").expect("o200k_base")
 }
 
-fn search_options() -> PackOptions {
-    let policy = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/policies/search.toml"),
-    )
-    .expect("search.toml");
-    let policy = pare::Policy::parse(&policy).expect("valid policy");
-    policy.options().pack.clone().expect("a [pack] section")
-}
-
-fn corpus_response() -> Option<Value> {
-    let path = common::shared_dir().join("corpus/semantic_search_full.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(pare::json::parse(&text).expect("corpus JSON"))
-}
-
 fn run(list: &[Chunk], opts: &PackOptions, budget: usize, cache: &mut PreviewCache) -> Packed {
     let settings = PackSettings {
         options: opts,
@@ -126,11 +110,11 @@ fn check(list: &[Chunk], opts: &PackOptions, budget: usize, packed: &Packed) -> 
 
 #[test]
 fn corpus_at_the_issue_budgets() {
-    let Some(response) = corpus_response() else {
+    let Some(response) = common::search_response() else {
         println!("note: corpus missing; skipped");
         return;
     };
-    let opts = search_options();
+    let opts = common::search_pack_options();
     let list = chunks::from_response(&response, &opts).expect("chunks");
     let mut cache = PreviewCache::new(256);
     for budget in [800, 1500, 4000] {
@@ -253,7 +237,7 @@ fn variant(response: &Value, sources: &[(String, String)], seed: u64) -> Value {
 
 #[test]
 fn variants_with_real_source_at_the_issue_budgets() {
-    let Some(response) = corpus_response() else {
+    let Some(response) = common::search_response() else {
         println!("note: corpus missing; skipped");
         return;
     };
@@ -262,7 +246,7 @@ fn variants_with_real_source_at_the_issue_budgets() {
         println!("note: no Python or Rust sources on this machine; skipped");
         return;
     }
-    let opts = search_options();
+    let opts = common::search_pack_options();
     let mut cache = PreviewCache::new(256);
     for seed in 0..8 {
         let v = variant(&response, &sources, seed);
@@ -285,10 +269,10 @@ proptest! {
     /// Never over the budget, whatever the budget (each case packs 40 budgets).
     #[test]
     fn never_over_budget(budgets in prop::collection::vec(0usize..6000, 40), seed in 0u64..1000) {
-        let Some(response) = corpus_response() else { return Ok(()) };
+        let Some(response) = common::search_response() else { return Ok(()) };
         let sources = real_sources();
         let v = if sources.is_empty() { response } else { variant(&response, &sources, seed) };
-        let opts = search_options();
+        let opts = common::search_pack_options();
         let list = chunks::from_response(&v, &opts).expect("chunks");
         let mut cache = PreviewCache::new(256);
         for budget in budgets {
@@ -301,10 +285,10 @@ proptest! {
 
 #[test]
 fn cache_makes_a_repeat_faster() {
-    let Some(response) = corpus_response() else {
+    let Some(response) = common::search_response() else {
         return;
     };
-    let opts = search_options();
+    let opts = common::search_pack_options();
     let list = chunks::from_response(&response, &opts).expect("chunks");
     let mut cache = PreviewCache::new(256);
     tok().count("build the tokenizer before timing");
@@ -396,10 +380,10 @@ fn whole_greedy(list: &[Chunk], budget: usize) -> (String, usize) {
 /// The README's comparison table (printed), and pare's recall at least the baselines'.
 #[test]
 fn against_baselines_at_equal_budgets() {
-    let Some(response) = corpus_response() else {
+    let Some(response) = common::search_response() else {
         return;
     };
-    let opts = search_options();
+    let opts = common::search_pack_options();
     let list = chunks::from_response(&response, &opts).expect("chunks");
     let mut cache = PreviewCache::new(256);
     println!(

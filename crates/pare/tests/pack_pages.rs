@@ -15,20 +15,9 @@ fn tok() -> &'static dyn Tokenizer {
     pare::tokens::builtin("o200k_base").expect("o200k_base")
 }
 
-fn search_options() -> PackOptions {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/policies/search.toml"),
-    )
-    .expect("search.toml");
-    let policy = pare::Policy::parse(&text).expect("valid policy");
-    policy.options().pack.clone().expect("a [pack] section")
-}
-
 /// The corpus's search response as chunks, and its `total_found`.
 fn corpus(opts: &PackOptions) -> Option<(Vec<Chunk>, Option<usize>)> {
-    let path = common::shared_dir().join("corpus/semantic_search_full.json");
-    let v = pare::json::parse(&std::fs::read_to_string(path).ok()?).expect("corpus JSON");
+    let v = common::search_response()?;
     Some((
         chunks::from_response(&v, opts).expect("chunks"),
         chunks::total(&v, opts),
@@ -53,7 +42,7 @@ fn envelope(packed: &Packed) -> serde_json::Value {
 
 #[test]
 fn envelope_states_the_exact_tokens_and_what_was_cut() {
-    let mut opts = search_options();
+    let mut opts = common::search_pack_options();
     opts.envelope = true;
     let Some((list, total)) = corpus(&opts) else {
         return;
@@ -99,7 +88,7 @@ fn envelope_states_the_exact_tokens_and_what_was_cut() {
 
 #[test]
 fn pages_show_every_chunk_once_each_within_the_budget() {
-    let mut opts = search_options();
+    let mut opts = common::search_pack_options();
     opts.envelope = true;
     let Some((list, total)) = corpus(&opts) else {
         return;
@@ -132,7 +121,7 @@ fn pages_show_every_chunk_once_each_within_the_budget() {
 
 #[test]
 fn a_cursor_for_other_settings_is_refused() {
-    let mut opts = search_options();
+    let mut opts = common::search_pack_options();
     opts.envelope = true;
     let Some((list, total)) = corpus(&opts) else {
         return;
@@ -158,7 +147,7 @@ fn a_cursor_for_other_settings_is_refused() {
 
 #[test]
 fn envelope_warns_over_a_clients_limit() {
-    let mut opts = search_options();
+    let mut opts = common::search_pack_options();
     opts.envelope = true;
     opts.client_limit = 1000;
     let Some((list, total)) = corpus(&opts) else {
@@ -200,7 +189,7 @@ fn envelope_warns_over_a_clients_limit() {
 
 #[test]
 fn a_field_equal_on_every_chunk_is_said_once() {
-    let opts = search_options();
+    let opts = common::search_pack_options();
     let Some((list, total)) = corpus(&opts) else {
         return;
     };
@@ -301,7 +290,7 @@ proptest! {
     /// With the envelope on, every page of every budget is within it.
     #[test]
     fn pages_never_over_budget(budgets in prop::collection::vec(0usize..3000, 10), page in 1u16..4) {
-        let mut opts = search_options();
+        let mut opts = common::search_pack_options();
         opts.envelope = true;
         let Some((list, total)) = corpus(&opts) else { return Ok(()) };
         let mut cache = PreviewCache::new(256);
@@ -326,7 +315,7 @@ proptest! {
 
 #[test]
 fn breadth_shows_every_chunk_before_detail() {
-    let mut opts = search_options();
+    let mut opts = common::search_pack_options();
     let Some((list, total)) = corpus(&opts) else {
         return;
     };

@@ -92,3 +92,20 @@ pub fn reference_toon(texts: &[String], options: &str) -> Vec<String> {
         .collect()
 }
 pub mod arb;
+
+/// The `[pack]` section of `examples/policies/search.toml`, the corpus search response's.
+pub fn search_pack_options() -> pare::pack::options::PackOptions {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/policies/search.toml"),
+    )
+    .expect("search.toml");
+    let policy = pare::Policy::parse(&text).expect("valid policy");
+    policy.options().pack.clone().expect("a [pack] section")
+}
+
+/// The corpus's `semantic_search_full.json`, parsed; `None` where the corpus is absent.
+pub fn search_response() -> Option<pare::Value> {
+    let path = shared_dir().join("corpus/semantic_search_full.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(pare::json::parse(&text).expect("corpus JSON"))
+}
