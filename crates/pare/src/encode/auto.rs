@@ -461,49 +461,49 @@ impl Dialect<'_> {
         text.pop();
         self.push_columns(&mut text, &columns);
         text.push(':');
-        // Rows one per line, unindented; a row never holds a raw newline.
-        let mut body = String::new();
-        let mut sample_end = 0;
-        for (n, (row, agrees)) in rows.iter().zip(agrees).enumerate() {
-            if n > 0 {
-                body.push('\n');
-            }
-            if agrees {
-                self.push_row(&mut body, row, &columns);
-            } else {
-                self.used.whole_rows = true;
-                body.push_str("- ");
-                write_object(row, &mut body);
-            }
-            if n < SAMPLE_ITEMS {
-                sample_end = body.len();
-            }
-        }
-        let row_indent = indent(depth + 1);
-        let indented = |rows: &str| {
-            format!(
-                "{row_indent}{}",
-                rows.replace('\n', &format!("\n{row_indent}"))
-            )
-        };
         // At the top level the header's count says where the rows end, so they need no
         // indent. Worth it when the tokens saved (measured on the first rows) pay for the
-        // legend's words.
-        let flat = depth == 0 && key.is_some() && rows.len() >= FLAT_ROWS_FROM && {
-            let sample = &body[..sample_end];
+        // legend's words; only such a table is written flat first and measured.
+        let may_flat = depth == 0 && key.is_some() && rows.len() >= FLAT_ROWS_FROM;
+        let row_indent = indent(depth + 1);
+        let lead = if may_flat { "" } else { row_indent.as_str() };
+        let rows_start = text.len() + 1;
+        let mut sample_end = rows_start;
+        for (n, (row, agrees)) in rows.iter().zip(agrees).enumerate() {
+            text.push('\n');
+            text.push_str(lead);
+            if agrees {
+                self.push_row(&mut text, row, &columns);
+            } else {
+                self.used.whole_rows = true;
+                text.push_str("- ");
+                write_object(row, &mut text);
+            }
+            if n < SAMPLE_ITEMS {
+                sample_end = text.len();
+            }
+        }
+        if may_flat {
+            // A row never holds a raw newline, so each one starts a row.
+            let indented = |rows: &str| {
+                format!(
+                    "{row_indent}{}",
+                    rows.replace('\n', &format!("\n{row_indent}"))
+                )
+            };
+            let sample = &text[rows_start..sample_end];
             let sampled = rows.len().min(SAMPLE_ITEMS);
             let saved = self
                 .tok
                 .count(&indented(sample))
                 .saturating_sub(self.tok.count(sample));
-            saved * rows.len() / sampled > FLAT_ROWS_LEGEND_TOKENS
-        };
-        self.used.flat_rows |= flat;
-        text.push('\n');
-        if flat {
-            text.push_str(&body);
-        } else {
-            text.push_str(&indented(&body));
+            if saved * rows.len() / sampled > FLAT_ROWS_LEGEND_TOKENS {
+                self.used.flat_rows = true;
+            } else {
+                let rows_text = indented(&text[rows_start..]);
+                text.truncate(rows_start);
+                text.push_str(&rows_text);
+            }
         }
         Some(text)
     }
