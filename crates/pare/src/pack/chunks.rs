@@ -41,12 +41,9 @@ pub fn from_response(input: &Value, opts: &PackOptions) -> Result<Vec<Chunk>, Pa
     let items = match input {
         Value::Array(items) => items,
         _ => {
-            let mut at = input;
-            for part in opts.items.split('.').filter(|p| !p.is_empty()) {
-                at = at.as_object().and_then(|m| m.get(part)).ok_or_else(|| {
-                    PackError::Mapping(format!("no `{}` in the input (pack.items)", opts.items))
-                })?;
-            }
+            let at = at_path(input, &opts.items).ok_or_else(|| {
+                PackError::Mapping(format!("no `{}` in the input (pack.items)", opts.items))
+            })?;
             at.as_array().ok_or_else(|| {
                 PackError::Mapping(format!(
                     "`{}` is {}, not an array of chunks (pack.items)",
@@ -61,13 +58,19 @@ pub fn from_response(input: &Value, opts: &PackOptions) -> Result<Vec<Chunk>, Pa
 
 /// The response's count of all matches at `opts.total` (`total_found`), if it has one.
 pub fn total(input: &Value, opts: &PackOptions) -> Option<usize> {
-    let mut at = input;
-    for part in opts.total.as_deref()?.split('.').filter(|p| !p.is_empty()) {
-        at = at.as_object()?.get(part)?;
-    }
-    at.as_f64()
+    at_path(input, opts.total.as_deref()?)?
+        .as_f64()
         .filter(|n| *n >= 0.0 && n.fract() == 0.0)
         .map(|n| n as usize)
+}
+
+/// The value at a dotted path of object members (`data.hits`); `input` itself for "".
+fn at_path<'v>(input: &'v Value, dotted: &str) -> Option<&'v Value> {
+    let mut at = input;
+    for part in dotted.split('.').filter(|p| !p.is_empty()) {
+        at = at.as_object()?.get(part)?;
+    }
+    Some(at)
 }
 
 /// Chunks from a sequence of item objects (a response's array, or JSONL lines).
