@@ -1,11 +1,13 @@
 //! `pare mcp`: put pare in front of an MCP server (a thin door over the `pare-mcp` crate).
 
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use pare_mcp::cache::Limits;
+use pare_mcp::listen::{Listen, Upstream};
 use pare_mcp::shape_result::Budget;
 use pare_mcp::{Config, Options};
 
@@ -13,7 +15,7 @@ use crate::io::tokenizer;
 
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Examples:\n  pare mcp --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory\n  pare mcp --upstream-url http://127.0.0.1:3001/mcp"
+    after_help = "Examples:\n  pare mcp --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory\n  pare mcp --upstream-url http://127.0.0.1:3001/mcp\n  pare mcp --listen 127.0.0.1:8765 --policy examples/policies/memory.toml -- npx -y @modelcontextprotocol/server-memory"
 )]
 pub struct Args {
     /// Policy file (TOML or JSON); its `[mcp]` section picks a policy, format and level per
@@ -44,6 +46,25 @@ pub struct Args {
     /// http://127.0.0.1:3001/mcp.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub upstream_url: Option<String>,
+    /// Serve MCP's streamable HTTP transport at http://ADDR/mcp instead of stdio: each
+    /// client session gets its own server process (or upstream session). ADDR is HOST:PORT or
+    /// a port (on 127.0.0.1); loopback only unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// With --listen: accept a non-loopback ADDR and any Host header. Put authentication in
+    /// front: pare does none.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
+    /// With --listen: a browser Origin to allow besides loopback ones (repeatable), e.g.
+    /// https://app.example.com. Other origins get 403.
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    pub allow_origin: Vec<String>,
+    /// With --listen: sessions at once, at most.
+    #[arg(long, default_value_t = 64, requires = "listen")]
+    pub max_sessions: usize,
+    /// With --listen: a session with no request for this many seconds is closed.
+    #[arg(long, default_value_t = 1800, requires = "listen")]
+    pub session_idle: u64,
     /// The server to run, with its arguments (after `--`).
     #[arg(
         last = true,
@@ -81,11 +102,46 @@ pub fn run(args: Args) -> Result<()> {
         },
         drain: Duration::from_secs(5),
     };
+    if let Some(addr) = &args.listen {
+        let listen = Listen {
+            addr: listen_addr(addr),
+            allow_remote: args.allow_remote,
+            allowed_origins: args.allow_origin.clone(),
+            max_sessions: args.max_sessions.max(1),
+            max_connections: 256,
+            session_idle: Duration::from_secs(args.session_idle.max(1)),
+        };
+        if !listen.allow_remote && !listen.addr.ip().is_loopback() {
+            usage_error(&format!(
+                "--listen {addr}: not a loopback address; pass --allow-remote to serve other hosts"
+            ));
+        }
+        let upstream = match &args.upstream_url {
+            Some(url) => Upstream::Url(url.clone()),
+            None => Upstream::Command(args.command.clone()),
+        };
+        pare_mcp::listen::serve(opts, upstream, listen)?;
+        return Ok(());
+    }
     match &args.upstream_url {
         Some(url) => pare_mcp::http_upstream::run(opts, url)?,
         None => pare_mcp::run_stdio(opts, &args.command)?,
     }
     Ok(())
+}
+
+/// `--listen` as HOST:PORT, [V6]:PORT or PORT (on 127.0.0.1); a bad one exits 2.
+fn listen_addr(addr: &str) -> SocketAddr {
+    if let Ok(port) = addr.parse::<u16>() {
+        return SocketAddr::from(([127, 0, 0, 1], port));
+    }
+    match addr.to_socket_addrs().map(|mut a| a.next()) {
+        Ok(Some(a)) => a,
+        Ok(None) => usage_error(&format!("--listen {addr}: the name resolves to no address")),
+        Err(e) => usage_error(&format!(
+            "--listen {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8765, or a port)"
+        )),
+    }
 }
 
 /// A bad flag value: the message and exit status 2, like clap's own usage errors.

@@ -5,80 +5,14 @@
 
 mod mcp_support;
 
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_support::{
-    Proxy, assert_everything_results_match, mcp_dir, node_server, pare_bin, sdk_python,
+    HttpServer, Proxy, assert_everything_results_match, client, free_port, node_server, pare_bin,
+    sdk_python,
 };
 use serde_json::{Value, json};
-
-/// A port nothing listens on right now (the OS picks it).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The everything server over streamable HTTP on a free port; killed on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn everything(script: &str) -> HttpServer {
-        let port = free_port();
-        let child = Command::new("node")
-            .arg(script)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs");
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "the everything server did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        HttpServer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Run a client.py scenario against `server` (a command line) and return what it saw.
-fn client(py: &str, scenario: &str, server: &[&str]) -> Value {
-    let out = Command::new(py)
-        .arg(mcp_dir().join("client.py"))
-        .arg(scenario)
-        .arg("--")
-        .args(server)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "client.py {scenario} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[test]
 fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_to_client_requests()
@@ -86,12 +20,14 @@ fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_
     let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
         return;
     };
-    let direct = client(&py, "everything", &["node", &script]);
+    let direct = client(&py, "everything", &[], &["node", &script], &[]);
     let server = HttpServer::everything(&script);
     let through = client(
         &py,
         "everything",
+        &[],
         &[pare_bin(), "mcp", "--upstream-url", &server.url],
+        &[],
     );
     // Server-to-client requests ride the SSE streams of the tool calls' POSTs, and the
     // client's responses are POSTed back.

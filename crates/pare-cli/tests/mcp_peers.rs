@@ -6,10 +6,10 @@
 mod mcp_support;
 
 use std::path::Path;
-use std::process::Command;
 
 use mcp_support::{
-    Proxy, assert_everything_results_match, mcp_dir, node_server, pare_bin, python, sdk_python,
+    Proxy, assert_everything_results_match, client, graph_file, mcp_dir, node_server, pare_bin,
+    sdk_python,
 };
 use pare::encode::expand;
 use serde_json::{Value, json};
@@ -23,21 +23,6 @@ fn memory_policy() -> String {
         .join("../../examples/policies/memory.toml")
         .display()
         .to_string()
-}
-
-/// A memory graph file of `n` entities (the generator's default seed) in `dir`.
-fn graph_file(dir: &Path, name: &str, n: usize) -> String {
-    let path = dir.join(name);
-    let py = python().expect("python3");
-    let ok = Command::new(py)
-        .arg(mcp_dir().join("memory_graph.py"))
-        .arg(&path)
-        .arg(n.to_string())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "memory_graph.py failed");
-    path.display().to_string()
 }
 
 /// The graph the memory server holds in `file`, as the JSON its `read_graph` describes.
@@ -56,25 +41,6 @@ fn graph_json(file: &str) -> pare::Value {
     }
     let g = json!({"entities": entities, "relations": relations});
     pare::json::parse(&g.to_string()).unwrap()
-}
-
-/// Run a client.py scenario against `server` (a command line) and return what it saw.
-fn client(py: &str, scenario: &str, opts: &[&str], server: &[&str], env: &[(&str, &str)]) -> Value {
-    let out = Command::new(py)
-        .arg(mcp_dir().join("client.py"))
-        .arg(scenario)
-        .args(opts)
-        .arg("--")
-        .args(server)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "client.py {scenario} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn texts(v: &Value) -> Vec<&str> {

@@ -108,12 +108,7 @@ pub fn connect(url: &str, drain: Duration) -> (Outbox, Inbox, Arc<Link>) {
         link: link.clone(),
         buf: Vec::new(),
     };
-    let inbox = Inbox {
-        rx,
-        queue: VecDeque::new(),
-        cur: Vec::new(),
-        pos: 0,
-    };
+    let inbox = Inbox::new(rx);
     (outbox, inbox, link)
 }
 
@@ -134,6 +129,11 @@ pub struct Link {
 }
 
 impl Link {
+    /// Why the upstream became unusable, if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.lock().expect("failure").clone()
+    }
+
     /// Hand one message to the proxy (dropped once the inbox is closed).
     fn deliver(&self, msg: Vec<u8>) {
         if let Some(tx) = &*self.inbox.lock().expect("inbox") {
@@ -446,6 +446,18 @@ pub struct Inbox {
     queue: VecDeque<Vec<u8>>,
     cur: Vec<u8>,
     pos: usize,
+}
+
+impl Inbox {
+    /// Each message received becomes one line; the end of input once every sender is gone.
+    pub fn new(rx: Receiver<Vec<u8>>) -> Self {
+        Inbox {
+            rx,
+            queue: VecDeque::new(),
+            cur: Vec::new(),
+            pos: 0,
+        }
+    }
 }
 
 impl Read for Inbox {

@@ -16,6 +16,7 @@ pub mod config;
 pub mod gate;
 pub mod http_upstream;
 pub mod lines;
+pub mod listen;
 pub mod pages;
 pub mod proxy;
 pub mod rpc;
@@ -46,6 +47,9 @@ pub enum McpError {
         "the upstream MCP server exited ({status}); {pending} open request(s) were answered with an error"
     )]
     UpstreamExited { status: String, pending: usize },
+    /// `pare mcp --listen` could not listen.
+    #[error("cannot listen on {addr}: {why}")]
+    Listen { addr: String, why: String },
     /// The HTTP upstream could not be reached (or forgot the session); every open request
     /// was answered with an error.
     #[error("the upstream MCP server at {url} is unusable: {why}")]
@@ -55,17 +59,7 @@ pub enum McpError {
 /// Run the server `command` as a child and proxy this process's stdin/stdout to it.
 /// Returns when the client closes stdin (Ok) or the server exits first (Err).
 pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
-    let (program, args) = command.split_first().ok_or(McpError::NoCommand)?;
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|source| McpError::Spawn {
-            command: command.join(" "),
-            source,
-        })?;
+    let mut child = spawn_server(command)?;
     let upstream_in = child.stdin.take().expect("piped stdin");
     let upstream_out =
         BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
@@ -87,8 +81,23 @@ pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
     }
 }
 
+/// Start the server `command` with piped stdin and stdout (its stderr is pare's).
+pub(crate) fn spawn_server(command: &[String]) -> Result<Child, McpError> {
+    let (program, args) = command.split_first().ok_or(McpError::NoCommand)?;
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|source| McpError::Spawn {
+            command: command.join(" "),
+            source,
+        })
+}
+
 /// Wait up to `grace` for the child to exit, then kill it. Its exit status, if it exited.
-fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+pub(crate) fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     let start = Instant::now();
     while start.elapsed() < grace {
         if let Ok(Some(status)) = child.try_wait() {

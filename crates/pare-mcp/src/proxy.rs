@@ -61,7 +61,7 @@ enum Pending {
 }
 
 struct Shared {
-    opts: Options,
+    opts: Arc<Options>,
     pending: Mutex<HashMap<String, (Json, Pending)>>,
     detail_args: Mutex<DetailArgs>,
     cache: Mutex<PageCache>,
@@ -85,12 +85,13 @@ enum Event {
 
 /// Run the proxy until the client or the upstream server closes.
 pub fn run(
-    opts: Options,
+    opts: impl Into<Arc<Options>>,
     client_in: impl BufRead + Send + 'static,
     client_out: impl Write + Send + 'static,
     upstream_in: impl Write + Send + 'static,
     upstream_out: impl BufRead + Send + 'static,
 ) -> Ending {
+    let opts = opts.into();
     let drain = opts.drain;
     let shared = Arc::new(Shared {
         cache: Mutex::new(PageCache::new(opts.cache)),

@@ -3,6 +3,7 @@
 print what the client observed as one JSON document on stdout.
 
     client.py SCENARIO [--arg K=V]... -- COMMAND [ARGS]...
+    client.py SCENARIO [--arg K=V]... -- http://HOST:PORT/mcp   (streamable HTTP)
 
 Scenarios: memory, paging, everything. The Rust tests (crates/pare-mcp/tests/peers.rs) run
 a scenario through pare and directly and compare, so the assertions live there.
@@ -15,6 +16,7 @@ import sys
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(model):
@@ -92,9 +94,12 @@ async def main():
     sep = argv.index("--")
     scenario, opts, cmd = argv[0], argv[1:sep], argv[sep + 1:]
     args = dict(o.split("=", 1) for o in opts if "=" in o)
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+    if len(cmd) == 1 and cmd[0].startswith(("http://", "https://")):
+        transport = streamable_http_client(cmd[0])
+    else:
+        transport = stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
     out = {}
-    async with stdio_client(params) as (read, write):
+    async with transport as (read, write):
         async with ClientSession(read, write, sampling_callback=sampling_cb,
                                  elicitation_callback=elicitation_cb,
                                  list_roots_callback=roots_cb) as s:

@@ -3,10 +3,11 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -186,6 +187,95 @@ impl Proxy {
         let status = self.child.wait().unwrap();
         let stderr = self.stderr.recv_timeout(REPLY_TIMEOUT).unwrap_or_default();
         (status, stderr)
+    }
+}
+
+/// A memory graph file of `n` entities (the generator's default seed) in `dir`.
+pub fn graph_file(dir: &Path, name: &str, n: usize) -> String {
+    let path = dir.join(name);
+    let py = python().expect("python3");
+    let ok = Command::new(py)
+        .arg(mcp_dir().join("memory_graph.py"))
+        .arg(&path)
+        .arg(n.to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "memory_graph.py failed");
+    path.display().to_string()
+}
+
+/// Run a client.py scenario against `server` (a command line, or one streamable-HTTP URL) and return what it saw.
+pub fn client(
+    py: &str,
+    scenario: &str,
+    opts: &[&str],
+    server: &[&str],
+    env: &[(&str, &str)],
+) -> Value {
+    let out = Command::new(py)
+        .arg(mcp_dir().join("client.py"))
+        .arg(scenario)
+        .args(opts)
+        .arg("--")
+        .args(server)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "client.py {scenario} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A port nothing listens on right now (the OS picks it).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The everything server over streamable HTTP on a free port; killed on drop.
+pub struct HttpServer {
+    child: Child,
+    pub url: String,
+}
+
+impl HttpServer {
+    pub fn everything(script: &str) -> HttpServer {
+        let port = free_port();
+        let child = Command::new("node")
+            .arg(script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the everything server did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

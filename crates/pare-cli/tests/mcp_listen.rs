@@ -1,0 +1,576 @@
+//! `pare mcp --listen`: pare serves MCP's streamable HTTP transport to clients. The official
+//! Python SDK's streamable-HTTP client drives the reference memory and everything servers
+//! through it (the results must equal those over stdio), and raw HTTP exchanges check the
+//! transport's rules: sessions, Origin and Host checks, status codes, the GET stream, and an
+//! upstream that exits. Skipped with a note when the peers are missing locally; in CI
+//! (`CI=true`) a missing peer fails.
+
+mod mcp_support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use mcp_support::{
+    HttpServer, assert_everything_results_match, client, fake_server, graph_file, node_server,
+    pare_bin, python, sdk_python,
+};
+use serde_json::{Value, json};
+
+/// `pare mcp --listen 127.0.0.1:0 ARGS`, its address read from its first stderr line; killed
+/// on drop.
+struct Listening {
+    child: Child,
+    addr: String,
+}
+
+impl Listening {
+    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Listening {
+        let mut child = Command::new(pare_bin())
+            .args(["mcp", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pare runs");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.split("listening on http://").nth(1) {
+                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+                }
+                eprintln!("[pare] {line}");
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("pare says where it listens");
+        Listening { child, addr }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 response.
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of an SSE body (its `data:` lines) or of a JSON body.
+    fn messages(&self) -> Vec<Value> {
+        if self
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("text/event-stream"))
+        {
+            self.body
+                .lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .map(|d| serde_json::from_str(d).unwrap())
+                .collect()
+        } else {
+            vec![serde_json::from_str(&self.body).unwrap()]
+        }
+    }
+}
+
+/// The request's head: default Host and Accept unless `headers` give them.
+fn request_head(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut head = format!("{method} /mcp HTTP/1.1\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (n, v) in headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    head
+}
+
+/// One exchange on a fresh connection (`Connection: close`, so the body ends with it).
+fn http(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    http_path(addr, method, "/mcp", headers, body)
+}
+
+fn http_path(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = request_head(addr, method, headers, body).replacen("/mcp", path, 1);
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    parse_reply(&raw)
+}
+
+fn parse_reply(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw);
+    let (head, rest) = text.split_once("\r\n\r\n").expect("a response head");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v == "chunked");
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = s.split_once("\r\n").expect("a chunk size");
+        let n = usize::from_str_radix(size.trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+}
+
+const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON_BODY: (&str, &str) = ("Content-Type", "application/json");
+
+fn initialize(addr: &str) -> String {
+    let r = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY],
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}).to_string(),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.header("content-type")
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    assert_eq!(r.messages()[0]["result"]["serverInfo"]["name"], "fake");
+    let session = r.header("mcp-session-id").expect("a session id").to_owned();
+    assert!(session.len() == 32 && session.bytes().all(|b| b.is_ascii_hexdigit()));
+    let n = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", &session)],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(n.status, 202);
+    session
+}
+
+fn call(addr: &str, session: &str, id: u64, method: &str, params: Value) -> Reply {
+    http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", session)],
+        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+    )
+}
+
+/// Wait until a POST in `session` is answered 404 (the session is gone).
+fn wait_until_gone(addr: &str, session: &str) {
+    let start = Instant::now();
+    loop {
+        let r = call(addr, session, 99, "ping", json!({}));
+        if r.status == 404 {
+            assert!(r.body.contains("session"), "{}", r.body);
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "session {session} still answers"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `v` with every page cursor (random per run) replaced by `CURSOR`, in metas and texts, and
+/// without the token count of pages that name one (a random cursor tokenizes to 1-2 tokens
+/// more or less).
+fn without_cursors(v: &Value) -> Value {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(c)) = m.get("nextCursor") {
+                    out.push(c.clone());
+                }
+                m.values().for_each(|x| collect(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
+            _ => {}
+        }
+    }
+    let mut cursors = Vec::new();
+    collect(v, &mut cursors);
+    let mut text = v.to_string();
+    for c in cursors {
+        text = text.replace(&c, "CURSOR");
+    }
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    fn drop_counts(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                if m.contains_key("nextCursor") {
+                    m.remove("tokensAfter");
+                }
+                m.values_mut().for_each(drop_counts);
+            }
+            Value::Array(a) => a.iter_mut().for_each(drop_counts),
+            _ => {}
+        }
+    }
+    drop_counts(&mut v);
+    v
+}
+
+#[test]
+fn mcp_listen_memory_server_over_http_gives_what_stdio_gives_including_pages() {
+    let (Some(py), Some(server)) = (sdk_python(), node_server("server-memory")) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let policy = format!(
+        "{}/../../examples/policies/memory.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for (scenario, budget) in [("memory", "100000"), ("paging", "3000")] {
+        let stdio_file = graph_file(dir.path(), &format!("{scenario}-stdio.jsonl"), 300);
+        let http_file = graph_file(dir.path(), &format!("{scenario}-http.jsonl"), 300);
+        let flags = [
+            "--policy",
+            &policy,
+            "--max-tokens",
+            budget,
+            "--max-chars4",
+            "1000000",
+        ];
+        let mut stdio_cmd = vec![pare_bin(), "mcp"];
+        stdio_cmd.extend(flags);
+        stdio_cmd.extend(["--", "node", &server]);
+        let over_stdio = client(
+            &py,
+            scenario,
+            &["pare=1"],
+            &stdio_cmd,
+            &[("MEMORY_FILE_PATH", &stdio_file)],
+        );
+
+        let mut listen_args = flags.to_vec();
+        listen_args.extend(["--", "node", &server]);
+        let pare = Listening::spawn(&listen_args, &[("MEMORY_FILE_PATH", &http_file)]);
+        let over_http = client(&py, scenario, &["pare=1"], &[&pare.url()], &[]);
+        let (a, b) = (without_cursors(&over_http), without_cursors(&over_stdio));
+        if a != b {
+            std::fs::write("/tmp/listen_http.json", a.to_string()).unwrap();
+            std::fs::write("/tmp/listen_stdio.json", b.to_string()).unwrap();
+            panic!(
+                "{scenario}: HTTP and stdio differ (see /tmp/listen_http.json, /tmp/listen_stdio.json)"
+            );
+        }
+        if scenario == "paging" {
+            let pages = over_http["pages"].as_array().unwrap();
+            assert!(pages.len() > 1, "no second page over HTTP");
+            assert!(
+                pages
+                    .iter()
+                    .all(|p| p["meta"]["tokensAfter"].as_u64().unwrap() <= 3000)
+            );
+        } else {
+            assert!(
+                over_http["default"]["meta"]["tokensAfter"].as_u64()
+                    < over_http["default"]["meta"]["tokensBefore"].as_u64()
+            );
+        }
+    }
+}
+
+#[test]
+fn mcp_listen_everything_server_requests_to_the_client_ride_the_http_streams() {
+    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
+        return;
+    };
+    let direct = client(&py, "everything", &[], &["node", &script, "stdio"], &[]);
+    let pare = Listening::spawn(&["--", "node", &script, "stdio"], &[]);
+    let through = client(&py, "everything", &[], &[&pare.url()], &[]);
+    // Sampling, roots and elicitation are requests from the server: they reach the client on
+    // the GET stream (or the tool call's SSE stream) and its answers are POSTed back.
+    assert_everything_results_match(&direct, &through, "over pare --listen");
+    assert!(
+        through["tool_names"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("pare_more"))
+    );
+}
+
+#[test]
+fn mcp_listen_in_front_of_an_http_upstream_opens_a_session_there_per_client() {
+    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
+        return;
+    };
+    let direct = client(&py, "everything", &[], &["node", &script, "stdio"], &[]);
+    let upstream = HttpServer::everything(&script);
+    let pare = Listening::spawn(&["--upstream-url", &upstream.url], &[]);
+    let through = client(&py, "everything", &[], &[&pare.url()], &[]);
+    assert_everything_results_match(&direct, &through, "HTTP to HTTP");
+}
+
+#[test]
+fn mcp_listen_follows_the_transport_rules() {
+    let Some(py) = python() else { return };
+    let fake = fake_server();
+    let pare = Listening::spawn(
+        &["--max-message-bytes", "2048", "--", &py, &fake, "ok"],
+        &[],
+    );
+    let addr = pare.addr.as_str();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+
+    // Refused before any session exists.
+    assert_eq!(
+        http_path(addr, "POST", "/other", &[ACCEPT_BOTH], &init).status,
+        404
+    );
+    assert_eq!(http(addr, "PUT", &[], "").status, 405);
+    let no_session = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    assert_eq!(no_session.status, 400);
+    assert!(
+        no_session.body.contains("Mcp-Session-Id"),
+        "{}",
+        no_session.body
+    );
+    let evil_origin = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Origin", "http://evil.example")],
+        &init,
+    );
+    assert_eq!(evil_origin.status, 403);
+    assert!(evil_origin.body.contains("evil.example"));
+    let rebinding = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Host", "evil.example:80")],
+        &init,
+    );
+    assert_eq!(rebinding.status, 403);
+    let local_origin = http(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Origin", "http://localhost:3000")],
+        &init,
+    );
+    assert_eq!(local_origin.status, 200, "{}", local_origin.body);
+    assert_eq!(
+        http(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], "[]").status,
+        400
+    );
+    let bad_json = http(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], "{\"jsonrpc\":");
+    assert_eq!(bad_json.status, 400);
+    assert_eq!(bad_json.messages()[0]["error"]["code"], -32700);
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":\"{}\"}}",
+        "a".repeat(3000)
+    );
+    assert_eq!(
+        http(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], &big).status,
+        413
+    );
+
+    // A session: SSE or JSON answers, 202 for notifications, then DELETE ends it.
+    let session = initialize(addr);
+    let list = http(
+        addr,
+        "POST",
+        &[
+            ("Accept", "application/json"),
+            JSON_BODY,
+            ("Mcp-Session-Id", &session),
+        ],
+        r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#,
+    );
+    assert_eq!(list.status, 200);
+    assert_eq!(list.header("content-type"), Some("application/json"));
+    let tools = &list.messages()[0]["result"]["tools"];
+    assert!(
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "pare_more"),
+        "{tools}"
+    );
+    let echoed = call(addr, &session, 2, "foo/bar", json!({}));
+    assert_eq!(
+        echoed.messages().last().unwrap()["result"]["echo"],
+        "foo/bar"
+    );
+    assert_eq!(
+        call(
+            addr,
+            "0123456789abcdef0123456789abcdef",
+            3,
+            "ping",
+            json!({})
+        )
+        .status,
+        404
+    );
+    assert_eq!(
+        http(addr, "GET", &[("Mcp-Session-Id", &session)], "").status,
+        406
+    );
+    assert_eq!(
+        http(addr, "DELETE", &[("Mcp-Session-Id", &session)], "").status,
+        200
+    );
+    wait_until_gone(addr, &session);
+}
+
+#[test]
+fn mcp_listen_sends_server_notifications_on_the_get_stream() {
+    let Some(py) = python() else { return };
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.clone();
+    let session = initialize(&addr);
+
+    // Hold a GET stream open and read it on a thread.
+    let mut get = TcpStream::connect(&addr).unwrap();
+    get.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = request_head(
+        &addr,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &session),
+        ],
+        "",
+    );
+    get.write_all(head.as_bytes()).unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut seen = String::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = get.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            if seen.contains("notifications/foo_unknown") {
+                let _ = tx.send(seen.clone());
+            }
+        }
+    });
+    // Let the GET stream register before the server speaks.
+    std::thread::sleep(Duration::from_millis(300));
+    // The fake server sends a notification before answering `foo/unknown`.
+    let r = call(&addr, &session, 5, "foo/unknown", json!({}));
+    let on_post = r.messages();
+    assert_eq!(
+        on_post.len(),
+        1,
+        "the POST stream carried more than its response: {on_post:?}"
+    );
+    assert_eq!(on_post[0]["result"]["echo"], "foo/unknown");
+    let seen = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the notification on the GET stream");
+    assert!(seen.starts_with("HTTP/1.1 200 OK\r\n") && seen.contains("text/event-stream"));
+}
+
+#[test]
+fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
+    let Some(py) = python() else { return };
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--", &py, &fake, "exit"], &[]);
+    let addr = pare.addr.as_str();
+    let session = initialize(addr);
+    let r = call(
+        addr,
+        &session,
+        7,
+        "tools/call",
+        json!({"name": "data", "arguments": {}}),
+    );
+    let last = r.messages().pop().unwrap();
+    assert_eq!(last["id"], 7);
+    assert!(
+        last["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited"),
+        "{last}"
+    );
+    wait_until_gone(addr, &session);
+    // pare itself keeps serving: a new session starts a new server.
+    let again = initialize(addr);
+    assert_ne!(again, session);
+}
+
+#[test]
+fn mcp_listen_refuses_bad_addresses_with_exit_2() {
+    for (addr, says) in [
+        ("0.0.0.0:0", "--allow-remote"),
+        ("nonsense", "expected HOST:PORT"),
+    ] {
+        let out = Command::new(pare_bin())
+            .args(["mcp", "--listen", addr, "--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{addr}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{addr}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -1,0 +1,132 @@
+//! One client session of `pare mcp --listen`: its own upstream and its own proxy.
+//!
+//! A stdio server serves one client, so each session starts its own server process (or,
+//! toward an HTTP upstream, its own upstream session) and runs the same proxy core as
+//! `pare mcp` over stdio ([`crate::proxy::run`]). The client side of that proxy is a channel
+//! of POSTed messages in and a [`RouterWriter`] out. The session ends when the client
+//! DELETEs it, when it idles too long, or when the upstream exits; the pending requests of
+//! an upstream that exits get a JSON-RPC error, as over stdio.
+
+use std::io::BufReader;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::router::{Router, RouterWriter};
+use crate::http_upstream::{self, Inbox};
+use crate::proxy::{self, Ending, Options, log};
+use crate::{McpError, spawn_server, stop};
+
+/// What each session talks to.
+#[derive(Debug, Clone)]
+pub enum Upstream {
+    /// A server started per session: the program and its arguments.
+    Command(Vec<String>),
+    /// A streamable-HTTP server; each session opens its own session there.
+    Url(String),
+}
+
+/// One client session.
+pub struct Session {
+    pub id: String,
+    input: Mutex<Option<Sender<Vec<u8>>>>,
+    pub router: Arc<Router>,
+    last_used: Mutex<Instant>,
+}
+
+impl Session {
+    /// Start the upstream and the proxy. `on_end` runs once the session is over.
+    pub fn start(
+        id: String,
+        opts: Arc<Options>,
+        upstream: &Upstream,
+        on_end: impl FnOnce() + Send + 'static,
+    ) -> Result<Arc<Session>, McpError> {
+        let (tx, rx) = mpsc::channel();
+        let session = Arc::new(Session {
+            id,
+            input: Mutex::new(Some(tx)),
+            router: Arc::new(Router::default()),
+            last_used: Mutex::new(Instant::now()),
+        });
+        let client_in = Inbox::new(rx);
+        let client_out = RouterWriter::new(session.router.clone(), opts.max_message_bytes);
+        let s = session.clone();
+        match upstream {
+            Upstream::Command(command) => {
+                let mut child = spawn_server(command)?;
+                let upstream_in = child.stdin.take().expect("piped stdin");
+                let upstream_out =
+                    BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
+                thread::spawn(move || {
+                    let ending = proxy::run(opts, client_in, client_out, upstream_in, upstream_out);
+                    let status = stop(&mut child, Duration::from_secs(2));
+                    if let Ending::UpstreamExited { pending } = ending {
+                        log(&format!(
+                            "session {}: the upstream MCP server exited ({}); {pending} open request(s) were answered with an error",
+                            s.id,
+                            status.map_or_else(|| "killed".to_owned(), |st| st.to_string())
+                        ));
+                    }
+                    s.end();
+                    on_end();
+                });
+            }
+            Upstream::Url(url) => {
+                let (outbox, inbox, link) = http_upstream::connect(url, opts.drain);
+                let url = url.clone();
+                thread::spawn(move || {
+                    let ending = proxy::run(opts, client_in, client_out, outbox, inbox);
+                    link.delete_session();
+                    if let Some(why) = link.failure() {
+                        log(&format!(
+                            "session {}: the upstream MCP server at {url} is unusable: {why}",
+                            s.id
+                        ));
+                    } else if let Ending::UpstreamExited { pending } = ending
+                        && pending > 0
+                    {
+                        log(&format!(
+                            "session {}: the upstream connection ended; {pending} open request(s) were answered with an error",
+                            s.id
+                        ));
+                    }
+                    s.end();
+                    on_end();
+                });
+            }
+        }
+        Ok(session)
+    }
+
+    /// Hand one message to the proxy. `false` if the session is over.
+    pub fn send(&self, message: Vec<u8>) -> bool {
+        *self.last_used.lock().expect("last used") = Instant::now();
+        match &*self.input.lock().expect("input") {
+            Some(tx) => tx.send(message).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The client is done: the proxy sees the end of its input, lets the upstream answer
+    /// what is open, and stops.
+    pub fn close(&self) {
+        self.input.lock().expect("input").take();
+    }
+
+    /// How long since the client last sent anything.
+    pub fn idle(&self) -> Duration {
+        self.last_used.lock().expect("last used").elapsed()
+    }
+
+    pub fn touch(&self) {
+        *self.last_used.lock().expect("last used") = Instant::now();
+    }
+
+    fn end(&self) {
+        self.close();
+        self.router.close();
+        log(&format!("session {}: ended", self.id));
+    }
+}
