@@ -559,6 +559,44 @@ fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
 }
 
 #[test]
+fn mcp_listen_streams_a_result_over_the_message_cap_in_bounded_memory() {
+    let Some(py) = python() else { return };
+    let fake = fake_server();
+    let bytes: usize = 100_000_000;
+    let pare = Listening::spawn(
+        &["--", &py, &fake, "big"],
+        &[("FAKE_BYTES", &bytes.to_string())],
+    );
+    let addr = pare.addr.as_str();
+    let session = initialize(addr);
+    // The fake server writes the id last, as the JS SDK does: with one request open, pare
+    // knows whose response it is before the end.
+    let r = call(
+        addr,
+        &session,
+        11,
+        "tools/call",
+        json!({"name": "data", "arguments": {}}),
+    );
+    assert_eq!(r.status, 200);
+    let msg = r.messages().pop().unwrap();
+    assert_eq!(msg["id"], 11);
+    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pare.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    assert!(
+        peak_kb < 100_000,
+        "pare peaked at {peak_kb} kB for a {bytes}-byte result"
+    );
+    eprintln!("--listen: a {bytes}-byte result passed at {peak_kb} kB peak RSS");
+}
+
+#[test]
 fn mcp_listen_refuses_bad_addresses_with_exit_2() {
     for (addr, says) in [
         ("0.0.0.0:0", "--allow-remote"),

@@ -27,10 +27,12 @@ use crate::proxy::log;
 /// Messages the backlog keeps, at most, and their bytes.
 const BACKLOG_MESSAGES: usize = 1024;
 const BACKLOG_BYTES: usize = 16 << 20;
-/// Pieces a stream holds before the proxy waits for the client to read (so a large message
-/// to a slow client is not buffered whole). Above the backlog, which a new GET stream is
-/// given at once.
-const STREAM_PIECES: usize = BACKLOG_MESSAGES + 64;
+/// Pieces a POST stream holds before the proxy waits for the client to read, so a large
+/// message to a slow client is not buffered whole (a piece is at most a read buffer, 64 KiB,
+/// or one message under the cap).
+const POST_PIECES: usize = 64;
+/// The GET stream's room: above the backlog, which a new GET stream is given at once.
+const GET_PIECES: usize = BACKLOG_MESSAGES + 64;
 
 /// A piece of one message for one stream.
 #[derive(Debug)]
@@ -79,7 +81,7 @@ impl Router {
         if s.closed {
             return None;
         }
-        let (tx, rx) = mpsc::sync_channel(STREAM_PIECES);
+        let (tx, rx) = mpsc::sync_channel(POST_PIECES);
         s.next += 1;
         let no = s.next;
         s.posts.insert(no, (tx, sse));
@@ -101,7 +103,7 @@ impl Router {
         if s.closed {
             return None;
         }
-        let (tx, rx) = mpsc::sync_channel(STREAM_PIECES);
+        let (tx, rx) = mpsc::sync_channel(GET_PIECES);
         s.next += 1;
         let no = s.next;
         for bytes in std::mem::take(&mut s.backlog) {
