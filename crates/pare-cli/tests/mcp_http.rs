@@ -1,16 +1,17 @@
 //! `pare mcp` over MCP's streamable HTTP transport: `--upstream-url` in front of the reference
 //! everything server run with `streamableHttp`, driven by the official Python SDK over stdio,
-//! and the faults (an upstream that refuses connections, bad flags). Skipped with a note when
+//! and the faults (an upstream that refuses connections, bad flags, a 100 MB reply). Skipped with a note when
 //! the peers are missing locally; in CI (`CI=true`) a missing peer fails.
 
 mod mcp_support;
 
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_support::{
-    HttpServer, Proxy, assert_everything_results_match, client, free_port, node_server, pare_bin,
-    sdk_python,
+    HttpServer, Proxy, assert_everything_results_match, client, free_port, mcp_dir, node_server,
+    pare_bin, python, sdk_python,
 };
 use serde_json::{Value, json};
 
@@ -127,5 +128,42 @@ fn mcp_upstream_url_flags_are_checked() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
+    let Some(py) = python() else { return };
+    for mode in ["json", "sse"] {
+        let bytes: usize = 100_000_000;
+        let mut server = Command::new(&py)
+            .arg(mcp_dir().join("fake_http_server.py"))
+            .arg(mode)
+            .env("FAKE_BYTES", bytes.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        BufReader::new(server.stdout.take().unwrap())
+            .read_line(&mut port)
+            .unwrap();
+        let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+        let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+        p.initialize();
+        let reply = p.request(5, "tools/call", json!({"name": "data", "arguments": {}}));
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() > bytes * 9 / 10, "{mode}: {} bytes", text.len());
+        let peak_kb = p.peak_rss_kb().unwrap();
+        assert!(
+            peak_kb < 100_000,
+            "{mode}: pare peaked at {peak_kb} kB for a {bytes}-byte reply"
+        );
+        eprintln!("--upstream-url, {mode} reply of {bytes} bytes: {peak_kb} kB peak RSS");
+        p.close_stdin();
+        let (status, stderr) = p.finish();
+        assert!(status.success(), "{mode}: {stderr}");
+        assert!(stderr.contains("passed on in pieces"), "{mode}: {stderr}");
+        let _ = server.kill();
+        let _ = server.wait();
     }
 }

@@ -25,10 +25,9 @@
 //! pare_mcp::http_upstream::run(opts(), "http://127.0.0.1:3001/mcp").unwrap();
 //! ```
 
-use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -39,7 +38,7 @@ use ureq::http::Response;
 
 use crate::proxy::{self, Ending, Options, log};
 use crate::rpc::{self, Kind};
-use crate::sse::Events;
+use crate::sse::{Events, Item};
 
 /// The `Accept` header of every POST (the spec requires both types).
 const ACCEPT: &str = "application/json, text/event-stream";
@@ -61,7 +60,7 @@ pub fn check_url(url: &str) -> Result<(), String> {
 /// Returns when the client closes stdin (Ok) or the server cannot be reached (Err).
 pub fn run(opts: Options, url: &str) -> Result<(), crate::McpError> {
     let drain = opts.drain;
-    let (outbox, inbox, link) = connect(url, drain);
+    let (outbox, inbox, link) = connect(url, drain, opts.max_message_bytes);
     let client_in = BufReader::with_capacity(1 << 16, io::stdin());
     let ending = proxy::run(opts, client_in, io::stdout(), outbox, inbox);
     link.delete_session();
@@ -83,10 +82,15 @@ pub fn run(opts: Options, url: &str) -> Result<(), crate::McpError> {
     }
 }
 
+/// Messages (or pieces of one too large to hold) waiting for the proxy, at most: a server
+/// faster than the client waits rather than filling memory.
+const INBOX_DEPTH: usize = 64;
+
 /// The two line streams of an HTTP upstream at `url`, and the link they share.
-/// `drain`: how long to let open requests finish once the client has gone.
-pub fn connect(url: &str, drain: Duration) -> (Outbox, Inbox, Arc<Link>) {
-    let (tx, rx) = mpsc::channel();
+/// `drain`: how long to let open requests finish once the client has gone. A reply longer
+/// than `cap` bytes is passed on in pieces as it arrives, never held whole.
+pub fn connect(url: &str, drain: Duration, cap: usize) -> (Outbox, Inbox, Arc<Link>) {
+    let (tx, rx) = mpsc::sync_channel(INBOX_DEPTH);
     let agent: Agent = Agent::config_builder()
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(10)))
@@ -103,6 +107,7 @@ pub fn connect(url: &str, drain: Duration) -> (Outbox, Inbox, Arc<Link>) {
         open: (Mutex::new(0), Condvar::new()),
         client_closed: AtomicBool::new(false),
         drain,
+        cap,
     });
     let outbox = Outbox {
         link: link.clone(),
@@ -119,13 +124,14 @@ pub struct Link {
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     /// Messages for the proxy; `None` once closed (the proxy then reads end of input).
-    inbox: Mutex<Option<Sender<Vec<u8>>>>,
+    inbox: Mutex<Option<SyncSender<Feed>>>,
     /// Why the upstream is unusable, if it is.
     failure: Mutex<Option<String>>,
     /// Requests being POSTed.
     open: (Mutex<usize>, Condvar),
     client_closed: AtomicBool,
     drain: Duration,
+    cap: usize,
 }
 
 impl Link {
@@ -136,8 +142,15 @@ impl Link {
 
     /// Hand one message to the proxy (dropped once the inbox is closed).
     fn deliver(&self, msg: Vec<u8>) {
-        if let Some(tx) = &*self.inbox.lock().expect("inbox") {
-            let _ = tx.send(msg);
+        self.feed(Feed::Line(msg));
+    }
+
+    /// Hand a message or a piece of one to the proxy. The sender is taken out of the lock
+    /// first: a full inbox must not keep others from closing it.
+    fn feed(&self, feed: Feed) {
+        let tx = self.inbox.lock().expect("inbox").clone();
+        if let Some(tx) = tx {
+            let _ = tx.send(feed);
         }
     }
 
@@ -216,7 +229,11 @@ impl Link {
             "application/json" => {
                 let mut body = Vec::new();
                 let mut reader = reader;
-                match reader.read_to_end(&mut body) {
+                let read = (&mut reader)
+                    .take(self.cap as u64 + 1)
+                    .read_to_end(&mut body);
+                match read {
+                    Ok(_) if body.len() > self.cap => self.stream_through(body, reader, id),
                     Ok(_) => self.forward(&body, id, initialize),
                     Err(e) => {
                         answer(&format!("pare: reading the upstream reply failed: {e}"));
@@ -234,11 +251,55 @@ impl Link {
         }
     }
 
+    /// Pass on a JSON reply over the cap, `head` and then the rest of `reader`, in pieces
+    /// (the proxy forwards such a message unchanged). It is taken to be the response to `id`:
+    /// a message that size is a result, and its id may come last.
+    fn stream_through(&self, head: Vec<u8>, mut reader: impl BufRead, id: Option<&Json>) -> bool {
+        log(&format!(
+            "a reply of more than {} bytes is passed on in pieces, unshaped",
+            self.cap
+        ));
+        self.feed(Feed::Part(one_line(&head)));
+        loop {
+            let piece = match reader.fill_buf() {
+                Ok([]) | Err(_) => break,
+                Ok(buf) => one_line(buf),
+            };
+            reader.consume(piece.len());
+            self.feed(Feed::Part(piece));
+        }
+        self.feed(Feed::Line(Vec::new()));
+        id.is_some()
+    }
+
     /// Forward each event of an SSE stream; stop once the response to `id` has passed.
-    /// Whether it did.
+    /// Whether it did. An event over the cap is passed on in pieces and, like a JSON reply
+    /// over the cap, taken to be the response.
     fn read_events(&self, reader: impl BufRead, id: Option<&Json>, initialize: bool) -> bool {
-        for event in Events::new(reader) {
-            let Ok(event) = event else { return false };
+        let mut long = false;
+        for item in Events::with_cap(reader, self.cap) {
+            let event = match item {
+                Ok(Item::Event(event)) => event,
+                Ok(Item::Part { data, last }) => {
+                    if !long {
+                        log(&format!(
+                            "an event of more than {} bytes is passed on in pieces, unshaped",
+                            self.cap
+                        ));
+                        long = true;
+                    }
+                    self.feed(Feed::Part(one_line(&data)));
+                    if last {
+                        self.feed(Feed::Line(Vec::new()));
+                        if id.is_some() {
+                            return true;
+                        }
+                        long = false;
+                    }
+                    continue;
+                }
+                Err(_) => return false,
+            };
             if event.data.trim().is_empty() {
                 continue;
             }
@@ -440,20 +501,27 @@ impl Drop for Outbox {
     }
 }
 
+/// What an [`Inbox`] is fed.
+#[derive(Debug)]
+pub enum Feed {
+    /// A whole message: it becomes one line.
+    Line(Vec<u8>),
+    /// A piece of a message too large to hold; the next `Line` (maybe empty) ends it.
+    Part(Vec<u8>),
+}
+
 /// The proxy's `upstream_out`: each message from the server, as one line.
 pub struct Inbox {
-    rx: Receiver<Vec<u8>>,
-    queue: VecDeque<Vec<u8>>,
+    rx: Receiver<Feed>,
     cur: Vec<u8>,
     pos: usize,
 }
 
 impl Inbox {
     /// Each message received becomes one line; the end of input once every sender is gone.
-    pub fn new(rx: Receiver<Vec<u8>>) -> Self {
+    pub fn new(rx: Receiver<Feed>) -> Self {
         Inbox {
             rx,
-            queue: VecDeque::new(),
             cur: Vec::new(),
             pos: 0,
         }
@@ -473,15 +541,15 @@ impl Read for Inbox {
 impl BufRead for Inbox {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         while self.pos >= self.cur.len() {
-            let next = match self.queue.pop_front() {
-                Some(m) => m,
-                None => match self.rx.recv() {
-                    Ok(m) => m,
-                    Err(_) => return Ok(&[]), // closed: end of input
-                },
+            let next = match self.rx.recv() {
+                Ok(Feed::Line(mut m)) => {
+                    m.push(b'\n');
+                    m
+                }
+                Ok(Feed::Part(m)) => m,
+                Err(_) => return Ok(&[]), // closed: end of input
             };
             self.cur = next;
-            self.cur.push(b'\n');
             self.pos = 0;
         }
         Ok(&self.cur[self.pos..])
@@ -514,7 +582,7 @@ mod tests {
             .unwrap()
             .port();
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let (mut outbox, mut inbox, link) = connect(&url, Duration::from_secs(1));
+        let (mut outbox, mut inbox, link) = connect(&url, Duration::from_secs(1), 1 << 20);
         outbox
             .write_all(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#)
             .unwrap();

@@ -14,7 +14,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::router::{Router, RouterWriter};
-use crate::http_upstream::{self, Inbox};
+use crate::http_upstream::{self, Feed, Inbox};
 use crate::proxy::{self, Ending, Options, log};
 use crate::{McpError, spawn_server, stop};
 
@@ -30,7 +30,7 @@ pub enum Upstream {
 /// One client session.
 pub struct Session {
     pub id: String,
-    input: Mutex<Option<Sender<Vec<u8>>>>,
+    input: Mutex<Option<Sender<Feed>>>,
     pub router: Arc<Router>,
     last_used: Mutex<Instant>,
 }
@@ -74,7 +74,8 @@ impl Session {
                 });
             }
             Upstream::Url(url) => {
-                let (outbox, inbox, link) = http_upstream::connect(url, opts.drain);
+                let (outbox, inbox, link) =
+                    http_upstream::connect(url, opts.drain, opts.max_message_bytes);
                 let url = url.clone();
                 thread::spawn(move || {
                     let ending = proxy::run(opts, client_in, client_out, outbox, inbox);
@@ -104,7 +105,7 @@ impl Session {
     pub fn send(&self, message: Vec<u8>) -> bool {
         *self.last_used.lock().expect("last used") = Instant::now();
         match &*self.input.lock().expect("input") {
-            Some(tx) => tx.send(message).is_ok(),
+            Some(tx) => tx.send(Feed::Line(message)).is_ok(),
             None => false,
         }
     }
