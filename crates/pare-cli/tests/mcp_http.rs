@@ -167,3 +167,33 @@ fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
         let _ = server.wait();
     }
 }
+
+#[test]
+fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_last_event() {
+    let Some(py) = python() else { return };
+    let mut server = Command::new(&py)
+        .arg(mcp_dir().join("fake_http_server.py"))
+        .arg("get")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+    p.initialize();
+    // The first stream brings one notification and ends; pare opens a second, which is
+    // told where the first stopped.
+    let first = p.recv();
+    assert_eq!(first["params"]["n"], 1, "{first}");
+    let second = p.recv();
+    assert_eq!(second["params"]["n"], 2, "{second}");
+    assert_eq!(second["params"]["lastEventId"], "e1", "{second}");
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+    let _ = server.kill();
+    let _ = server.wait();
+}

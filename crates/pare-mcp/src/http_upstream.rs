@@ -225,7 +225,7 @@ impl Link {
         let kind = content_type(&resp);
         let reader = BufReader::with_capacity(1 << 16, resp.into_body().into_reader());
         let answered = match kind.as_str() {
-            "text/event-stream" => self.read_events(reader, id, initialize),
+            "text/event-stream" => self.read_events(reader, id, initialize, &mut Seen::default()),
             "application/json" => {
                 let mut body = Vec::new();
                 let mut reader = reader;
@@ -275,7 +275,13 @@ impl Link {
     /// Forward each event of an SSE stream; stop once the response to `id` has passed.
     /// Whether it did. An event over the cap is passed on in pieces and, like a JSON reply
     /// over the cap, taken to be the response.
-    fn read_events(&self, reader: impl BufRead, id: Option<&Json>, initialize: bool) -> bool {
+    fn read_events(
+        &self,
+        reader: impl BufRead,
+        id: Option<&Json>,
+        initialize: bool,
+        seen: &mut Seen,
+    ) -> bool {
         let mut long = false;
         for item in Events::with_cap(reader, self.cap) {
             let event = match item {
@@ -300,6 +306,10 @@ impl Link {
                 }
                 Err(_) => return false,
             };
+            seen.events += 1;
+            if event.id.is_some() {
+                seen.last_id = event.id.clone();
+            }
             if event.data.trim().is_empty() {
                 continue;
             }
@@ -346,34 +356,79 @@ impl Link {
         answered
     }
 
-    /// Open the optional GET stream for messages the server sends on its own.
+    /// Open the optional GET stream for messages the server sends on its own, and open it
+    /// again whenever it ends while the session lasts (servers and proxies close idle
+    /// streams), resuming after the last event id seen (`Last-Event-ID`). Gives up after
+    /// [`GET_RETRIES`] tries in a row that bring nothing, waiting longer after each.
     fn listen(self: &Arc<Self>) {
         let link = self.clone();
         thread::spawn(move || {
-            let mut req = link
-                .agent
-                .get(&link.url)
-                .header("Accept", "text/event-stream");
-            if let Some(s) = &*link.session.lock().expect("session") {
-                req = req.header("Mcp-Session-Id", s);
+            let mut seen = Seen::default();
+            let mut fruitless = 0;
+            while !link.is_over() {
+                let before = seen.events;
+                match link.open_event_stream(seen.last_id.as_deref()) {
+                    Ok(Some(reader)) => {
+                        link.read_events(reader, None, false, &mut seen);
+                    }
+                    Ok(None) => return, // the server offers no such stream
+                    Err(why) => {
+                        if fruitless + 1 == GET_RETRIES {
+                            log(&format!("{why}; messages it sends on its own are lost"));
+                        }
+                    }
+                }
+                fruitless = if seen.events > before {
+                    0
+                } else {
+                    fruitless + 1
+                };
+                if fruitless >= GET_RETRIES {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(250 << fruitless.min(5)));
             }
-            if let Some(v) = &*link.version.lock().expect("version") {
-                req = req.header("MCP-Protocol-Version", v);
-            }
-            let Ok(resp) = req.call() else { return };
-            let status = resp.status().as_u16();
-            if status == 405 {
-                return; // The server offers no such stream.
-            }
-            if !(200..300).contains(&status) || content_type(&resp) != "text/event-stream" {
-                log(&format!(
-                    "the upstream MCP server refused its event stream (HTTP {status}); messages it sends on its own are lost"
-                ));
-                return;
-            }
-            let reader = BufReader::new(resp.into_body().into_reader());
-            link.read_events(reader, None, false);
         });
+    }
+
+    /// Whether the link is done: the client left or the upstream failed.
+    fn is_over(&self) -> bool {
+        self.client_closed.load(Ordering::SeqCst)
+            || self.failure.lock().expect("failure").is_some()
+            || self.inbox.lock().expect("inbox").is_none()
+    }
+
+    /// GET the event stream. `Ok(None)`: the server has none (405).
+    fn open_event_stream(
+        &self,
+        last_id: Option<&str>,
+    ) -> Result<Option<impl BufRead + use<>>, String> {
+        let mut req = self
+            .agent
+            .get(&self.url)
+            .header("Accept", "text/event-stream");
+        if let Some(s) = &*self.session.lock().expect("session") {
+            req = req.header("Mcp-Session-Id", s);
+        }
+        if let Some(v) = &*self.version.lock().expect("version") {
+            req = req.header("MCP-Protocol-Version", v);
+        }
+        if let Some(id) = last_id {
+            req = req.header("Last-Event-ID", id);
+        }
+        let resp = req
+            .call()
+            .map_err(|e| format!("the upstream MCP server's event stream failed: {e}"))?;
+        let status = resp.status().as_u16();
+        if status == 405 {
+            return Ok(None);
+        }
+        if !(200..300).contains(&status) || content_type(&resp) != "text/event-stream" {
+            return Err(format!(
+                "the upstream MCP server refused its event stream (HTTP {status})"
+            ));
+        }
+        Ok(Some(BufReader::new(resp.into_body().into_reader())))
     }
 
     /// End the session on the server (when the client has gone). Errors are ignored.
@@ -446,6 +501,16 @@ impl Link {
             link.inbox.lock().expect("inbox").take();
         });
     }
+}
+
+/// Tries in a row of the GET event stream that bring no event before pare stops opening it.
+const GET_RETRIES: u32 = 5;
+
+/// What a reader of events has seen: how many, and the last event id.
+#[derive(Default)]
+struct Seen {
+    events: usize,
+    last_id: Option<String>,
 }
 
 /// The media type of a response, lower case, without parameters.

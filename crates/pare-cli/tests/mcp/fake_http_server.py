@@ -6,7 +6,9 @@ id last as the JS SDK writes it. Plain Python, no dependencies.
     fake_http_server.py MODE
 
 MODE is `json` (the reply is one application/json body) or `sse` (one text/event-stream
-event). Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until
+event); in mode `get` the GET event stream is offered: the first GET sends one notification
+(event id `e1`) and closes, a later one sends a notification saying which `Last-Event-ID` it
+was given and stays open. Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until
 killed. Answers initialize (with an Mcp-Session-Id), tools/list (tool `data`), tools/call
 and ping; notifications get 202; GET gets 405.
 """
@@ -36,10 +38,35 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    gets = 0
+
     def do_GET(self):
-        self.send_response(405)
-        self.send_header("Content-Length", "0")
+        if MODE != "get":
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        Handler.gets += 1
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        if Handler.gets == 1:
+            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": 1}}
+            data = "id: e1\nevent: message\ndata: %s\n\n" % json.dumps(note)
+        else:
+            note = {"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"n": Handler.gets, "lastEventId": self.headers.get("Last-Event-ID")}}
+            data = "event: message\ndata: %s\n\n" % json.dumps(note)
+        body = data.encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+        if Handler.gets == 1:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            return
+        self.wfile.flush()
+        import time
+        time.sleep(60)
 
     def do_DELETE(self):
         self.send_response(200)
