@@ -197,3 +197,34 @@ fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_la
     let _ = server.kill();
     let _ = server.wait();
 }
+
+#[test]
+fn mcp_upstream_url_a_forgotten_session_is_renewed_and_the_request_sent_again() {
+    let Some(py) = python() else { return };
+    let mut server = Command::new(&py)
+        .arg(mcp_dir().join("fake_http_server.py"))
+        .arg("forget")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+    p.initialize();
+    // The server answers 404 in session s1: pare initializes again (the client's own
+    // initialize request) and sends the call in the new session.
+    let reply = p.request(3, "tools/call", json!({"name": "data", "arguments": {}}));
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    let (seen, _) = pare::encode::expand(text).unwrap();
+    let seen: Value = serde_json::from_str(&pare::json::to_compact(&seen)).unwrap();
+    assert_eq!(seen, json!({"session": "s2", "inits": 2}), "{reply}");
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("forgot the session"), "{stderr}");
+    let _ = server.kill();
+    let _ = server.wait();
+}

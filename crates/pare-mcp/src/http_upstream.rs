@@ -14,10 +14,11 @@
 //!   the response), each event of the optional GET stream — comes out as one line.
 //!
 //! The `Mcp-Session-Id` of the initialize response and the negotiated `MCP-Protocol-Version`
-//! go on every later request; the session is DELETEd when the client leaves. An HTTP error
-//! status answers that request with a JSON-RPC error; a server that cannot be reached (or a
-//! session the server forgot, 404) ends the proxy like an upstream that exited, every open
-//! request answered with an error. The HTTP client is `ureq` (blocking, one thread per open
+//! go on every later request; the session is DELETEd when the client leaves. A session the
+//! server forgot (404) is renewed once — the client's initialize request sent again — and
+//! the message retried. An HTTP error status answers that request with a JSON-RPC error; a
+//! server that cannot be reached (or that forgets the renewed session too) ends the proxy
+//! like an upstream that exited, every open request answered with an error. The HTTP client is `ureq` (blocking, one thread per open
 //! request: the proxy is thread-based, with no async runtime), with rustls for `https`.
 //!
 //! ```no_run
@@ -108,6 +109,8 @@ pub fn connect(url: &str, drain: Duration, cap: usize) -> (Outbox, Inbox, Arc<Li
         client_closed: AtomicBool::new(false),
         drain,
         cap,
+        init: Mutex::new(None),
+        renewing: Mutex::new(()),
     });
     let outbox = Outbox {
         link: link.clone(),
@@ -132,6 +135,9 @@ pub struct Link {
     client_closed: AtomicBool,
     drain: Duration,
     cap: usize,
+    /// The client's initialize request, sent again if the server forgets the session.
+    init: Mutex<Option<Vec<u8>>>,
+    renewing: Mutex<()>,
 }
 
 impl Link {
@@ -165,6 +171,47 @@ impl Link {
         self.inbox.lock().expect("inbox").take();
     }
 
+    /// The server forgot session `old` (404): start a new one as the client did — its
+    /// initialize request again, then `notifications/initialized` — without the client
+    /// seeing it. Whether there is a live session now (another thread may have renewed it).
+    fn renew(&self, old: &Option<String>) -> bool {
+        let _one_at_a_time = self.renewing.lock().expect("renewing");
+        if *self.session.lock().expect("session") != *old {
+            return true;
+        }
+        let Some(init) = self.init.lock().expect("init").clone() else {
+            return false;
+        };
+        *self.session.lock().expect("session") = None;
+        let renewed = self.post(&init).ok().and_then(|resp| {
+            let ok = (200..300).contains(&resp.status().as_u16());
+            let session = resp
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            // The initialize response is pare's own business; read it and let it go.
+            let _ = resp
+                .into_body()
+                .into_reader()
+                .take(1 << 20)
+                .read_to_end(&mut Vec::new());
+            ok.then_some(session)?
+        });
+        let Some(session) = renewed else {
+            return false;
+        };
+        *self.session.lock().expect("session") = Some(session);
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        if self.post(note).is_err() {
+            return false;
+        }
+        log(
+            "the upstream MCP server forgot the session (404); pare started a new one and sent the request again (state the server tied to the old session is gone)",
+        );
+        true
+    }
+
     fn post(&self, body: &[u8]) -> Result<Response<ureq::Body>, ureq::Error> {
         let mut req = self
             .agent
@@ -182,11 +229,23 @@ impl Link {
 
     /// POST one client message and hand what comes back to the proxy. `id`: the request's
     /// id (it must be answered, by the server or here).
+    /// A session the server has forgotten (404) is renewed once and the message sent again.
     fn exchange(self: &Arc<Self>, body: &[u8], id: Option<&Json>, initialize: bool) {
+        self.exchange_once(body, id, initialize, true);
+    }
+
+    fn exchange_once(
+        self: &Arc<Self>,
+        body: &[u8],
+        id: Option<&Json>,
+        initialize: bool,
+        may_renew: bool,
+    ) {
         let answer = |why: &str| match id {
             Some(id) => self.deliver(rpc::error(id, rpc::INTERNAL_ERROR, why)),
             None => log(why),
         };
+        let sent_in = self.session.lock().expect("session").clone();
         let resp = match self.post(body) {
             Ok(r) => r,
             Err(e) => {
@@ -197,6 +256,9 @@ impl Link {
             }
         };
         let status = resp.status().as_u16();
+        if status == 404 && may_renew && !initialize && sent_in.is_some() && self.renew(&sent_in) {
+            return self.exchange_once(body, id, initialize, false);
+        }
         if !(200..300).contains(&status) {
             let mut text = Vec::new();
             let _ = resp
@@ -464,6 +526,7 @@ impl Link {
         });
         match request {
             Some((true, id)) => {
+                *self.init.lock().expect("init") = Some(line.clone());
                 self.exchange(&line, Some(&id), true);
                 if self.failure.lock().expect("failure").is_none() {
                     self.listen();

@@ -8,7 +8,8 @@ id last as the JS SDK writes it. Plain Python, no dependencies.
 MODE is `json` (the reply is one application/json body) or `sse` (one text/event-stream
 event); in mode `get` the GET event stream is offered: the first GET sends one notification
 (event id `e1`) and closes, a later one sends a notification saying which `Last-Event-ID` it
-was given and stays open. Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until
+was given and stays open; in mode `forget` each initialize starts session `s1`, `s2`, … and a
+tools/call in session `s1` is answered 404, as by a server that forgot it. Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until
 killed. Answers initialize (with an Mcp-Session-Id), tools/list (tool `data`), tools/call
 and ping; notifications get 202; GET gets 405.
 """
@@ -20,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MODE = sys.argv[1] if len(sys.argv) > 1 else "json"
 SIZE = int(os.environ.get("FAKE_BYTES", "100000"))
 SESSION = "fake-session-1"
+INITS = []
 
 
 def big_result_pieces(rid):
@@ -81,6 +83,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if method == "tools/call" and MODE == "forget":
+            if self.headers.get("Mcp-Session-Id") == "s1":
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            result = {"content": [{"type": "text", "text": json.dumps(
+                {"session": self.headers.get("Mcp-Session-Id"), "inits": len(INITS)})}]}
+            body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if method == "tools/call":
             return self.big(rid)
         if method == "initialize":
@@ -95,7 +112,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         if method == "initialize":
-            self.send_header("Mcp-Session-Id", SESSION)
+            INITS.append(msg)
+            self.send_header("Mcp-Session-Id", f"s{len(INITS)}" if MODE == "forget" else SESSION)
         self.end_headers()
         self.wfile.write(body)
 
