@@ -277,3 +277,39 @@ fn mcp_a_server_that_cannot_start_or_a_bad_policy_is_a_clear_error_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mcp.format") && err.contains("yaml"), "{err}");
 }
+
+#[test]
+fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let Some(py) = python() else { return };
+    let mut child = Command::new(mcp_support::pare_bin())
+        .args(["mcp", "--", &py, &fake_server(), "ok"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut first = String::new();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut first).unwrap();
+    assert!(first.contains("\"result\""), "{first}");
+    // The client closes its end of pare's stdout, then asks once more and leaves.
+    drop(out);
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!stderr.contains("exited"), "{stderr}");
+}

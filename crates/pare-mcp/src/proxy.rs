@@ -112,8 +112,12 @@ pub fn run(
     {
         let shared = shared.clone();
         thread::spawn(move || {
-            upstream_loop(&shared, upstream_out);
-            let _ = tx.send(Event::UpstreamClosed);
+            let event = match upstream_loop(&shared, upstream_out) {
+                UpstreamEnd::Closed => Event::UpstreamClosed,
+                // The client stopped reading: it is the one that left.
+                UpstreamEnd::ClientGone => Event::ClientClosed,
+            };
+            let _ = tx.send(event);
         });
     }
     match rx.recv() {
@@ -286,12 +290,20 @@ fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
     )
 }
 
-fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) {
+/// Why the upstream loop stopped.
+enum UpstreamEnd {
+    /// The server closed its output (or it could not be read).
+    Closed,
+    /// Writing to the client failed.
+    ClientGone,
+}
+
+fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
     let cap = shared.opts.max_message_bytes;
     let mut reader = LineReader::new(upstream_out, cap);
     loop {
         match reader.next_line() {
-            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::Eof) | Err(_) => return UpstreamEnd::Closed,
             Ok(Line::Whole(line)) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -299,7 +311,7 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) {
                 match upstream_message(shared, &line) {
                     Ok(out) => {
                         if shared.to_client(out.as_deref().unwrap_or(&line)).is_err() {
-                            return;
+                            return UpstreamEnd::ClientGone;
                         }
                     }
                     Err(why) => log(&format!(
@@ -316,7 +328,7 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) {
                         preview(&head)
                     ));
                     if reader.copy_rest(None).is_err() {
-                        return;
+                        return UpstreamEnd::Closed;
                     }
                     continue;
                 }
@@ -343,7 +355,7 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) {
                                 .remove(&rpc::id_key(&id));
                         }
                     }
-                    Err(_) => return,
+                    Err(_) => return UpstreamEnd::Closed,
                 }
             }
         }
