@@ -1,8 +1,9 @@
 //! `pare mcp`: a transparent MCP proxy that shapes any server's tool results.
 //!
-//! The client talks to pare over stdio; pare runs the server as a child process over stdio
-//! ([`run_stdio`]) or reaches it over MCP's streamable HTTP transport ([`http_upstream`]),
-//! and moves newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
+//! The client talks to pare over stdio, or over MCP's streamable HTTP transport with a
+//! session per client ([`listen`]); pare runs the server as a child process over stdio
+//! ([`run_stdio`]) or reaches it over streamable HTTP ([`http_upstream`]), and moves
+//! newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
 //! is not a tool result passes byte for byte. Tool results are shaped with the engine
 //! ([`shape_result`]), kept under a token budget, and paged ([`pages`], [`cache`]) behind
 //! the synthetic `pare_more` tool ([`tools_list`]). Configuration is the `[mcp]` section of
