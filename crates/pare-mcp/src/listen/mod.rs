@@ -7,7 +7,7 @@
 //! 202. A GET opens the stream for everything else the server sends (sampling, elicitation,
 //! roots, logging, list changes); a DELETE ends the session. Each session (`Mcp-Session-Id`,
 //! 128 random bits, given on the initialize response) has its own upstream and proxy
-//! ([`session`]); messages are routed back by JSON-RPC id ([`router`]).
+//! (`session.rs`); messages are routed back by JSON-RPC id (`router.rs`).
 //!
 //! Safe by default: pare listens on loopback unless `allow_remote`; the `Host` header must
 //! name a loopback host unless `allow_remote` (DNS rebinding), and a browser's `Origin`
