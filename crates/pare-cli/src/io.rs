@@ -22,7 +22,7 @@ pub fn read_input(file: Option<&Path>) -> Result<String> {
                 .context("reading standard input (is it UTF-8?)")?;
         }
         Some(p) => {
-            let bytes = fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            let bytes = read_file(p).with_context(|| format!("reading {}", p.display()))?;
             text = String::from_utf8(bytes).map_err(|e| {
                 anyhow::anyhow!(
                     "{} is not UTF-8 (byte {})",
@@ -36,6 +36,42 @@ pub fn read_input(file: Option<&Path>) -> Result<String> {
         bail!("{}: empty input (expected a JSON value)", input_name(file));
     }
     Ok(text)
+}
+
+/// Files at least this large are read in two halves on two threads: for a payload of tens
+/// of megabytes, copying it in from the page cache (and the page faults of the fresh
+/// buffer) is a tenth of `pare encode`'s time.
+const SPLIT_READ_BYTES: u64 = 8 << 20;
+
+/// All of the file at `path`, as `fs::read` reads it.
+fn read_file(path: &Path) -> io::Result<Vec<u8>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_file()
+            && meta.len() >= SPLIT_READ_BYTES
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+        {
+            let len = usize::try_from(meta.len()).map_err(io::Error::other)?;
+            let mut bytes = vec![0u8; len];
+            let (head, tail) = bytes.split_at_mut(len / 2);
+            let at = head.len() as u64;
+            let read = std::thread::scope(|s| {
+                let second = s.spawn(|| file.read_exact_at(tail, at));
+                file.read_exact_at(head, 0)?;
+                second
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            });
+            // A file that shrank or grew meanwhile: read it again the ordinary way.
+            if read.is_ok() && file.read_at(&mut [0], meta.len())? == 0 {
+                return Ok(bytes);
+            }
+        }
+    }
+    fs::read(path)
 }
 
 /// The display name of an input for messages.

@@ -22,6 +22,7 @@
 //! assert_eq!(err.to_string(), "expected a value at line 2 column 4");
 //! ```
 
+mod fork;
 mod parse;
 mod write;
 

@@ -23,6 +23,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use crate::value::{Key, Map, Number, Value};
 
 use super::find_special;
+use super::fork::Offers;
 
 /// How deep arrays and objects may nest in [`parse`]. Deep enough for any real payload,
 /// shallow enough that neither parsing nor dropping the value can exhaust an 8 MB stack.
@@ -102,26 +103,27 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
 /// hundred bytes of stack while parsing and while dropping the value, so a limit far above
 /// [`MAX_DEPTH`] is the caller's responsibility.
 pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, JsonError> {
-    let mut p = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        depth_left: max_depth,
-        values: Vec::new(),
-        members: Vec::new(),
-        hasher: None,
+    parse_forking_from(text, max_depth, super::fork::MIN_BYTES)
+}
+
+/// [`parse_with_max_depth`], with a second thread helping on texts of at least `min_fork`
+/// bytes (see [`super::fork`]); tests lower the bar to fork on small texts. Not past
+/// [`MAX_DEPTH`]: the stack deeper limits need is the caller's, on the caller's thread.
+pub(crate) fn parse_forking_from(
+    text: &str,
+    max_depth: usize,
+    min_fork: usize,
+) -> Result<Value, JsonError> {
+    let start = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
     };
-    if text.starts_with('\u{feff}') {
-        p.pos = '\u{feff}'.len_utf8();
-    }
-    let result = p.value().and_then(|v| {
-        p.skip_ws();
-        if p.pos < p.bytes.len() {
-            Err(Fail::new(p.pos, Code::Trailing))
-        } else {
-            Ok(v)
-        }
-    });
+    let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && super::fork::worthwhile() {
+        super::fork::parse_with_help(text, start, max_depth)
+    } else {
+        Parser::new(text, start, max_depth, None).document()
+    };
     result.map_err(|fail| fail.into_error(text, max_depth))
 }
 
@@ -148,7 +150,7 @@ enum Code {
 
 /// A failure on the hot path: where, and which [`Code`].
 #[derive(Debug, Clone, Copy)]
-struct Fail {
+pub(super) struct Fail {
     pos: usize,
     code: Code,
 }
@@ -160,7 +162,7 @@ impl Fail {
 
     /// The full error, computing line, column and message from the text. Cold path.
     #[cold]
-    fn into_error(self, text: &str, max_depth: usize) -> JsonError {
+    pub(super) fn into_error(self, text: &str, max_depth: usize) -> JsonError {
         let rest = text.get(self.pos..).unwrap_or("");
         let (kind, message) = match self.code {
             Code::End => (
@@ -300,11 +302,13 @@ impl Hasher for PassThrough {
 /// with the same hash (astronomically rare with a keyed SipHash) falls back to a scan.
 pub(crate) type KeyIndex = HashMap<u64, usize, BuildHasherDefault<PassThrough>>;
 
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
-    pos: usize,
+    pub(super) pos: usize,
     depth_left: usize,
+    /// The least `depth_left` has been: how deep a helper's elements nest (see [`Tail`]).
+    pub(super) min_depth_left: usize,
     /// Elements of the arrays being parsed, innermost last. Each array takes its own off
     /// the top when it closes, in one allocation of the exact size instead of a chain of
     /// doubling reallocations (and no unused capacity left in the value).
@@ -313,16 +317,77 @@ struct Parser<'a> {
     members: Vec<(Key, Value)>,
     /// Created on the first large object; random keys keep crafted collisions out.
     hasher: Option<RandomState>,
+    /// What a helper thread parses ahead (see [`super::fork`]).
+    offers: Option<&'a Offers>,
 }
 
-impl Parser<'_> {
+/// Elements of an array a helper parsed: from an offered position (just after a comma)
+/// to `end`, which is after the closing `]` when `closed`, or else just after another
+/// comma of the same array; and how many levels the elements nest.
+pub(super) struct Tail {
+    pub(super) values: Vec<Value>,
+    pub(super) end: usize,
+    pub(super) closed: bool,
+    pub(super) depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(
+        text: &'a str,
+        pos: usize,
+        max_depth: usize,
+        offers: Option<&'a Offers>,
+    ) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos,
+            depth_left: max_depth,
+            min_depth_left: max_depth,
+            values: Vec::new(),
+            members: Vec::new(),
+            hasher: None,
+            offers,
+        }
+    }
+
+    /// The whole text: one value and nothing after it but whitespace.
+    pub(super) fn document(&mut self) -> Result<Value, Fail> {
+        let v = self.value()?;
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            Err(Fail::new(self.pos, Code::Trailing))
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// At an array element that starts where the helper offered elements: take them (and
+    /// any offered right after them) if they parsed and fit in the depth left here. True
+    /// when they closed the array.
+    #[cold]
+    fn take_offers(&mut self, offers: &Offers) -> bool {
+        while let Some(tail) = offers.take(self.pos) {
+            if tail.depth > self.depth_left {
+                return false;
+            }
+            self.values.extend(tail.values);
+            self.pos = tail.end;
+            if tail.closed {
+                return true;
+            }
+            offers.progress(self.pos);
+        }
+        false
+    }
+
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
     #[inline]
-    fn skip_ws(&mut self) {
+    pub(super) fn skip_ws(&mut self) {
         match self.peek() {
             // one space, as after a pretty-printed `:`
             Some(b' ') => {
@@ -366,7 +431,7 @@ impl Parser<'_> {
     }
 
     /// A value, after optional whitespace.
-    fn value(&mut self) -> Result<Value, Fail> {
+    pub(super) fn value(&mut self) -> Result<Value, Fail> {
         self.skip_ws();
         match self.peek() {
             Some(b'"') => self.string().map(Value::String),
@@ -585,6 +650,7 @@ impl Parser<'_> {
             return Err(Fail::new(open, Code::TooDeep));
         }
         self.depth_left -= 1;
+        self.min_depth_left = self.min_depth_left.min(self.depth_left);
         Ok(())
     }
 
@@ -603,7 +669,15 @@ impl Parser<'_> {
             self.values.push(v);
             self.skip_ws();
             match self.peek() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    self.pos += 1;
+                    if let Some(offers) = self.offers
+                        && offers.progress(self.pos)
+                        && self.take_offers(offers)
+                    {
+                        break;
+                    }
+                }
                 Some(b']') => {
                     self.pos += 1;
                     break;

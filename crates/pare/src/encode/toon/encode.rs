@@ -13,6 +13,9 @@
 //! assert_eq!(encode(&v, &EncodeOptions::default()), "users[2]{id,name}:\n  1,Ada\n  2,Bo\nn: 1.5");
 //! ```
 
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::value::{Map, Value};
 
 /// The character between values of a row or an inline array.
@@ -81,6 +84,14 @@ pub fn encode_streaming(value: &Value, opts: &EncodeOptions, sink: &mut dyn FnMu
 /// How much text the streaming encoder gathers before handing it on.
 const PIECE_BYTES: usize = 1 << 20;
 
+/// Lists at least this long are encoded on two threads (see `Encoder::items`). Starting
+/// one costs tens of microseconds, a few thousand items take milliseconds.
+const SPLIT_MIN_ITEMS: usize = 2048;
+
+/// How many chunks such a list is cut into: enough that the two threads finish close
+/// together, few enough that taking one costs nothing next to encoding it.
+const SPLIT_CHUNKS: usize = 64;
+
 /// Indentation, sliced.
 const SPACES: &str = "                                                                ";
 
@@ -96,6 +107,8 @@ struct Encoder<'s> {
     delim: char,
     started: bool,
     sink: Option<&'s mut dyn FnMut(&str)>,
+    /// Whether a long list may be split with a helper thread: not inside a split already.
+    may_split: bool,
 }
 
 impl<'s> Encoder<'s> {
@@ -106,7 +119,92 @@ impl<'s> Encoder<'s> {
             delim: opts.delimiter.char(),
             started: false,
             sink,
+            may_split: true,
         }
+    }
+
+    /// Calls `each` on every item. A long list is shared with a helper thread in chunks
+    /// taken in turn (so neither waits while the other has work, however uneven the items);
+    /// each chunk's lines are handed on in order — directly when this thread writes the next
+    /// chunk due, otherwise from a text of their own. On the large payloads this is made
+    /// for, encoding then takes about half the time.
+    fn items<'v>(&mut self, items: &'v [Value], each: impl Fn(&mut Encoder, &'v Value) + Sync) {
+        if !self.may_split
+            || items.len() < SPLIT_MIN_ITEMS
+            || !std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+        {
+            for item in items {
+                each(self, item);
+            }
+            return;
+        }
+        let chunks: Vec<&[Value]> = items.chunks(items.len().div_ceil(SPLIT_CHUNKS)).collect();
+        let texts: Vec<OnceLock<String>> = chunks.iter().map(|_| OnceLock::new()).collect();
+        let next = AtomicUsize::new(0);
+        let (indent, delim) = (self.indent, self.delim);
+        // A chunk's lines in a text of their own (they follow others: `started`).
+        let apart = |chunk: &'v [Value]| {
+            let mut enc = Encoder {
+                out: String::new(),
+                indent,
+                delim,
+                started: true,
+                sink: None,
+                may_split: false,
+            };
+            for item in chunk {
+                each(&mut enc, item);
+            }
+            enc.out
+        };
+        self.may_split = false;
+        let mut written = 0; // chunks handed on
+        std::thread::scope(|s| {
+            // As much stack as a main thread has; without a helper this thread takes all.
+            let _ = std::thread::Builder::new()
+                .stack_size(8 << 20)
+                .spawn_scoped(s, || {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(k) else { break };
+                        let _ = texts[k].set(apart(chunk));
+                    }
+                });
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(chunk) = chunks.get(k) else { break };
+                written += self.write_done(&texts[written..]);
+                if k == written {
+                    for item in *chunk {
+                        each(self, item);
+                    }
+                    written += 1;
+                } else {
+                    let _ = texts[k].set(apart(chunk));
+                }
+            }
+        });
+        self.write_done(&texts[written..]); // the helper is done: all are there
+        self.may_split = true;
+    }
+
+    /// Hands on the leading texts that are done, in order; returns how many.
+    fn write_done(&mut self, texts: &[OnceLock<String>]) -> usize {
+        let mut n = 0;
+        for text in texts.iter().map_while(OnceLock::get) {
+            match self.sink.as_mut() {
+                Some(sink) => {
+                    if !self.out.is_empty() {
+                        sink(&self.out);
+                        self.out.clear();
+                    }
+                    sink(text);
+                }
+                None => self.out.push_str(text),
+            }
+            n += 1;
+        }
+        n
     }
 
     fn root(&mut self, value: &Value) {
@@ -241,9 +339,7 @@ impl<'s> Encoder<'s> {
         }
         self.line(depth);
         self.header(key, items.len(), None, false);
-        for item in items {
-            self.list_item_value(item, depth + 1);
-        }
+        self.items(items, |enc, item| enc.list_item_value(item, depth + 1));
     }
 
     /// `key[N]: a,b,c` (or `[0]:` for an empty array), on the current line.
@@ -262,10 +358,10 @@ impl<'s> Encoder<'s> {
     }
 
     fn table_rows(&mut self, rows: &[Value], fields: &[Field], depth: usize) {
-        for row in rows {
-            self.line(depth);
-            self.row_cells(row, fields);
-        }
+        self.items(rows, |enc, row| {
+            enc.line(depth);
+            enc.row_cells(row, fields);
+        });
     }
 
     fn row_cells(&mut self, row: &Value, fields: &[Field]) {
@@ -839,6 +935,38 @@ mod tests {
         });
         assert!(pieces > 1, "{pieces}");
         assert_eq!(joined, encode(&v, &opts));
+    }
+
+    #[test]
+    fn long_lists_split_across_threads_write_the_same_text() {
+        let one_thread = |v: &Value| {
+            let mut enc = Encoder::new(&EncodeOptions::default(), None);
+            enc.may_split = false;
+            enc.root(v);
+            enc.out
+        };
+        let list: Vec<String> = (0..5_001)
+            .map(|i| match i % 3 {
+                0 => format!(r#"{{"id":{i},"tags":["a","b"],"rows":[{{"x":1}},{{"x":{i}}}]}}"#),
+                1 => format!(r#"[{i},"x,y"]"#),
+                _ => format!(r#""s{i}""#),
+            })
+            .collect();
+        let table: Vec<String> = (0..4_999)
+            .map(|i| format!(r#"{{"id":{i},"m":{{"x":"{i}:","y":null}}}}"#))
+            .collect();
+        for json in [
+            format!(r#"{{"list":[{}],"n":1}}"#, list.join(",")),
+            format!(r#"[{}]"#, table.join(",")),
+            format!(r#"[[{}],[{}]]"#, table.join(","), list.join(",")),
+        ] {
+            let v = crate::json::parse(&json).unwrap();
+            let expected = one_thread(&v);
+            assert_eq!(encode(&v, &EncodeOptions::default()), expected);
+            let mut streamed = String::new();
+            encode_streaming(&v, &EncodeOptions::default(), &mut |p| streamed.push_str(p));
+            assert_eq!(streamed, expected);
+        }
     }
 
     #[test]
