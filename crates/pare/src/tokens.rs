@@ -54,10 +54,10 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
 /// Counts tokens of text as a model would see it.
@@ -287,6 +287,10 @@ struct Bpe {
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
     splitter: Regex,
+    /// Search caches for `splitter`, taken once per text rather than once per piece (as
+    /// the regex's own pool would be): a thread other than the regex's first user pays a
+    /// lock and a put-back per search there, which cost a quarter of a count.
+    caches: Mutex<Vec<Cache>>,
     /// Token bytes to rank (= id). Most pieces are a single token, and one hash lookup
     /// settles those far faster than running the BPE (as tiktoken and gpt-tokenizer do).
     ranks: HashMap<&'static [u8], u32, BuildFxHasher>,
@@ -314,6 +318,7 @@ impl Bpe {
             name,
             bpe,
             splitter,
+            caches: Mutex::new(Vec::new()),
             ranks,
         }
     }
@@ -321,8 +326,15 @@ impl Bpe {
     /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
     /// from `at` equals splitting `&text[at..]`: the patterns never look behind.
     fn pieces_from<'a>(&'a self, text: &'a str, at: usize) -> Pieces<'a> {
+        let cache = self
+            .caches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_else(|| self.splitter.create_cache());
         Pieces {
-            splitter: &self.splitter,
+            bpe: self,
+            cache: Some(cache),
             text,
             at,
         }
@@ -635,9 +647,23 @@ fn is_js_whitespace(c: char) -> bool {
 
 /// Pre-tokenizer pieces of a text, as byte ranges.
 struct Pieces<'a> {
-    splitter: &'a Regex,
+    bpe: &'a Bpe,
+    /// Taken from `bpe.caches` and given back on drop (`None` only while dropping).
+    cache: Option<Cache>,
     text: &'a str,
     at: usize,
+}
+
+impl Drop for Pieces<'_> {
+    fn drop(&mut self) {
+        if let Some(cache) = self.cache.take() {
+            self.bpe
+                .caches
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(cache);
+        }
+    }
 }
 
 impl Iterator for Pieces<'_> {
@@ -651,7 +677,8 @@ impl Iterator for Pieces<'_> {
             .range(self.at..)
             .anchored(Anchored::Yes);
         let start = self.at;
-        let end = match self.splitter.find(input) {
+        let cache = self.cache.as_mut().expect("a cache until dropped");
+        let end = match self.bpe.splitter.search_with(cache, &input) {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // The look-ahead stand-in: give back the last (whitespace) character.
                 let matched = &self.text[start..m.end()];
