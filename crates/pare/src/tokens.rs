@@ -290,7 +290,7 @@ struct Bpe {
     /// Search caches for `splitter`, taken once per text rather than once per piece (as
     /// the regex's own pool would be): a thread other than the regex's first user pays a
     /// lock and a put-back per search there, which cost a quarter of a count.
-    caches: Mutex<Vec<Cache>>,
+    caches: Mutex<Vec<Scratch>>,
     /// Token bytes to rank (= id). Most pieces are a single token, and one hash lookup
     /// settles those far faster than running the BPE (as tiktoken and gpt-tokenizer do).
     ranks: HashMap<&'static [u8], u32, BuildFxHasher>,
@@ -331,10 +331,13 @@ impl Bpe {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .pop()
-            .unwrap_or_else(|| self.splitter.create_cache());
+            .unwrap_or_else(|| Scratch {
+                cache: self.splitter.create_cache(),
+                memo: HashMap::default(),
+            });
         Pieces {
             bpe: self,
-            cache: Some(cache),
+            scratch: Some(cache),
             text,
             at,
         }
@@ -572,9 +575,12 @@ impl Tokenizer for Bpe {
 
     fn count(&self, text: &str) -> usize {
         let bom = text.contains(BOM);
-        self.pieces(text)
-            .map(|r| self.piece_count(&text[r], bom))
-            .sum()
+        let mut pieces = self.pieces(text);
+        let mut total = 0;
+        while let Some(r) = pieces.next() {
+            total += pieces.piece_count(r, bom);
+        }
+        total
     }
 
     /// Beyond the trait's contract, the prefix counted on its own is also at most
@@ -620,8 +626,9 @@ impl Tokenizer for Bpe {
     fn fits(&self, text: &str, max_tokens: usize) -> bool {
         let bom = text.contains(BOM);
         let mut used = 0;
-        for r in self.pieces(text) {
-            used += self.piece_count(&text[r], bom);
+        let mut pieces = self.pieces(text);
+        while let Some(r) = pieces.next() {
+            used += pieces.piece_count(r, bom);
             if used > max_tokens {
                 return false;
             }
@@ -649,14 +656,52 @@ fn is_js_whitespace(c: char) -> bool {
 struct Pieces<'a> {
     bpe: &'a Bpe,
     /// Taken from `bpe.caches` and given back on drop (`None` only while dropping).
-    cache: Option<Cache>,
+    scratch: Option<Scratch>,
     text: &'a str,
     at: usize,
 }
 
+/// What a walk over pieces reuses from one text to the next.
+struct Scratch {
+    /// The splitter's search cache.
+    cache: Cache,
+    /// Token counts of pieces of two or more bytes seen before, by their bytes. A text's
+    /// pieces repeat (keys, punctuation runs, common words), and this small table answers
+    /// from cache where the encoding's rank table of 200,000 tokens misses it.
+    memo: HashMap<Box<[u8]>, u32, BuildFxHasher>,
+}
+
+/// Pieces remembered per [`Scratch`] (the memo starts over when full), and the longest
+/// remembered (a long piece is rare, and its BPE outweighs a lookup anyway).
+const MEMO_PIECES: usize = 4096;
+const MEMO_PIECE_BYTES: usize = 64;
+
+impl Pieces<'_> {
+    /// Tokens of the piece at `range` ([`Bpe::piece_count`], remembered).
+    fn piece_count(&mut self, range: Range<usize>, bom: bool) -> usize {
+        let piece = &self.text[range];
+        if piece.len() == 1 {
+            return 1;
+        }
+        if piece.len() > MEMO_PIECE_BYTES {
+            return self.bpe.piece_count(piece, bom);
+        }
+        let memo = &mut self.scratch.as_mut().expect("scratch until dropped").memo;
+        if let Some(&n) = memo.get(piece.as_bytes()) {
+            return n as usize;
+        }
+        let n = self.bpe.piece_count(piece, bom);
+        if memo.len() >= MEMO_PIECES {
+            memo.clear();
+        }
+        memo.insert(piece.as_bytes().into(), n as u32);
+        n
+    }
+}
+
 impl Drop for Pieces<'_> {
     fn drop(&mut self) {
-        if let Some(cache) = self.cache.take() {
+        if let Some(cache) = self.scratch.take() {
             self.bpe
                 .caches
                 .lock()
@@ -677,8 +722,8 @@ impl Iterator for Pieces<'_> {
             .range(self.at..)
             .anchored(Anchored::Yes);
         let start = self.at;
-        let cache = self.cache.as_mut().expect("a cache until dropped");
-        let end = match self.bpe.splitter.search_with(cache, &input) {
+        let scratch = self.scratch.as_mut().expect("scratch until dropped");
+        let end = match self.bpe.splitter.search_with(&mut scratch.cache, &input) {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // The look-ahead stand-in: give back the last (whitespace) character.
                 let matched = &self.text[start..m.end()];
@@ -1046,6 +1091,44 @@ mod tests {
             let p = o.prefix_len(text, max);
             let s = o.suffix_start(text, max);
             assert!(text.is_char_boundary(p) && text.is_char_boundary(s));
+        }
+    }
+
+    /// The plain sum of each piece's BPE count: what `count` computes, without the memo.
+    fn unremembered(bpe: &Bpe, text: &str) -> usize {
+        let bom = text.contains(BOM);
+        let ranges: Vec<Range<usize>> = bpe.pieces(text).collect();
+        ranges
+            .into_iter()
+            .map(|r| bpe.piece_count(&text[r], bom))
+            .sum()
+    }
+
+    #[test]
+    fn remembered_piece_counts_equal_fresh_ones() {
+        // Enough distinct pieces to fill the memo more than once, repeated pieces, pieces
+        // longer than it remembers, U+FEFF pieces; counted on several threads at once, so
+        // texts share and swap the pooled scratch.
+        let mut text: String = SAMPLES.concat();
+        for i in 0..3 * MEMO_PIECES {
+            text.push_str(&format!(" w{i}x{}:\u{FEFF}{i}", i % 7));
+        }
+        text.push_str(&"z".repeat(3 * MEMO_PIECE_BYTES));
+        text.push_str("\u{FEFF}\u{FEFF}ab \u{FEFF}");
+        for bpe in [&*O200K, &*CL100K] {
+            let expected = unremembered(bpe, &text);
+            std::thread::scope(|scope| {
+                for _ in 0..3 {
+                    scope.spawn(|| {
+                        for sample in SAMPLES {
+                            assert_eq!(bpe.count(sample), unremembered(bpe, sample));
+                        }
+                        assert_eq!(bpe.count(&text), expected);
+                        assert_eq!(bpe.count(&text), expected);
+                        assert!(bpe.fits(&text, expected) && !bpe.fits(&text, expected - 1));
+                    });
+                }
+            });
         }
     }
 
