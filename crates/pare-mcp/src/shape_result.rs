@@ -15,7 +15,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::cache::{Page, PageCache};
 use crate::config::ToolPolicy;
 use crate::gate::Gate;
-use crate::pages::paginate;
+use crate::pages::paginate_rendered;
 
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
@@ -154,13 +154,16 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         new_content.push(note(text));
     } else if rendered.gate > budget.max_tokens {
         // Paged: only a result whose one content item is JSON text.
-        let [Some((value, _))] = rendered.items.as_slice() else {
+        let [Some((value, whole))] = rendered.items.as_slice() else {
             return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
         };
         // The note after each page: its words, plus at most one token per cursor character.
         let reserve = gate.count(&page_note(9999, 9999, Some(""))) + 10;
-        let pages = paginate(
+        // The one item's rendering and its gate count are the whole's: not made again.
+        let pages = paginate_rendered(
             value,
+            whole,
+            rendered.gate,
             call.tool.format,
             tok,
             &gate,
