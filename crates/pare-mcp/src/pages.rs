@@ -30,9 +30,27 @@ pub fn paginate(
     if fit.fits(&whole, budget) {
         return vec![whole];
     }
-    match by_items(value, format, tok, fit, budget) {
+    let whole_tokens = fit.count(&whole);
+    paginate_rendered(value, &whole, whole_tokens, format, tok, fit, budget)
+}
+
+/// [`paginate`] for a value already rendered: `whole` is `render(value, format, tok)` and
+/// `whole_tokens` its count by `fit`, so neither is made again.
+pub fn paginate_rendered(
+    value: &Value,
+    whole: &str,
+    whole_tokens: usize,
+    format: Format,
+    tok: &dyn Tokenizer,
+    fit: &dyn Tokenizer,
+    budget: usize,
+) -> Vec<String> {
+    if whole_tokens <= budget {
+        return vec![whole.to_owned()];
+    }
+    match by_items(value, whole_tokens, format, tok, fit, budget) {
         Some(pages) => pages,
-        None => by_text(&whole, fit, budget),
+        None => by_text(whole, fit, budget),
     }
 }
 
@@ -44,6 +62,7 @@ type Slot = (usize, usize);
 /// does not fit.
 fn by_items(
     value: &Value,
+    whole_tokens: usize,
     format: Format,
     tok: &dyn Tokenizer,
     fit: &dyn Tokenizer,
@@ -68,7 +87,7 @@ fn by_items(
     let page = |from: usize, to: usize| -> String {
         render(&page_value(value, &slots[from..to], from == 0), format, tok)
     };
-    let total_tokens = fit.count(&render(value, format, tok)).max(1);
+    let total_tokens = whole_tokens.max(1);
     let mut pages = Vec::new();
     let mut from = 0;
     // The first guess is the average item size; later ones, the previous page's length.
@@ -224,6 +243,29 @@ mod tests {
             let whole = v.as_object().unwrap();
             assert_eq!(Some(&Value::Array(entities)), whole.get("entities"));
             assert_eq!(Some(&Value::Array(relations)), whole.get("relations"));
+        }
+    }
+
+    #[test]
+    fn pages_of_a_rendered_value_are_those_of_the_value() {
+        let v = graph(200);
+        for format in [Format::Json, Format::Auto, Format::Toon] {
+            let whole = render(&v, format, tok());
+            for budget in [800, 100_000] {
+                assert_eq!(
+                    paginate_rendered(
+                        &v,
+                        &whole,
+                        tok().count(&whole),
+                        format,
+                        tok(),
+                        tok(),
+                        budget
+                    ),
+                    paginate(&v, format, tok(), tok(), budget),
+                    "{format:?} {budget}"
+                );
+            }
         }
     }
 

@@ -7,7 +7,7 @@
 //! step by step until it fits; when none fits (or the caller chose the level), the text is
 //! paged ([`crate::pages`]) and the later pages are cached for `pare_more`.
 
-use pare::encode::render;
+use pare::encode::render_counted;
 use pare::shape::{ShapeOptions, shape};
 use pare::tokens::Tokenizer;
 use serde_json::{Map, Value as Json, json};
@@ -15,7 +15,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::cache::{Page, PageCache};
 use crate::config::ToolPolicy;
 use crate::gate::Gate;
-use crate::pages::paginate;
+use crate::pages::paginate_rendered;
 
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
@@ -83,18 +83,26 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
     let render_at = |level: usize| -> Rendering {
         let mut r = Rendering::default();
         for (v, t) in values.iter().zip(&texts) {
-            let item = v.as_ref().map(|v| {
-                let opts = options(call.tool, level, tok);
-                let shaped = shape(v.clone(), &call.tool.policy, &opts).value;
-                let text = render(&shaped, call.tool.format, tok);
-                (shaped, text)
-            });
-            if let Some(text) = item.as_ref().map(|(_, s)| s.as_str()).or(*t) {
-                let real = tok.count(text);
+            let mut add = |text: &str, real: usize| {
                 r.real += real;
                 r.gate += real.max(gate.chars4_count(text));
+            };
+            match v {
+                Some(v) => {
+                    let opts = options(call.tool, level, tok);
+                    let shaped = shape(v.clone(), &call.tool.policy, &opts).value;
+                    // The exact count comes with the text (`auto` has counted it already).
+                    let (text, real) = render_counted(&shaped, call.tool.format, tok);
+                    add(&text, real);
+                    r.items.push(Some((shaped, text)));
+                }
+                None => {
+                    if let Some(text) = t {
+                        add(text, tok.count(text));
+                    }
+                    r.items.push(None);
+                }
             }
-            r.items.push(item);
         }
         r
     };
@@ -146,13 +154,16 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         new_content.push(note(text));
     } else if rendered.gate > budget.max_tokens {
         // Paged: only a result whose one content item is JSON text.
-        let [Some((value, _))] = rendered.items.as_slice() else {
+        let [Some((value, whole))] = rendered.items.as_slice() else {
             return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
         };
         // The note after each page: its words, plus at most one token per cursor character.
         let reserve = gate.count(&page_note(9999, 9999, Some(""))) + 10;
-        let pages = paginate(
+        // The one item's rendering and its gate count are the whole's: not made again.
+        let pages = paginate_rendered(
             value,
+            whole,
+            rendered.gate,
             call.tool.format,
             tok,
             &gate,
@@ -290,6 +301,72 @@ mod tests {
             max_tokens: 1500,
             max_chars4: 25_000,
             tokenizer: pare::tokens::builtin("o200k_base").unwrap(),
+        }
+    }
+
+    /// `tokensAfter` is the tokenizer's count of the texts sent, exactly, and
+    /// `tokensBefore` that of the server's texts.
+    fn assert_counts_are_exact(before: &Json, after: &Json) {
+        let tok = budget().tokenizer;
+        let total = |r: &Json| -> usize {
+            r["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(text_of)
+                .map(|t| tok.count(t))
+                .sum()
+        };
+        let meta = &after["_meta"]["pare"];
+        assert_eq!(meta["tokensBefore"], total(before));
+        assert_eq!(meta["tokensAfter"], total(after));
+    }
+
+    #[test]
+    fn reported_counts_are_fresh_counts_in_every_format() {
+        // Large enough for `auto` to count its candidates on two threads.
+        let items: Vec<Json> = (0..400)
+            .map(|i| json!({"id": i, "kind": "doc", "title": format!("Report {i}"), "n": i % 7}))
+            .collect();
+        let text = serde_json::to_string_pretty(&json!({ "items": items })).unwrap();
+        let result = json!({"content": [{"type": "text", "text": text}, {"type": "text", "text": "plain words"}]});
+        for format in [
+            pare::encode::Format::Auto,
+            pare::encode::Format::Json,
+            pare::encode::Format::Toon,
+        ] {
+            let (mut tool, _) = setup();
+            tool.format = format;
+            for (level, explicit) in [(2, false), (1, false), (1, true)] {
+                let call = Call {
+                    tool_name: "t",
+                    tool: &tool,
+                    level,
+                    explicit,
+                };
+                let mut cache = PageCache::new(Limits::default());
+                if let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) {
+                    assert_counts_are_exact(&result, &r);
+                }
+            }
+            let (tool_small, small) = setup();
+            let tool = ToolPolicy {
+                format,
+                ..tool_small
+            };
+            for explicit in [false, true] {
+                let call = Call {
+                    tool_name: "t",
+                    tool: &tool,
+                    level: 1,
+                    explicit,
+                };
+                let mut cache = PageCache::new(Limits::default());
+                let Shaped::Result(r) = shape_result(&small, &call, budget(), &mut cache) else {
+                    panic!("not shaped")
+                };
+                assert_counts_are_exact(&small, &r);
+            }
         }
     }
 

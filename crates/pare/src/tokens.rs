@@ -54,10 +54,10 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
 /// Counts tokens of text as a model would see it.
@@ -287,6 +287,12 @@ struct Bpe {
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
     splitter: Regex,
+    /// Search caches for `splitter`, taken once per text rather than once per piece (as
+    /// the regex's own pool would be): a thread other than the regex's first user pays a
+    /// lock and a put-back per search there, which cost a quarter of a count.
+    caches: Mutex<Vec<Scratch>>,
+    /// Split ASCII stretches by hand ([`o200k_ascii_piece`]) rather than by `splitter`.
+    ascii_o200k: bool,
     /// Token bytes to rank (= id). Most pieces are a single token, and one hash lookup
     /// settles those far faster than running the BPE (as tiktoken and gpt-tokenizer do).
     ranks: HashMap<&'static [u8], u32, BuildFxHasher>,
@@ -314,6 +320,8 @@ impl Bpe {
             name,
             bpe,
             splitter,
+            caches: Mutex::new(Vec::new()),
+            ascii_o200k: name == "o200k_base",
             ranks,
         }
     }
@@ -321,8 +329,19 @@ impl Bpe {
     /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
     /// from `at` equals splitting `&text[at..]`: the patterns never look behind.
     fn pieces_from<'a>(&'a self, text: &'a str, at: usize) -> Pieces<'a> {
+        let cache = self
+            .caches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_else(|| Scratch {
+                cache: self.splitter.create_cache(),
+                short: HashMap::default(),
+                long: HashMap::default(),
+            });
         Pieces {
-            splitter: &self.splitter,
+            bpe: self,
+            scratch: Some(cache),
             text,
             at,
         }
@@ -330,6 +349,28 @@ impl Bpe {
 
     fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
         self.pieces_from(text, 0)
+    }
+
+    /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
+    fn regex_piece_end(&self, cache: &mut Cache, text: &str, at: usize) -> usize {
+        let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+        let end = match self.splitter.search_with(cache, &input) {
+            Some(m) if m.pattern().as_usize() == 1 => {
+                // The look-ahead stand-in: give back the last (whitespace) character.
+                let matched = &text[at..m.end()];
+                m.end() - matched.chars().next_back().map_or(0, char::len_utf8)
+            }
+            Some(m) => m.end(),
+            // Unreachable (every character matches some alternative); if the patterns
+            // ever leave a gap, take the rest as one piece rather than lose text.
+            None => text.len(),
+        };
+        // Never stall, even if a match came back empty.
+        if end > at {
+            end
+        } else {
+            ceil_char_boundary(text, at + 1)
+        }
     }
 
     /// Tokens of one piece. `bom` says whether the text holds a U+FEFF at all, so the
@@ -560,9 +601,12 @@ impl Tokenizer for Bpe {
 
     fn count(&self, text: &str) -> usize {
         let bom = text.contains(BOM);
-        self.pieces(text)
-            .map(|r| self.piece_count(&text[r], bom))
-            .sum()
+        let mut pieces = self.pieces(text);
+        let mut total = 0;
+        while let Some(r) = pieces.next() {
+            total += pieces.piece_count(r, bom);
+        }
+        total
     }
 
     /// Beyond the trait's contract, the prefix counted on its own is also at most
@@ -608,8 +652,9 @@ impl Tokenizer for Bpe {
     fn fits(&self, text: &str, max_tokens: usize) -> bool {
         let bom = text.contains(BOM);
         let mut used = 0;
-        for r in self.pieces(text) {
-            used += self.piece_count(&text[r], bom);
+        let mut pieces = self.pieces(text);
+        while let Some(r) = pieces.next() {
+            used += pieces.piece_count(r, bom);
             if used > max_tokens {
                 return false;
             }
@@ -635,9 +680,88 @@ fn is_js_whitespace(c: char) -> bool {
 
 /// Pre-tokenizer pieces of a text, as byte ranges.
 struct Pieces<'a> {
-    splitter: &'a Regex,
+    bpe: &'a Bpe,
+    /// Taken from `bpe.caches` and given back on drop (`None` only while dropping).
+    scratch: Option<Scratch>,
     text: &'a str,
     at: usize,
+}
+
+/// What a walk over pieces reuses from one text to the next.
+struct Scratch {
+    /// The splitter's search cache.
+    cache: Cache,
+    /// Token counts of pieces of two to [`SHORT_PIECE_BYTES`] bytes seen before, keyed by
+    /// their bytes and length packed into one integer ([`short_key`]). A text's pieces
+    /// repeat (keys, punctuation runs, common words), and this small table answers from
+    /// cache where the encoding's rank table of 200,000 tokens misses it.
+    short: HashMap<u128, u32, BuildFxHasher>,
+    /// The same for longer pieces, up to [`MEMO_PIECE_BYTES`].
+    long: HashMap<Box<[u8]>, u32, BuildFxHasher>,
+}
+
+/// Pieces remembered per table of a [`Scratch`] (a table starts over when full), and the
+/// longest remembered (a long piece is rare, and its BPE outweighs a lookup anyway).
+const MEMO_PIECES: usize = 4096;
+const MEMO_PIECE_BYTES: usize = 64;
+/// Pieces up to this long are keyed by [`short_key`].
+const SHORT_PIECE_BYTES: usize = 15;
+
+/// A piece of at most [`SHORT_PIECE_BYTES`] as one integer: its bytes, then its length in
+/// the top byte (so trailing NULs still tell pieces apart).
+fn short_key(piece: &[u8]) -> u128 {
+    let mut key = [0u8; 16];
+    key[..piece.len()].copy_from_slice(piece);
+    key[15] = piece.len() as u8;
+    u128::from_le_bytes(key)
+}
+
+impl Pieces<'_> {
+    /// Tokens of the piece at `range` ([`Bpe::piece_count`], remembered).
+    fn piece_count(&mut self, range: Range<usize>, bom: bool) -> usize {
+        let piece = &self.text[range];
+        let bytes = piece.as_bytes();
+        if bytes.len() == 1 {
+            return 1;
+        }
+        let scratch = self.scratch.as_mut().expect("scratch until dropped");
+        if bytes.len() <= SHORT_PIECE_BYTES {
+            let key = short_key(bytes);
+            if let Some(&n) = scratch.short.get(&key) {
+                return n as usize;
+            }
+            let n = self.bpe.piece_count(piece, bom);
+            if scratch.short.len() >= MEMO_PIECES {
+                scratch.short.clear();
+            }
+            scratch.short.insert(key, n as u32);
+            return n;
+        }
+        if bytes.len() > MEMO_PIECE_BYTES {
+            return self.bpe.piece_count(piece, bom);
+        }
+        if let Some(&n) = scratch.long.get(bytes) {
+            return n as usize;
+        }
+        let n = self.bpe.piece_count(piece, bom);
+        if scratch.long.len() >= MEMO_PIECES {
+            scratch.long.clear();
+        }
+        scratch.long.insert(bytes.into(), n as u32);
+        n
+    }
+}
+
+impl Drop for Pieces<'_> {
+    fn drop(&mut self) {
+        if let Some(cache) = self.scratch.take() {
+            self.bpe
+                .caches
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(cache);
+        }
+    }
 }
 
 impl Iterator for Pieces<'_> {
@@ -647,30 +771,111 @@ impl Iterator for Pieces<'_> {
         if self.at >= self.text.len() {
             return None;
         }
-        let input = Input::new(self.text)
-            .range(self.at..)
-            .anchored(Anchored::Yes);
         let start = self.at;
-        let end = match self.splitter.find(input) {
-            Some(m) if m.pattern().as_usize() == 1 => {
-                // The look-ahead stand-in: give back the last (whitespace) character.
-                let matched = &self.text[start..m.end()];
-                m.end() - matched.chars().next_back().map_or(0, char::len_utf8)
-            }
-            Some(m) => m.end(),
-            // Unreachable (every character matches some alternative); if the patterns
-            // ever leave a gap, take the rest as one piece rather than lose text.
-            None => self.text.len(),
-        };
-        // Never stall, even if a match came back empty.
-        let end = if end > start {
-            end
-        } else {
-            ceil_char_boundary(self.text, start + 1)
-        };
+        if self.bpe.ascii_o200k
+            && let Some(end) = o200k_ascii_piece(self.text.as_bytes(), start)
+        {
+            self.at = end;
+            return Some(start..end);
+        }
+        let scratch = self.scratch.as_mut().expect("scratch until dropped");
+        let end = self
+            .bpe
+            .regex_piece_end(&mut scratch.cache, self.text, start);
         self.at = end;
         Some(start..end)
     }
+}
+
+/// The end of o200k's piece starting at `at`, found without the regex where the text it
+/// looks at is ASCII; `None` (use the regex) where any byte it looked at is not.
+///
+/// Within ASCII the pattern's classes are plain: letters `A-Z` (`\p{Lu}`) and `a-z`
+/// (`\p{Ll}`; no ASCII character is `Lt`, `Lm`, `Lo` or `M`), digits `0-9` (`\p{N}`),
+/// JavaScript whitespace `\t \n \x0B \x0C \r` and space, and everything else is
+/// "punctuation". Its alternatives are tried in the regex's order, each as the regex's
+/// leftmost-first (backtracking-order) semantics decide it:
+///
+/// 1. `[^\r\n\p{L}\p{N}]?[Lu…]*[Ll…]+(?:contraction)?` — an optional prefix character,
+///    capitals, then at least one lower-case letter;
+/// 2. `[^\r\n\p{L}\p{N}]?[Lu…]+[Ll…]*(?:contraction)?` — capitals not followed by
+///    lower case (else 1 had matched);
+/// 3. `\p{N}{1,3}`;
+/// 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`;
+/// 5. `\s*[\r\n]+` — a whitespace run up to and including its last line break;
+/// 6. `\s+$` — a whitespace run that ends the text;
+/// 7. `\s+(?!\S)`, then `\s+`: all but the last character of a whitespace run of two or
+///    more, else the one character.
+///
+/// A test compares this with the regex on random and corpus text.
+fn o200k_ascii_piece(text: &[u8], at: usize) -> Option<usize> {
+    let len = text.len();
+    let byte = |i: usize| text.get(i).copied();
+    let is_ws = |b: u8| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+    let is_punct = |b: u8| b.is_ascii() && !is_ws(b) && !b.is_ascii_alphanumeric();
+    let run = |from: usize, f: &dyn Fn(u8) -> bool| {
+        let mut i = from;
+        while i < len && f(text[i]) {
+            i += 1;
+        }
+        i
+    };
+    let c0 = byte(at)?;
+    if !c0.is_ascii() {
+        return None;
+    }
+    // (end of the piece, end of the bytes looked at): the byte at the piece's end (or
+    // the run's) decides where it stops, so it must be ASCII too.
+    let (end, looked) = 'piece: {
+        // 1 and 2: letters, after an optional prefix that is no letter, digit or break.
+        let prefix = usize::from(!matches!(c0, b'\r' | b'\n') && !c0.is_ascii_alphanumeric());
+        let letters = at + prefix;
+        let upper_end = run(letters, &|b| b.is_ascii_uppercase());
+        let lower_end = run(upper_end, &|b| b.is_ascii_lowercase());
+        if lower_end > upper_end || upper_end > letters {
+            let mut end = lower_end;
+            if byte(end) == Some(b'\'') {
+                let c = |i: usize| byte(end + i).map(|b| b.to_ascii_lowercase());
+                match (c(1), c(2)) {
+                    (Some(b's' | b'd' | b'm' | b't'), _) => end += 2,
+                    (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => end += 3,
+                    _ => {}
+                }
+            }
+            break 'piece (end, end);
+        }
+        // 3.
+        if c0.is_ascii_digit() {
+            let end = run(at, &|b| b.is_ascii_digit()).min(at + 3);
+            break 'piece (end, end);
+        }
+        // 4.
+        let space = usize::from(c0 == b' ');
+        let punct_end = run(at + space, &is_punct);
+        if punct_end > at + space {
+            let end = run(punct_end, &|b| matches!(b, b'\r' | b'\n' | b'/'));
+            break 'piece (end, end);
+        }
+        if !is_ws(c0) {
+            // Only a byte of a longer character is left, and that is not ASCII.
+            return None;
+        }
+        let ws_end = run(at, &is_ws);
+        // 5.
+        if let Some(last) = text[at..ws_end]
+            .iter()
+            .rposition(|&b| matches!(b, b'\r' | b'\n'))
+        {
+            break 'piece (at + last + 1, ws_end);
+        }
+        // 6, then 7.
+        if ws_end == len {
+            break 'piece (len, len);
+        }
+        (if ws_end - at >= 2 { ws_end - 1 } else { at + 1 }, ws_end)
+    };
+    let looked = (looked + 1).min(len);
+    text[at..looked].is_ascii().then_some(end)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -858,6 +1063,12 @@ impl Hasher for FxHasher {
     }
 
     #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.add(n as u64);
+        self.add((n >> 64) as u64);
+    }
+
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
@@ -1022,6 +1233,112 @@ mod tests {
         }
     }
 
+    /// The plain sum of each piece's BPE count: what `count` computes, without the memo.
+    fn unremembered(bpe: &Bpe, text: &str) -> usize {
+        let bom = text.contains(BOM);
+        let ranges: Vec<Range<usize>> = bpe.pieces(text).collect();
+        ranges
+            .into_iter()
+            .map(|r| bpe.piece_count(&text[r], bom))
+            .sum()
+    }
+
+    #[test]
+    fn remembered_piece_counts_equal_fresh_ones() {
+        // Enough distinct pieces to fill both memo tables more than once, repeated pieces,
+        // pieces longer than it remembers, U+FEFF pieces; counted on several threads at once, so
+        // texts share and swap the pooled scratch.
+        let mut text: String = SAMPLES.concat();
+        for i in 0..3 * MEMO_PIECES {
+            text.push_str(&format!(" w{i}x{}:\u{FEFF}{i}", i % 7));
+        }
+        for i in 0..MEMO_PIECES + 100 {
+            // Distinct pieces longer than a short key: " longerwordpiece" and `i` in letters.
+            let letters: String = i
+                .to_string()
+                .bytes()
+                .map(|d| char::from(d - b'0' + b'a'))
+                .collect();
+            text.push_str(&format!(" longerwordpiece{letters}"));
+        }
+        text.push_str(&"z".repeat(3 * MEMO_PIECE_BYTES));
+        text.push_str("\u{FEFF}\u{FEFF}ab \u{FEFF}");
+        for bpe in [&*O200K, &*CL100K] {
+            let expected = unremembered(bpe, &text);
+            std::thread::scope(|scope| {
+                for _ in 0..3 {
+                    scope.spawn(|| {
+                        for sample in SAMPLES {
+                            assert_eq!(bpe.count(sample), unremembered(bpe, sample));
+                        }
+                        assert_eq!(bpe.count(&text), expected);
+                        assert_eq!(bpe.count(&text), expected);
+                        assert!(bpe.fits(&text, expected) && !bpe.fits(&text, expected - 1));
+                    });
+                }
+            });
+        }
+    }
+
+    /// o200k's pieces of `text` by the regex alone (no ASCII shortcut).
+    fn regex_pieces(text: &str) -> Vec<Range<usize>> {
+        let mut cache = O200K.splitter.create_cache();
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = O200K.regex_piece_end(&mut cache, text, at);
+            pieces.push(at..end);
+            at = end;
+        }
+        pieces
+    }
+
+    #[track_caller]
+    fn assert_ascii_split_is_the_regex(text: &str) {
+        let fast: Vec<Range<usize>> = O200K.pieces(text).collect();
+        assert_eq!(fast, regex_pieces(text), "{text:?}");
+    }
+
+    #[test]
+    fn ascii_split_is_the_regex_split() {
+        for text in SAMPLES {
+            assert_ascii_split_is_the_regex(text);
+        }
+        for text in [
+            "don't DON'T they'll WE'VE you're I'd it'S O'Neil x'l x' 'sx 'll",
+            "ABC ABCdef aBC Abc'S abc'Ll abc'vE  \tHello \x0Bworld\x0Cfoo",
+            "12345 -1 3.14e10 \"a\":{\"b\":[1,2,3]},\n  \"c\": null}\n",
+            "//comment\r\n  /* x */ a/b/c \n\n\n   \t\n x  ",
+            "  \n\r\n\t y \t\t z   ",
+            " {\"é\": \"x\u{A0}y\"}  \u{3000}a\u{85}b  \u{FEFF}\u{FEFF}c'ſ d\u{301}",
+            "\x00\x01\x7F~`!@#$%^&*()_+=[]{}|\\;:'\",.<>?",
+        ] {
+            assert_ascii_split_is_the_regex(text);
+            // Every suffix too: each start is a position the shortcut may be asked about.
+            for (i, _) in text.char_indices() {
+                assert_ascii_split_is_the_regex(&text[i..]);
+            }
+        }
+        for path in corpus_texts() {
+            let text = std::fs::read_to_string(&path).expect("read corpus file");
+            assert_ascii_split_is_the_regex(&text);
+        }
+    }
+
+    /// The shared corpus's JSON files, when there is one beside the repository.
+    fn corpus_texts() -> Vec<std::path::PathBuf> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+
     #[test]
     fn pieces_cover_the_text() {
         for bpe in [&*O200K, &*CL100K] {
@@ -1146,6 +1463,25 @@ mod tests {
             "<|",
         ];
 
+        /// Short ASCII fragments at the pattern's edges, with some of `FRAGMENTS`.
+        fn ascii_heavy_text() -> impl Strategy<Value = String> {
+            const ASCII: &[&str] = &[
+                "a", "z", "A", "Z", "s", "S", "t", "ll", "LL", "lL", "ve", "VE", "re", "rE", "d",
+                "m", "'", "'s", "'ll", "'ve", "'re", "'x", "0", "9", "123", " ", "  ", "\t", "\n",
+                "\r", "\r\n", "\x0B", "\x0C", "/", "//", "\"", "{", "}", ":", ",", ".", "-", "_",
+                "\x00", "\x7F", "~", "é", "ſ", "\u{A0}", "\u{FEFF}", "\u{85}", "\u{301}", "中",
+                "🙂", "\u{2028}",
+            ];
+            prop::collection::vec(
+                prop_oneof![
+                    4 => prop::sample::select(ASCII),
+                    1 => prop::sample::select(FRAGMENTS),
+                ],
+                0..60,
+            )
+            .prop_map(|v| v.concat())
+        }
+
         fn text() -> impl Strategy<Value = String> {
             prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40).prop_map(|v| v.concat())
         }
@@ -1156,6 +1492,13 @@ mod tests {
                 for t in all() {
                     check_cuts(t.as_ref(), &text);
                 }
+            }
+
+            /// The ASCII shortcut splits exactly as the regex does.
+            #[test]
+            fn ascii_split_is_the_regex_split_on_random_text(text in ascii_heavy_text()) {
+                let fast: Vec<Range<usize>> = O200K.pieces(&text).collect();
+                prop_assert_eq!(fast, regex_pieces(&text));
             }
 
             /// The shortcuts that recount only the tail of a cut text agree with a full count.

@@ -13,7 +13,7 @@
 mod common;
 
 use common::arb;
-use pare::encode::auto::{LEGEND_PREFIX, encode_auto, encode_dialect};
+use pare::encode::auto::{LEGEND_PREFIX, encode_auto, encode_auto_counted, encode_dialect};
 use pare::encode::toon::{self, DecodeOptions, Dialect, decode, is_dialect};
 use pare::json;
 use pare::tokens::Tokenizer;
@@ -74,6 +74,12 @@ fn check_dialect(v: &Value) -> Result<(), TestCaseError> {
 /// reader that tries JSON first is never misled by TOON or dialect text.
 fn check_auto(v: &Value) -> Result<(), TestCaseError> {
     let text = encode_auto(v, tok());
+    // The count that comes with the text is the tokenizer's count of it, exactly.
+    let (counted, tokens) = encode_auto_counted(v, tok());
+    if counted != text || tokens != tok().count(&text) {
+        let why = format!("counted {tokens}, the text has {}", tok().count(&text));
+        return Err(failure(v, "encode_auto_counted", &counted, &why));
+    }
     let as_json = json::parse(&text);
     if text == json::to_compact(v) {
         return match as_json {

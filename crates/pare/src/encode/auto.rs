@@ -58,22 +58,43 @@ const DELIM: char = ',';
 /// makes tables of rows that list the same keys in any order, and whatever the dialect
 /// might get wrong falls back too.
 pub fn encode_auto(value: &Value, tokenizer: &dyn Tokenizer) -> String {
+    encode_auto_counted(value, tokenizer).0
+}
+
+/// Minified JSON at least this long has its candidates written and counted on two threads.
+const PARALLEL_FROM_BYTES: usize = 16 << 10;
+
+/// [`encode_auto`] and the token count of its text: exactly `tokenizer.count(&text)`, the
+/// count `auto` chose it by, so a caller need not count the text again.
+pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String, usize) {
     let json = json::to_compact(value);
-    let json_tokens = tokenizer.count(&json);
-    let dialect = encode_dialect(value, tokenizer);
-    let mut candidates = vec![(tokenizer.count(&dialect), dialect)];
-    if toon_numbers_read_back(value) {
-        let toon = toon::encode(value, &toon::EncodeOptions::default());
-        candidates.push((tokenizer.count(&toon), toon));
-    }
+    let dialect = || {
+        let text = encode_dialect(value, tokenizer);
+        (tokenizer.count(&text), text)
+    };
+    let toon = || {
+        toon_numbers_read_back(value).then(|| {
+            let text = toon::encode(value, &toon::EncodeOptions::default());
+            (tokenizer.count(&text), text)
+        })
+    };
+    // Each candidate is counted whole, exactly; a large document's three are written and
+    // counted on two threads (the dialect, the longest to make, on one).
+    let (dialect, (json_tokens, toon)) = if json.len() >= PARALLEL_FROM_BYTES {
+        rayon::join(dialect, || (tokenizer.count(&json), toon()))
+    } else {
+        (dialect(), (tokenizer.count(&json), toon()))
+    };
+    let mut candidates = vec![dialect];
+    candidates.extend(toon);
     // Cheapest first; on a tie the dialect stays first (a stable sort).
     candidates.sort_by_key(|(tokens, _)| *tokens);
     for (tokens, text) in candidates {
         if tokens < json_tokens && reads_back(&text, value) {
-            return text;
+            return (text, tokens);
         }
     }
-    json
+    (json, json_tokens)
 }
 
 fn reads_back(text: &str, value: &Value) -> bool {

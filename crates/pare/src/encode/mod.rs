@@ -66,6 +66,19 @@ pub fn render(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> Strin
         Format::Auto => auto::encode_auto(value, tokenizer),
     }
 }
+
+/// [`render`] and the text's exact token count by `tokenizer` (`tokenizer.count(&text)`).
+/// `auto` chose its text by that count, so it is not counted again.
+pub fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> (String, usize) {
+    match format {
+        Format::Auto => auto::encode_auto_counted(value, tokenizer),
+        other => {
+            let text = render(value, other, tokenizer);
+            let tokens = tokenizer.count(&text);
+            (text, tokens)
+        }
+    }
+}
 pub mod auto;
 pub mod toon;
 
