@@ -613,17 +613,21 @@ impl Tokenizer for Bpe {
     /// `max_tokens` tokens: splitting a cut text can differ at the cut (say `they'll`
     /// cut to `they'`), and where it would cost more the cut backs off a token.
     fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
-        let (mut n, mut step) = (max_tokens, 1);
+        let (mut n, mut step, mut tries) = (max_tokens, 1, 0);
         loop {
             let cut = self.cut(text, n);
             let end = floor_char_boundary(text, cut.at);
             if n == 0 || end == text.len() || self.count_prefix(text, end, &cut) <= max_tokens {
                 return end;
             }
-            // Back off by 1, 2, 4, ... tokens: one step nearly always does, and doubling
-            // bounds the work should some text need more.
+            // Back off one token at a time, so that a larger budget never keeps less text
+            // (one step nearly always does); after LINEAR_BACKOFF steps, doubling bounds
+            // the work should some text need more.
             n = n.saturating_sub(step);
-            step = step.saturating_mul(2);
+            tries += 1;
+            if tries >= LINEAR_BACKOFF {
+                step = step.saturating_mul(2);
+            }
         }
     }
 
@@ -637,7 +641,7 @@ impl Tokenizer for Bpe {
             Some(skip) if skip > 0 => skip,
             _ => return 0,
         };
-        let mut step = 1;
+        let (mut step, mut tries) = (1, 0);
         loop {
             let cut = self.cut(text, skip);
             let start = ceil_char_boundary(text, cut.at);
@@ -645,7 +649,10 @@ impl Tokenizer for Bpe {
                 return start;
             }
             skip = skip.saturating_add(step).min(total);
-            step = step.saturating_mul(2);
+            tries += 1;
+            if tries >= LINEAR_BACKOFF {
+                step = step.saturating_mul(2);
+            }
         }
     }
 
@@ -662,6 +669,9 @@ impl Tokenizer for Bpe {
         true
     }
 }
+
+/// Token-by-token back-off steps of a cut before it doubles its steps.
+const LINEAR_BACKOFF: usize = 64;
 
 /// JavaScript's `\s`, the reference's notion of whitespace ([`JS_WS`]).
 fn is_js_whitespace(c: char) -> bool {
@@ -1207,6 +1217,15 @@ mod tests {
         assert_eq!(t.suffix_start(text, 0), text.len());
         assert_eq!(t.prefix_len(text, usize::MAX), text.len());
         assert_eq!(t.suffix_start(text, usize::MAX), 0);
+    }
+
+    /// Proptest found it: the back-off doubled past the cut a smaller budget found, so
+    /// 3 tokens kept less text than 2 (a BOM before a tab and a ZWJ emoji sequence).
+    #[test]
+    fn cuts_stay_monotone_around_a_bom_and_a_zwj_sequence() {
+        for t in all() {
+            check_cuts(t.as_ref(), " \u{feff}\t👩\u{200d}👩");
+        }
     }
 
     #[test]
