@@ -6,8 +6,10 @@
 
 Needs node and @modelcontextprotocol/server-memory under $PARE_MCP_PEERS
 (default /tmp/pare-mcp-peers; .ci/run installs it). Plain JSON-RPC over pipes, so the
-client adds the same small cost to both sides.
+client adds the same small cost to both sides; a third row calls the same server through
+`pare mcp --listen` over HTTP (stdlib http.client, one kept-alive connection).
 """
+import http.client
 import json
 import os
 import subprocess
@@ -21,7 +23,8 @@ PEERS = os.environ.get("PARE_MCP_PEERS", "/tmp/pare-mcp-peers")
 SERVER = ["node", f"{PEERS}/node_modules/@modelcontextprotocol/server-memory/dist/index.js"]
 
 
-def run(cmd, env, n):
+def stdio_rpc(cmd, env):
+    """A JSON-RPC caller over the process's stdio, and how to stop it."""
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
 
     def rpc(i, method, params):
@@ -32,8 +35,63 @@ def run(cmd, env, n):
             if msg.get("id") == i:
                 return msg
 
+    def notify(line):
+        p.stdin.write(line + b"\n")
+        p.stdin.flush()
+
+    def stop():
+        p.stdin.close()
+        p.wait()
+
+    return rpc, notify, stop
+
+
+def http_rpc(cmd, env):
+    """A JSON-RPC caller over `pare mcp --listen` (streamable HTTP, one kept-alive
+    connection, SSE replies), and how to stop it."""
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, env=env)
+    addr = None
+    while addr is None:
+        line = p.stderr.readline().decode()
+        if "listening on http://" in line:
+            addr = line.split("http://")[1].split("/")[0]
+    host, port = addr.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port))
+    session = {}
+
+    def post(body):
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if "id" in session:
+            headers["Mcp-Session-Id"] = session["id"]
+        conn.request("POST", "/mcp", body=body, headers=headers)
+        r = conn.getresponse()
+        session.setdefault("id", r.getheader("Mcp-Session-Id"))
+        return r.read().decode()
+
+    def rpc(i, method, params):
+        body = post(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}))
+        for line in body.splitlines():
+            if line.startswith("data: "):
+                msg = json.loads(line[6:])
+                if msg.get("id") == i:
+                    return msg
+        raise RuntimeError(f"no response to {method}: {body[:200]}")
+
+    def notify(line):
+        post(line.decode())
+
+    def stop():
+        conn.close()
+        p.terminate()
+        p.wait()
+
+    return rpc, notify, stop
+
+
+def run(caller, cmd, env, n):
+    rpc, notify, stop = caller(cmd, env)
     rpc(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-    p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    notify(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     rpc(1, "tools/list", {})
     times, size = [], 0
     for i in range(n + 5):
@@ -42,8 +100,7 @@ def run(cmd, env, n):
         if i >= 5:  # warm-up calls are not counted
             times.append(time.perf_counter() - t)
         size = len(r["result"]["content"][0]["text"])
-    p.stdin.close()
-    p.wait()
+    stop()
     times.sort()
     return times[len(times) // 2] * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3, size
 
@@ -56,13 +113,15 @@ def main():
         graph = os.path.join(d, "memory.jsonl")
         subprocess.run([sys.executable, f"{ROOT}/crates/pare-cli/tests/mcp/memory_graph.py", graph, entities], check=True)
         env = dict(os.environ, MEMORY_FILE_PATH=graph)
-        d50, d99, dsize = run(SERVER, env, n)
+        d50, d99, dsize = run(stdio_rpc, SERVER, env, n)
         policy = f"{ROOT}/examples/policies/memory.toml"
-        p50, p99, psize = run([pare, "mcp", "--policy", policy, "--"] + SERVER, env, n)
+        p50, p99, psize = run(stdio_rpc, [pare, "mcp", "--policy", policy, "--"] + SERVER, env, n)
+        h50, h99, _ = run(http_rpc, [pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n)
         print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls each")
-        print(f"direct:      p50 {d50:7.2f} ms   p99 {d99:7.2f} ms")
-        print(f"through pare p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
-        print(f"added:       p50 {p50 - d50:7.2f} ms   p99 {p99 - d99:7.2f} ms")
+        print(f"direct (stdio):           p50 {d50:7.2f} ms   p99 {d99:7.2f} ms")
+        print(f"through pare (stdio):     p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
+        print(f"added:                    p50 {p50 - d50:7.2f} ms   p99 {p99 - d99:7.2f} ms")
+        print(f"through pare --listen:    p50 {h50:7.2f} ms   p99 {h99:7.2f} ms   (HTTP client, SSE replies)")
 
 
 main()
