@@ -105,7 +105,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
             let legend: Map = walker
                 .legend
                 .drain(..)
-                .map(|(short, long)| (short, Value::String(long)))
+                .map(|(short, long)| (short, Value::String(long.into())))
                 .collect();
             map.insert_at(0, unique_key(map, "_legend"), Value::Object(legend));
         }

@@ -21,6 +21,13 @@ use std::fmt;
 /// memory a parsed tree holds. It dereferences to `&str` and compares with `str`/`String`.
 pub type Key = compact_str::CompactString;
 
+/// A string value: stored inline, without an allocation, up to 24 bytes, like [`Key`].
+/// Why: most string values in large payloads are short (ids, names, enum-like tags,
+/// timestamps), and an allocation per value was a large part of parsing and encoding them
+/// (and of the page faults of a large tree). It dereferences to `&str`, compares with
+/// `str`/`String`, and converts from both (`"x".into()`, `Str::from(string)`).
+pub type Str = compact_str::CompactString;
+
 /// A JSON value. Equality is structural and exact: numbers compare by lexeme, objects by
 /// their members in order.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -29,7 +36,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(Number),
-    String(String),
+    String(Str),
     Array(Vec<Value>),
     Object(Map),
 }
@@ -104,11 +111,16 @@ impl Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::String(s.to_owned())
+        Value::String(Str::new(s))
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Self {
+        Value::String(Str::from(s))
+    }
+}
+impl From<Str> for Value {
+    fn from(s: Str) -> Self {
         Value::String(s)
     }
 }

@@ -206,7 +206,7 @@ fn odd_leaf() -> impl Strategy<Value = Value> {
         1 => Just(Value::Null),
         1 => any::<bool>().prop_map(Value::Bool),
         3 => odd_number().prop_map(Value::Number),
-        4 => odd_string().prop_map(Value::String),
+        4 => odd_string().prop_map(Value::from),
         1 => Just(Value::Array(Vec::new())),
         1 => Just(Value::Object(Map::new())),
     ]

@@ -69,7 +69,7 @@ fn value_with(
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         number.prop_map(Value::Number),
-        tricky_string().prop_map(Value::String),
+        tricky_string().prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 96, 8, move |inner| {
         prop_oneof![
@@ -118,10 +118,10 @@ proptest! {
     #[test]
     fn strings_round_trip_through_serde_json(s in tricky_string()) {
         // serde_json is an independent reader and writer of JSON strings
-        let ours = to_compact(&Value::String(s.clone()));
+        let ours = to_compact(&Value::from(s.as_str()));
         prop_assert_eq!(serde_json::from_str::<String>(&ours).ok(), Some(s.clone()));
         let theirs = serde_json::to_string(&s).expect("a string serialises");
-        prop_assert_eq!(parse(&theirs).ok(), Some(Value::String(s)));
+        prop_assert_eq!(parse(&theirs).ok(), Some(Value::from(s)));
     }
 
     #[test]
@@ -172,7 +172,7 @@ fn node_stringify(texts: &[String]) -> Option<Vec<(String, String)>> {
         }
     };
     let input = to_compact(&Value::Array(
-        texts.iter().map(|t| Value::String(t.clone())).collect(),
+        texts.iter().map(|t| Value::from(t.as_str())).collect(),
     ));
     let mut stdin = child.stdin.take().expect("piped");
     let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
@@ -279,7 +279,7 @@ fn tricky_strings_match_json_stringify() {
     strings.push("x".repeat(1000) + "\n" + &"é".repeat(1000));
     let mut texts: Vec<String> = strings
         .iter()
-        .map(|s| to_compact(&Value::String(s.clone())))
+        .map(|s| to_compact(&Value::from(s.as_str())))
         .collect();
     // the same strings as keys and inside nested structure
     let mut m = Map::new();

@@ -224,8 +224,8 @@ fn variant(response: &Value, sources: &[(String, String)], seed: u64) -> Value {
         let len = 30 + next(60);
         let start = next(lines.len().saturating_sub(len).max(1));
         let window = lines[start..(start + len).min(lines.len())].join("\n");
-        map.insert("chunk_text", Value::String(window));
-        map.insert("source_file", Value::String(name.clone()));
+        map.insert("chunk_text", Value::from(window));
+        map.insert("source_file", Value::from(name.as_str()));
         let score = format!("0.{:04}", next(10_000));
         map.insert(
             "hybrid_score",

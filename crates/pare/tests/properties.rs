@@ -162,8 +162,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         3 => Just(Value::Null),
         1 => any::<bool>().prop_map(Value::Bool),
         3 => number().prop_map(Value::Number),
-        3 => string().prop_map(Value::String),
-        2 => Just(Value::String(String::new())),
+        3 => string().prop_map(Value::from),
+        2 => Just(Value::from("")),
         1 => Just(Value::Array(Vec::new())),
         1 => Just(Value::Object(Map::new())),
     ]
@@ -199,7 +199,7 @@ fn or_any(typical: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<Valu
 }
 
 fn s(text: &str) -> Value {
-    Value::String(text.to_owned())
+    Value::from(text)
 }
 
 /// Members present or not: each optional pair is kept by a coin flip.
@@ -229,7 +229,7 @@ fn entities_payload() -> BoxedStrategy<Value> {
                 .prop_map(s)
                 .boxed(),
         ),
-        ("name", or_any(string().prop_map(Value::String))),
+        ("name", or_any(string().prop_map(Value::from))),
         (
             "entity_type",
             or_any(prop::sample::select(vec!["System", "Service"]).prop_map(s)),
@@ -263,7 +263,7 @@ fn search_memory_payload() -> BoxedStrategy<Value> {
     let ids = || prop::sample::select(vec!["m1", "m2", "m3", "m4"]);
     let result = optional(vec![
         ("id", or_any(ids().prop_map(s))),
-        ("memory", string().prop_map(Value::String).boxed()),
+        ("memory", string().prop_map(Value::from).boxed()),
         ("score", or_any(number().prop_map(Value::Number))),
         ("created_at", leaf().boxed()),
         (
@@ -295,7 +295,7 @@ fn search_memory_payload() -> BoxedStrategy<Value> {
                 .prop_map(s),
             ),
         ),
-        ("target_label", string().prop_map(Value::String).boxed()),
+        ("target_label", string().prop_map(Value::from).boxed()),
         ("target_value", or_any(ids().prop_map(s))),
         ("score", or_any(number().prop_map(Value::Number))),
         ("preview", leaf().boxed()),
@@ -380,7 +380,7 @@ fn narrative_payload() -> BoxedStrategy<Value> {
 /// Website-usage-like: visits with minutes around the 0.5 threshold.
 fn website_payload() -> BoxedStrategy<Value> {
     let visit = optional(vec![
-        ("domain", string().prop_map(Value::String).boxed()),
+        ("domain", string().prop_map(Value::from).boxed()),
         ("minutes", or_any(number().prop_map(Value::Number))),
         ("visits", leaf().boxed()),
         ("favicon", leaf().boxed()),

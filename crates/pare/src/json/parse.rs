@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
-use crate::value::{Key, Map, Number, Value};
+use crate::value::{Key, Map, Number, Str, Value};
 
 use super::find_special;
 use super::fork::Offers;
@@ -530,36 +530,32 @@ impl<'a> Parser<'a> {
     }
 
     /// A string starting at the `"` under the cursor; leaves the cursor after its closing `"`.
-    fn string(&mut self) -> Result<String, Fail> {
+    /// Kept inline when short (no allocation); a longer one without escapes takes one
+    /// allocation of the exact size.
+    fn string(&mut self) -> Result<Str, Fail> {
         let open = self.pos;
         let start = open + 1;
         let end = find_special(self.bytes, start);
         if self.bytes.get(end) == Some(&b'"') {
-            // The common case: nothing to unescape, one allocation of the exact size.
+            // The common case: nothing to unescape.
             self.pos = end + 1;
-            return Ok(self.text[start..end].to_owned());
+            return Ok(Str::new(&self.text[start..end]));
         }
         self.string_slow(open, end)
     }
 
-    /// An object key: [`Parser::string`], kept inline when short (no allocation).
+    /// An object key: the same as a string value.
+    #[inline]
     fn key(&mut self) -> Result<Key, Fail> {
-        let open = self.pos;
-        let start = open + 1;
-        let end = find_special(self.bytes, start);
-        if self.bytes.get(end) == Some(&b'"') {
-            self.pos = end + 1;
-            return Ok(Key::new(&self.text[start..end]));
-        }
-        self.string_slow(open, end).map(Key::from)
+        self.string()
     }
 
     /// The rest of a string that holds escapes (or is malformed); `run_end` is the first
     /// byte after the opening quote that needs attention.
-    fn string_slow(&mut self, open: usize, mut run_end: usize) -> Result<String, Fail> {
+    fn string_slow(&mut self, open: usize, mut run_end: usize) -> Result<Str, Fail> {
         let b = self.bytes;
         let mut run_start = open + 1;
-        let mut out = String::with_capacity(run_end - run_start + 16);
+        let mut out = Str::with_capacity(run_end - run_start + 16);
         loop {
             out.push_str(&self.text[run_start..run_end]);
             let i = run_end;
@@ -579,7 +575,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The escape whose `\` is at `i`: pushes what it stands for and returns the offset after it.
-    fn escape(&self, i: usize, out: &mut String) -> Result<usize, Fail> {
+    fn escape(&self, i: usize, out: &mut Str) -> Result<usize, Fail> {
         let c = match self.bytes.get(i + 1) {
             Some(b'"') => '"',
             Some(b'\\') => '\\',
@@ -832,7 +828,7 @@ mod tests {
         assert_eq!(ok("null"), Value::Null);
         assert_eq!(ok(" \t\r\n true \n"), Value::Bool(true));
         assert_eq!(ok("false"), Value::Bool(false));
-        assert_eq!(ok("\"\""), Value::String(String::new()));
+        assert_eq!(ok("\"\""), Value::String(Str::default()));
         assert_eq!(ok("0"), num("0"));
         assert_eq!(ok(" [ 1 , 2 ] "), Value::Array(vec![num("1"), num("2")]));
         assert_eq!(

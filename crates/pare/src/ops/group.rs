@@ -166,7 +166,7 @@ impl GroupSpec {
             let default = match &r.default {
                 None | Some(Scalar::Bool(true)) => Value::Bool(true),
                 Some(Scalar::Bool(false)) => Value::Bool(false),
-                Some(Scalar::String(s)) => Value::String(s.clone()),
+                Some(Scalar::String(s)) => Value::from(s.as_str()),
                 Some(Scalar::Number(n)) => Value::Number(
                     Number::from_f64(*n)
                         .ok_or_else(|| cx.error(&field("default"), "not a finite number"))?,
@@ -339,7 +339,7 @@ impl Op for Group {
 /// A discriminator or map key as text: strings as they are, anything else as JSON.
 fn label_of(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         other => json::to_compact(other),
     }
 }

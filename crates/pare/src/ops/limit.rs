@@ -81,7 +81,7 @@ impl Op for Limit {
                 key: self.more_key.replace("{key}", key),
                 value: Value::from(more as i64),
             }),
-            None => items.push(Value::String(format!("… {more} more"))),
+            None => items.push(Value::from(format!("… {more} more"))),
         }
     }
 }

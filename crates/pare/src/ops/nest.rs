@@ -88,7 +88,7 @@ impl Op for Nest {
         for item in items.iter_mut() {
             // Map keys are strings; an id of 7 matches the key "7".
             let id = match item.pointer_dotted(&self.match_field) {
-                Some(Value::String(s)) => s.clone(),
+                Some(Value::String(s)) => s.to_string(),
                 Some(v @ (Value::Number(_) | Value::Bool(_))) => crate::json::to_compact(v),
                 _ => continue,
             };

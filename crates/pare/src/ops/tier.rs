@@ -86,7 +86,7 @@ impl Op for Tier {
             .map(|(_, l)| l)
             .or(self.below.as_ref());
         if let Some(label) = label {
-            *node = Value::String(label.clone());
+            *node = Value::from(label.as_str());
             cx.rec.here(Kind::Tiered, 1);
         }
     }

@@ -115,7 +115,7 @@ impl Op for Truncate {
             return;
         }
         if let Some(cut) = self.cut(s, cx.tokenizer) {
-            *s = cut;
+            *s = cut.into();
             cx.rec.here(Kind::Truncated, 1);
         }
     }

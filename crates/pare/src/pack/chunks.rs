@@ -153,7 +153,7 @@ pub fn said_once(chunks: &mut [Chunk]) -> Vec<(String, String)> {
 /// A string field as text; numbers and booleans as written.
 fn field_text(map: &Map, field: &str) -> Option<String> {
     match map.get(field)? {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(s.to_string()),
         Value::Number(n) => Some(n.as_str().to_owned()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

@@ -352,7 +352,7 @@ fn lex(chars: &[char]) -> Result<Vec<Spanned>, Failure> {
             '\'' | '"' => {
                 let (s, end) = parse_quoted(chars, i, c)?;
                 i = end;
-                Tok::Literal(Value::String(s))
+                Tok::Literal(Value::String(s.into()))
             }
             '-' | '0'..='9' => {
                 // Take the whole word so `1abc` or `1.2.3` is one bad number, not two tokens.

@@ -327,7 +327,7 @@ impl Params {
         Some(match self.get(name)? {
             Scalar::Bool(b) => Value::Bool(*b),
             Scalar::Number(n) => Value::Number(Number::from_f64(*n)?),
-            Scalar::String(s) => Value::String(s.clone()),
+            Scalar::String(s) => Value::from(s.as_str()),
         })
     }
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Scalar)> {

@@ -732,7 +732,7 @@ pub(super) mod tests {
                         *i += 1;
                     }
                     *i += 1;
-                    Value::String(String::from_utf8(b[start..*i - 1].to_vec()).unwrap())
+                    Value::from(std::str::from_utf8(&b[start..*i - 1]).unwrap())
                 }
                 _ => {
                     let start = *i;

@@ -105,7 +105,7 @@ pub fn leaf() -> impl Strategy<Value = Value> {
         2 => Just(Value::Null),
         1 => any::<bool>().prop_map(Value::Bool),
         3 => number().prop_map(Value::Number),
-        4 => string().prop_map(Value::String),
+        4 => string().prop_map(Value::from),
         1 => Just(Value::Array(Vec::new())),
         1 => Just(Value::Object(Map::new())),
     ]

@@ -8,10 +8,10 @@ use super::*;
 pub(super) fn parse_primitive(token: &str, exact: bool) -> Result<Value, Fail> {
     let t = trim_spaces(token);
     if t.is_empty() {
-        return Ok(Value::String(String::new()));
+        return Ok(Value::from(""));
     }
     if t.starts_with('"') {
-        return parse_string_literal(t).map(Value::String);
+        return parse_string_literal(t).map(Value::from);
     }
     Ok(match t {
         "true" => Value::Bool(true),
@@ -23,7 +23,7 @@ pub(super) fn parse_primitive(token: &str, exact: bool) -> Result<Value, Fail> {
             js_number(t)
         } {
             Some(n) => Value::Number(n),
-            None => Value::String(t.to_owned()),
+            None => Value::from(t),
         },
     })
 }
