@@ -499,6 +499,7 @@ fn mcp_listen_sends_server_notifications_on_the_get_stream() {
     );
     get.write_all(head.as_bytes()).unwrap();
     let (tx, rx) = mpsc::channel();
+    let (opened_tx, opened) = mpsc::channel();
     std::thread::spawn(move || {
         let mut seen = String::new();
         let mut buf = [0u8; 4096];
@@ -507,13 +508,19 @@ fn mcp_listen_sends_server_notifications_on_the_get_stream() {
                 break;
             }
             seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            if seen.contains("\r\n\r\n") {
+                let _ = opened_tx.send(());
+            }
             if seen.contains("notifications/foo_unknown") {
                 let _ = tx.send(seen.clone());
             }
         }
     });
-    // Let the GET stream register before the server speaks.
-    std::thread::sleep(Duration::from_millis(300));
+    // pare registers the GET stream before it writes the stream's head: once the head is
+    // here, the server's messages go to this stream.
+    opened
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the GET stream's head");
     // The fake server sends a notification before answering `foo/unknown`.
     let r = call(&addr, &session, 5, "foo/unknown", json!({}));
     let on_post = r.messages();
