@@ -111,11 +111,6 @@ pub fn run(args: Args) -> Result<()> {
             max_connections: 256,
             session_idle: Duration::from_secs(args.session_idle.max(1)),
         };
-        if !listen.allow_remote && !listen.addr.ip().is_loopback() {
-            usage_error(&format!(
-                "--listen {addr}: not a loopback address; pass --allow-remote to serve other hosts"
-            ));
-        }
         let upstream = match &args.upstream_url {
             Some(url) => Upstream::Url(url.clone()),
             None => Upstream::Command(args.command.clone()),

@@ -45,6 +45,10 @@ pub fn result(id: &Json, result: Json) -> Vec<u8> {
     serde_json::to_vec(&v).expect("a JSON value serializes")
 }
 
+/// JSON-RPC's "parse error" code: a body that is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC's "invalid request" code.
+pub const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC's "internal error" code, used when the upstream server is gone.
 pub const INTERNAL_ERROR: i64 = -32603;
 /// JSON-RPC's "invalid params" code, used for a bad `detail` value or cursor.

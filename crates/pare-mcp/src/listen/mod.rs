@@ -37,18 +37,21 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use self::http::{Chunked, ReadError, Request, read_request, respond};
-use self::router::{Delivery, id_key};
+use self::router::Delivery;
 use self::session::Session;
 use crate::McpError;
 use crate::proxy::{Options, log};
+use crate::rpc::{self, id_key};
 
 /// The one endpoint served.
 pub const ENDPOINT: &str = "/mcp";
 /// How often an idle SSE stream gets a comment, so a client that left is noticed.
 const KEEPALIVE: Duration = Duration::from_secs(15);
+/// The JSON-RPC error code of an unknown session (the one MCP's SDKs use).
+const SESSION_NOT_FOUND: i64 = -32001;
 /// How long a keep-alive connection may wait for its next request.
 const CONNECTION_IDLE: Duration = Duration::from_secs(300);
 
@@ -218,13 +221,17 @@ fn handle(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::R
 
 /// A JSON-RPC error body with the HTTP status; `Ok(keep_alive)`.
 fn refuse(out: &mut TcpStream, status: u16, why: &str, keep_alive: bool) -> std::io::Result<bool> {
-    let code = if status == 404 { -32001 } else { -32600 };
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": format!("pare: {why}")}});
+    let code = if status == 404 {
+        SESSION_NOT_FOUND
+    } else {
+        rpc::INVALID_REQUEST
+    };
+    let body = rpc::error(&Json::Null, code, &format!("pare: {why}"));
     respond(
         out,
         status,
         &[("Content-Type", "application/json")],
-        body.to_string().as_bytes(),
+        &body,
         keep_alive,
     )?;
     Ok(keep_alive)
@@ -268,12 +275,16 @@ fn post(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::Res
     let msg: Json = match serde_json::from_slice(&req.body) {
         Ok(m) => m,
         Err(e) => {
-            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("pare: parse error: {e}")}});
+            let body = rpc::error(
+                &Json::Null,
+                rpc::PARSE_ERROR,
+                &format!("pare: parse error: {e}"),
+            );
             respond(
                 out,
                 400,
                 &[("Content-Type", "application/json")],
-                body.to_string().as_bytes(),
+                &body,
                 keep,
             )?;
             return Ok(keep);
@@ -444,12 +455,16 @@ fn json_response(
     match body {
         Some(b) => b.finish(),
         None => {
-            let err = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": "pare: the session ended before the server answered"}});
+            let err = rpc::error(
+                &Json::Null,
+                rpc::INTERNAL_ERROR,
+                "pare: the session ended before the server answered",
+            );
             respond(
                 out,
                 500,
                 &[("Content-Type", "application/json")],
-                err.to_string().as_bytes(),
+                &err,
                 true,
             )?;
             out.flush()

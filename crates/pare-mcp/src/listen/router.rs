@@ -23,6 +23,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value as Json;
 
 use crate::proxy::log;
+use crate::rpc::id_key;
 
 /// Messages the backlog keeps, at most, and their bytes.
 const BACKLOG_MESSAGES: usize = 1024;
@@ -42,11 +43,6 @@ pub struct Delivery {
     pub last: bool,
     /// The message is the response this stream waits for.
     pub response: bool,
-}
-
-/// The key of a JSON-RPC id, the same for a request and its response.
-pub fn id_key(id: &Json) -> String {
-    id.to_string()
 }
 
 #[derive(Default)]
