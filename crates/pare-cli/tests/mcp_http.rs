@@ -6,7 +6,7 @@
 mod mcp_support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_support::{
@@ -131,24 +131,44 @@ fn mcp_upstream_url_flags_are_checked() {
     }
 }
 
+/// `tests/mcp/fake_http_server.py MODE` on the port it picks; killed on drop.
+struct FakeHttp {
+    child: Child,
+    url: String,
+}
+
+impl FakeHttp {
+    fn spawn(py: &str, mode: &str, env: &[(&str, &str)]) -> FakeHttp {
+        let mut child = Command::new(py)
+            .arg(mcp_dir().join("fake_http_server.py"))
+            .arg(mode)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut port)
+            .unwrap();
+        let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+        FakeHttp { child, url }
+    }
+}
+
+impl Drop for FakeHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
     let Some(py) = python() else { return };
     for mode in ["json", "sse"] {
         let bytes: usize = 100_000_000;
-        let mut server = Command::new(&py)
-            .arg(mcp_dir().join("fake_http_server.py"))
-            .arg(mode)
-            .env("FAKE_BYTES", bytes.to_string())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut port = String::new();
-        BufReader::new(server.stdout.take().unwrap())
-            .read_line(&mut port)
-            .unwrap();
-        let url = format!("http://127.0.0.1:{}/mcp", port.trim());
-        let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+        let server = FakeHttp::spawn(&py, mode, &[("FAKE_BYTES", &bytes.to_string())]);
+        let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
         p.initialize();
         let reply = p.request(5, "tools/call", json!({"name": "data", "arguments": {}}));
         let text = reply["result"]["content"][0]["text"].as_str().unwrap();
@@ -163,26 +183,14 @@ fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
         let (status, stderr) = p.finish();
         assert!(status.success(), "{mode}: {stderr}");
         assert!(stderr.contains("passed on in pieces"), "{mode}: {stderr}");
-        let _ = server.kill();
-        let _ = server.wait();
     }
 }
 
 #[test]
 fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_last_event() {
     let Some(py) = python() else { return };
-    let mut server = Command::new(&py)
-        .arg(mcp_dir().join("fake_http_server.py"))
-        .arg("get")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut port)
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
-    let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+    let server = FakeHttp::spawn(&py, "get", &[]);
+    let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
     p.initialize();
     // The first stream brings one notification and ends; pare opens a second, which is
     // told where the first stopped.
@@ -194,25 +202,13 @@ fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_la
     p.close_stdin();
     let (status, stderr) = p.finish();
     assert!(status.success(), "{stderr}");
-    let _ = server.kill();
-    let _ = server.wait();
 }
 
 #[test]
 fn mcp_upstream_url_a_forgotten_session_is_renewed_and_the_request_sent_again() {
     let Some(py) = python() else { return };
-    let mut server = Command::new(&py)
-        .arg(mcp_dir().join("fake_http_server.py"))
-        .arg("forget")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut port)
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
-    let mut p = Proxy::spawn(&["--upstream-url", &url], &[]);
+    let server = FakeHttp::spawn(&py, "forget", &[]);
+    let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
     p.initialize();
     // The server answers 404 in session s1: pare initializes again (the client's own
     // initialize request) and sends the call in the new session.
@@ -225,6 +221,4 @@ fn mcp_upstream_url_a_forgotten_session_is_renewed_and_the_request_sent_again() 
     let (status, stderr) = p.finish();
     assert!(status.success(), "{stderr}");
     assert!(stderr.contains("forgot the session"), "{stderr}");
-    let _ = server.kill();
-    let _ = server.wait();
 }
