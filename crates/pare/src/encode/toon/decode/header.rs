@@ -238,18 +238,24 @@ pub(super) fn parse_bracket_segment(segment: &str) -> Result<(usize, u8, bool), 
     Ok((digits.parse().unwrap_or(usize::MAX), delimiter, keyed))
 }
 
-/// `parseFieldEntries`: the names of a field list, descending into `name{sub,fields}`.
-pub(super) fn parse_field_entries(
-    list: &str,
-    delimiter: u8,
-    depth: usize,
-) -> Result<Vec<Field>, Fail> {
+/// Field groups nest at most [`MAX_DEPTH`] deep (both field-list parsers recurse).
+fn check_field_depth(list: &str, depth: usize) -> Result<(), Fail> {
     if depth > MAX_DEPTH {
         return Err(fail_at(
             list,
             format!("field groups nested deeper than {MAX_DEPTH} levels"),
         ));
     }
+    Ok(())
+}
+
+/// `parseFieldEntries`: the names of a field list, descending into `name{sub,fields}`.
+pub(super) fn parse_field_entries(
+    list: &str,
+    delimiter: u8,
+    depth: usize,
+) -> Result<Vec<Field>, Fail> {
+    check_field_depth(list, depth)?;
     let mut fields = Vec::new();
     for entry in split_field_entries(list, delimiter) {
         let entry = trim_spaces(entry);
@@ -306,12 +312,7 @@ pub(super) fn parse_dialect_fields(
     delimiter: u8,
     depth: usize,
 ) -> Result<Vec<Field>, Fail> {
-    if depth > MAX_DEPTH {
-        return Err(fail_at(
-            list,
-            format!("field groups nested deeper than {MAX_DEPTH} levels"),
-        ));
-    }
+    check_field_depth(list, depth)?;
     let mut fields = Vec::new();
     for entry in split_dialect_fields(list, delimiter)? {
         let entry = trim_spaces(entry);
