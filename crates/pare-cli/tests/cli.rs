@@ -819,7 +819,7 @@ fn error_policy_unknown_op() {
     let err = policy_error("[[ops]]\nop = \"squash\"\n");
     assert_eq!(
         err,
-        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest\n"
+        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest, partition\n"
     );
 }
 

@@ -245,9 +245,29 @@ fn entities_payload() -> BoxedStrategy<Value> {
     ])
     .prop_map(object_of)
     .boxed();
+    // Relationships repeat a type from a small set, so entities.toml's `partition` fires.
+    let relationship = optional(vec![
+        (
+            "source_id",
+            prop::sample::select(vec!["e1", "e2"]).prop_map(s).boxed(),
+        ),
+        (
+            "relationship_type",
+            prop::sample::select(vec!["DEPENDS_ON", "FEEDS", "HOSTED_ON"])
+                .prop_map(s)
+                .boxed(),
+        ),
+        (
+            "description",
+            or_any(prop::sample::select(vec!["", "via kafka"]).prop_map(s)),
+        ),
+        ("version", leaf().boxed()),
+    ])
+    .prop_map(object_of)
+    .boxed();
     (
-        prop::collection::vec(or_any(entity.clone()), 0..5),
-        prop::collection::vec(or_any(entity), 0..4),
+        prop::collection::vec(or_any(entity), 0..5),
+        prop::collection::vec(or_any(relationship), 0..6),
     )
         .prop_map(|(e, r)| {
             object_of(vec![
@@ -573,6 +593,35 @@ fn generators_exercise_every_policy() {
             n.name
         );
     }
+}
+
+/// The entities generator reaches `partition`: some relationship lists come out keyed by
+/// type, so the invariants above cover the op (not only lists it leaves alone).
+#[test]
+fn entities_generator_reaches_partition() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let n = POLICIES
+        .iter()
+        .find(|n| n.name == "entities.toml")
+        .expect("entities.toml");
+    let level = n.policy.level_index("standard").unwrap();
+    let mut runner = TestRunner::deterministic();
+    let strategy = entities_payload();
+    let partitioned = (0..100)
+        .filter(|_| {
+            let v = strategy.new_tree(&mut runner).unwrap().current();
+            let out = shape(v, &n.policy, &opts(&n.policy, level)).value;
+            matches!(
+                out.as_object().and_then(|o| o.get("relationships")),
+                Some(Value::Object(_))
+            )
+        })
+        .count();
+    assert!(
+        partitioned >= 10,
+        "only {partitioned} of 100 outputs partitioned their relationships"
+    );
 }
 
 // ---------------------------------------------------------------- regressions

@@ -89,6 +89,7 @@ ops! {
     Truncate => truncate::TruncateSpec,
     Rename => rename::RenameSpec,
     Nest => nest::NestSpec,
+    Partition => partition::PartitionSpec,
 }
 
 /// A compiled op.

@@ -1,0 +1,107 @@
+//! `partition`: split a list of records into an object keyed by one field's value.
+//!
+//! Why: relationship lists repeat their type on every record —
+//! `{"source_id":"sys-1","target_id":"sys-2","relationship_type":"DEPENDS_ON"}`, 75 times
+//! over four types — so most of a type's tokens say one fact again. Keyed by type, each type
+//! is said once and every record keeps all its other fields (on the corpus's `list_entities`
+//! payload this is 2% of the input). Unlike `group`, which renders chosen fields of chosen
+//! types, nothing is dropped or renamed: every kind becomes a key, in first-seen order.
+//!
+//! What changes is order: records keep their order within a kind, not across kinds. A list is
+//! left as it is unless every item is an object whose `by` field is a string (so no record
+//! could be mis-filed), and unless some kind has two records (otherwise nothing is said once).
+//!
+//! ```toml
+//! [[ops]]
+//! op = "partition"   # [{"t":"A","v":1},{"t":"B","v":2},{"t":"A","v":3}] → {"A":[{"v":1},{"v":3}],"B":[{"v":2}]}
+//! at = ["$.relationships"]
+//! by = "t"
+//! ```
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ApplyCx, Op};
+use crate::policy::{CompileCx, PolicyError};
+use crate::value::{Key, Map, Value};
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionSpec {
+    /// Levels this op runs at. Default: every level but `full`.
+    #[serde(default)]
+    pub levels: Option<Vec<String>>,
+    /// Selectors of lists of records.
+    pub at: Vec<String>,
+    /// The member of each record whose (string) value becomes its key, e.g. `relationship_type`.
+    pub by: String,
+    /// Partition only lists with at least this many items. Default: 2.
+    #[serde(default = "default_min_items")]
+    pub min_items: usize,
+}
+
+fn default_min_items() -> usize {
+    2
+}
+
+#[derive(Debug)]
+pub struct Partition {
+    at: Vec<usize>,
+    by: String,
+    min_items: usize,
+}
+
+impl PartitionSpec {
+    pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Partition, PolicyError> {
+        if self.at.is_empty() {
+            return Err(cx.error("at", "name at least one selector"));
+        }
+        if self.by.is_empty() {
+            return Err(cx.error("by", "name the member that holds each record's kind"));
+        }
+        if self.min_items < 2 {
+            return Err(cx.error("min_items", "must be at least 2"));
+        }
+        Ok(Partition { at: cx.selectors("at", &self.at)?, by: self.by.clone(), min_items: self.min_items })
+    }
+}
+
+impl Op for Partition {
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Array(items) = &*node else { return };
+        if items.len() < self.min_items || !cx.matches_any(&self.at) {
+            return;
+        }
+        // Decide before moving anything, so a list that does not qualify is untouched.
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for item in items {
+            let Some(Value::String(kind)) = item.as_object().and_then(|o| o.get(&self.by)) else {
+                return;
+            };
+            let next = index.len();
+            index.entry(kind.as_str()).or_insert(next);
+        }
+        if index.len() == items.len() {
+            return;
+        }
+        let kinds = index.len();
+        drop(index);
+        let Value::Array(items) = std::mem::take(node) else { unreachable!("checked above") };
+        let mut slots: HashMap<Key, usize> = HashMap::with_capacity(kinds);
+        let mut groups: Vec<(Key, Vec<Value>)> = Vec::with_capacity(kinds);
+        for mut item in items {
+            let Some(Value::String(kind)) = item.as_object_mut().and_then(|o| o.remove(&self.by)) else {
+                unreachable!("every item was checked to be an object with a string `by`")
+            };
+            let slot = *slots.entry(kind.clone()).or_insert_with(|| {
+                groups.push((kind, Vec::new()));
+                groups.len() - 1
+            });
+            groups[slot].1.push(item);
+        }
+        let entries = groups.into_iter().map(|(k, v)| (k, Value::Array(v))).collect();
+        *node = Value::Object(Map::from_keyed_unchecked(entries));
+    }
+}
