@@ -49,7 +49,8 @@ done
 PY="${PYTHON:-python3}"
 DIR="${PARE_BENCH_DIR:-/tmp/pare-bench}"
 POLICY="${PARE_POLICY:-examples/policies/entities.toml}"
-# --check compares with the ADR's own rules; the shipped policy also hoists (lossless).
+# --check compares with the ADR's own rules; the shipped policy also hoists and keys
+# relationships by type (both lossless).
 [ "$CHECK" = 1 ] && [ -z "${PARE_POLICY:-}" ] && POLICY="bench/adr010.toml"
 if [ -n "${PARE_BIN:-}" ]; then
   BUILD=0
