@@ -188,7 +188,7 @@ impl Walker<'_> {
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
                 self.rec.key(removed_kind(v), k, 1);
-                self.removed.push(std::mem::take(v));
+                defer_free(&mut self.removed, std::mem::take(v));
                 return false;
             }
             if self.everywhere || !set.is_dead(&st) {
@@ -230,7 +230,7 @@ impl Walker<'_> {
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
                 self.rec.items(removed_kind(v), 1);
-                self.removed.push(std::mem::take(v));
+                defer_free(&mut self.removed, std::mem::take(v));
                 return false;
             }
             if self.everywhere || !set.is_dead(&st) {
@@ -292,7 +292,7 @@ impl<'p> Walker<'p> {
                     if let Some(op) = w.dropper(&st) {
                         w.rec.set_op(op);
                         w.rec.items(removed_kind(v), 1);
-                        w.removed.push(std::mem::take(v));
+                        defer_free(&mut w.removed, std::mem::take(v));
                         dropped.push(index);
                     } else if w.everywhere || !set.is_dead(&st) {
                         w.walk(v, st, None);
@@ -330,6 +330,22 @@ impl<'p> Walker<'p> {
 
 /// A dropped value that held nothing is reported as empty, not stripped: the reader then
 /// knows no information went with it.
+/// Keep a removed value for [`Shaped::removed`] only if freeing it costs anything: nulls,
+/// numbers and short strings (inline, no allocation) are dropped here. On a large payload
+/// most removed values are of that kind, and keeping them all grew a list of millions.
+fn defer_free(removed: &mut Vec<Value>, v: Value) {
+    let owns_memory = match &v {
+        Value::Null | Value::Bool(_) => false,
+        Value::Number(n) => n.is_heap_allocated(),
+        Value::String(s) => s.is_heap_allocated(),
+        Value::Array(a) => a.capacity() > 0,
+        Value::Object(m) => !m.is_empty(),
+    };
+    if owns_memory {
+        removed.push(v);
+    }
+}
+
 fn removed_kind(v: &Value) -> Kind {
     if v.is_empty_like() {
         Kind::Empty

@@ -182,6 +182,10 @@ impl Number {
         }
         Some(Number(s.into()))
     }
+    /// Whether the lexeme lives on the heap (over 24 bytes), so dropping it frees memory.
+    pub(crate) fn is_heap_allocated(&self) -> bool {
+        self.0.is_heap_allocated()
+    }
     pub fn as_str(&self) -> &str {
         &self.0
     }
