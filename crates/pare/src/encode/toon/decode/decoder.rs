@@ -288,48 +288,26 @@ impl<'a> Decoder<'a> {
         if self.dialect {
             return self.dialect_rows(header, fields, base, row_depth, header_line);
         }
-        let mut rows = Vec::with_capacity(header.length.min(1024));
-        let mut span: Option<(usize, usize)> = None;
-        let mut last = *header_line;
-        while !self.strict || rows.len() < header.length {
-            let Some(line) = self.reader.peek()? else {
-                break;
-            };
-            if line.depth <= base {
-                break;
-            }
-            if line.depth != row_depth {
-                return Err(over_indented(&line, row_depth));
-            }
-            if !is_data_row(line.content, header.delimiter) {
-                break;
-            }
-            span = Some((span.map_or(line.number, |s| s.0), line.number));
-            last = line;
-            self.reader.advance();
-            rows.push(self.row(
+        let is_row = |content: &str| is_data_row(content, header.delimiter);
+        // A `- ` line right after the last row belongs to an enclosing list, not this table.
+        let is_more = |content: &str| !content.starts_with("- ") && is_row(content);
+        let block = Block {
+            header,
+            base,
+            depth: row_depth,
+            what: "tabular rows",
+            name: "tabular array",
+        };
+        self.counted_block(&block, header_line, is_row, is_more, |d, line| {
+            d.reader.advance();
+            d.row(
                 fields,
                 line.content,
                 header.delimiter,
                 "tabular row values",
                 &line,
-            )?);
-        }
-        if self.strict {
-            self.check_count(rows.len(), header.length, "tabular rows", &last)?;
-            self.no_blank_lines(span, "tabular array")?;
-            if let Some(next) = self.reader.peek()?
-                && next.depth == row_depth
-                && !next.content.starts_with("- ")
-                && is_data_row(next.content, header.delimiter)
-            {
-                return Err(fail_at(
-                    next.raw,
-                    format!("expected {} tabular rows, found more", header.length),
-                ));
-            }
-        }
-        Ok(Value::Array(rows))
+            )
+        })
     }
 
     /// The dialect's table rows: every line below the header is a row (no `key: value`
@@ -473,38 +451,64 @@ impl<'a> Decoder<'a> {
         header_line: &Line<'a>,
     ) -> Result<Value, Fail> {
         let item_depth = self.scope_content_depth(base)?;
-        let mut items = Vec::with_capacity(header.length.min(1024));
+        let is_item = |content: &str| content.starts_with("- ") || content == "-";
+        let is_more = |content: &str| content.starts_with("- ");
+        let block = Block {
+            header,
+            base,
+            depth: item_depth,
+            what: "list items",
+            name: "list array",
+        };
+        self.counted_block(&block, header_line, is_item, is_more, |d, _| {
+            d.list_item(item_depth)
+        })
+    }
+
+    /// The entries of a `[N]` block (table rows or list items) at `block.depth`, while
+    /// `is_entry` holds. Strict mode checks the count against the header, that no blank
+    /// line falls between entries, and that no further entry (`is_more`) follows.
+    fn counted_block(
+        &mut self,
+        block: &Block<'_, 'a>,
+        header_line: &Line<'a>,
+        is_entry: impl Fn(&str) -> bool,
+        is_more: impl Fn(&str) -> bool,
+        mut entry: impl FnMut(&mut Self, Line<'a>) -> Result<Value, Fail>,
+    ) -> Result<Value, Fail> {
+        let length = block.header.length;
+        let mut items = Vec::with_capacity(length.min(1024));
         let mut span: Option<(usize, usize)> = None;
         let mut last = *header_line;
-        while !self.strict || items.len() < header.length {
+        while !self.strict || items.len() < length {
             let Some(line) = self.reader.peek()? else {
                 break;
             };
-            if line.depth <= base {
+            if line.depth <= block.base {
                 break;
             }
-            if line.depth != item_depth {
-                return Err(over_indented(&line, item_depth));
+            if line.depth != block.depth {
+                return Err(over_indented(&line, block.depth));
             }
-            if !(line.content.starts_with("- ") || line.content == "-") {
+            if !is_entry(line.content) {
                 break;
             }
             let start = span.map_or(line.number, |s| s.0);
-            items.push(self.list_item(item_depth)?);
-            // An item ends at the last line it consumed (its fields, nested rows...).
+            items.push(entry(self, line)?);
+            // An entry ends at the last line it consumed (a list item's fields, nested rows...).
             last = self.reader.last.unwrap_or(line);
             span = Some((start, last.number));
         }
         if self.strict {
-            self.check_count(items.len(), header.length, "list items", &last)?;
-            self.no_blank_lines(span, "list array")?;
+            self.check_count(items.len(), length, block.what, &last)?;
+            self.no_blank_lines(span, block.name)?;
             if let Some(next) = self.reader.peek()?
-                && next.depth == item_depth
-                && next.content.starts_with("- ")
+                && next.depth == block.depth
+                && is_more(next.content)
             {
                 return Err(fail_at(
                     next.raw,
-                    format!("expected {} list items, found more", header.length),
+                    format!("expected {length} {}, found more", block.what),
                 ));
             }
         }
@@ -708,4 +712,17 @@ impl<'a> Decoder<'a> {
     pub(super) fn leave(&mut self) {
         self.nesting -= 1;
     }
+}
+
+/// Where a counted block's entries are, and how errors name them.
+struct Block<'h, 'a> {
+    header: &'h Header<'a>,
+    /// The depth of the line that opened the block; a line at or above it ends the block.
+    base: usize,
+    /// The depth every entry is at.
+    depth: usize,
+    /// The entries, in count errors: "tabular rows", "list items".
+    what: &'static str,
+    /// The block, in blank-line errors: "tabular array", "list array".
+    name: &'static str,
 }
