@@ -624,6 +624,60 @@ fn entities_generator_reaches_partition() {
     );
 }
 
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// `partition` loses nothing but the order across kinds: putting each kind back into
+    /// its records gives the input's records, grouped by kind in first-seen order.
+    #[test]
+    fn partition_keeps_every_record(
+        records in prop::collection::vec(
+            (prop::sample::select(vec!["A", "B", "C"]), generic()),
+            0..12,
+        )
+    ) {
+        let policy = Policy::parse("[[ops]]\nop = \"partition\"\nat = [\"$.r\"]\nby = \"k\"\n").unwrap();
+        let items: Vec<Value> = records
+            .iter()
+            .map(|(k, v)| object_of(vec![("k".into(), s(k)), ("v".into(), v.clone())]))
+            .collect();
+        let input = object_of(vec![("r".into(), Value::Array(items.clone()))]);
+        let out = shape(input.clone(), &policy, &opts(&policy, 0)).value;
+        let r = out.as_object().and_then(|o| o.get("r")).unwrap();
+        let Value::Object(kinds) = r else {
+            // Left as it is: fewer than 2 records, or every kind once.
+            prop_assert_eq!(&out, &input);
+            let mut seen: Vec<&str> = records.iter().map(|(k, _)| *k).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            prop_assert!(records.len() < 2 || seen.len() == records.len());
+            return Ok(());
+        };
+        let mut first_seen: Vec<&str> = Vec::new();
+        for (k, _) in &records {
+            if !first_seen.contains(k) {
+                first_seen.push(k);
+            }
+        }
+        let want: Vec<Value> = first_seen
+            .iter()
+            .flat_map(|k| items.iter().filter(move |i| i.as_object().unwrap().get("k") == Some(&s(k))))
+            .cloned()
+            .collect();
+        let got: Vec<Value> = kinds
+            .iter()
+            .flat_map(|(k, rs)| {
+                rs.as_array().unwrap().iter().map(move |r| {
+                    let mut m = vec![("k".to_owned(), Value::String(k.clone()))];
+                    m.extend(r.as_object().unwrap().iter().map(|(k, v)| (k.to_string(), v.clone())));
+                    object_of(m)
+                })
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
 // ---------------------------------------------------------------- regressions
 
 /// The `round` op of meta_relations.toml (`$..score` to 2 decimals), on its own.

@@ -75,13 +75,15 @@ impl Op for Partition {
             return;
         }
         // Decide before moving anything, so a list that does not qualify is untouched.
+        // Kinds are numbered in first-seen order.
         let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut slot_of = Vec::with_capacity(items.len());
         for item in items {
             let Some(Value::String(kind)) = item.as_object().and_then(|o| o.get(&self.by)) else {
                 return;
             };
             let next = index.len();
-            index.entry(kind.as_str()).or_insert(next);
+            slot_of.push(*index.entry(kind.as_str()).or_insert(next));
         }
         if index.len() == items.len() {
             return;
@@ -89,16 +91,14 @@ impl Op for Partition {
         let kinds = index.len();
         drop(index);
         let Value::Array(items) = std::mem::take(node) else { unreachable!("checked above") };
-        let mut slots: HashMap<Key, usize> = HashMap::with_capacity(kinds);
         let mut groups: Vec<(Key, Vec<Value>)> = Vec::with_capacity(kinds);
-        for mut item in items {
+        for (mut item, slot) in items.into_iter().zip(slot_of) {
             let Some(Value::String(kind)) = item.as_object_mut().and_then(|o| o.remove(&self.by)) else {
                 unreachable!("every item was checked to be an object with a string `by`")
             };
-            let slot = *slots.entry(kind.clone()).or_insert_with(|| {
-                groups.push((kind, Vec::new()));
-                groups.len() - 1
-            });
+            if slot == groups.len() {
+                groups.push((kind, Vec::new())); // the kind's first record
+            }
             groups[slot].1.push(item);
         }
         let entries = groups.into_iter().map(|(k, v)| (k, Value::Array(v))).collect();
