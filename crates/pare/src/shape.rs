@@ -328,8 +328,6 @@ impl<'p> Walker<'p> {
     }
 }
 
-/// A dropped value that held nothing is reported as empty, not stripped: the reader then
-/// knows no information went with it.
 /// Keep a removed value for [`Shaped::removed`] only if freeing it costs anything: nulls,
 /// numbers and short strings (inline, no allocation) are dropped here. On a large payload
 /// most removed values are of that kind, and keeping them all grew a list of millions.
@@ -346,6 +344,8 @@ fn defer_free(removed: &mut Vec<Value>, v: Value) {
     }
 }
 
+/// A dropped value that held nothing is reported as empty, not stripped: the reader then
+/// knows no information went with it.
 fn removed_kind(v: &Value) -> Kind {
     if v.is_empty_like() {
         Kind::Empty
