@@ -292,7 +292,7 @@ impl<'a> Decoder<'a> {
         // A `- ` line right after the last row belongs to an enclosing list, not this table.
         let is_more = |content: &str| !content.starts_with("- ") && is_row(content);
         let block = Block {
-            header,
+            length: header.length,
             base,
             depth: row_depth,
             what: "tabular rows",
@@ -454,7 +454,7 @@ impl<'a> Decoder<'a> {
         let is_item = |content: &str| content.starts_with("- ") || content == "-";
         let is_more = |content: &str| content.starts_with("- ");
         let block = Block {
-            header,
+            length: header.length,
             base,
             depth: item_depth,
             what: "list items",
@@ -470,13 +470,13 @@ impl<'a> Decoder<'a> {
     /// line falls between entries, and that no further entry (`is_more`) follows.
     fn counted_block(
         &mut self,
-        block: &Block<'_, 'a>,
+        block: &Block,
         header_line: &Line<'a>,
         is_entry: impl Fn(&str) -> bool,
         is_more: impl Fn(&str) -> bool,
         mut entry: impl FnMut(&mut Self, Line<'a>) -> Result<Value, Fail>,
     ) -> Result<Value, Fail> {
-        let length = block.header.length;
+        let length = block.length;
         let mut items = Vec::with_capacity(length.min(1024));
         let mut span: Option<(usize, usize)> = None;
         let mut last = *header_line;
@@ -715,8 +715,9 @@ impl<'a> Decoder<'a> {
 }
 
 /// Where a counted block's entries are, and how errors name them.
-struct Block<'h, 'a> {
-    header: &'h Header<'a>,
+struct Block {
+    /// The count the header declares.
+    length: usize,
     /// The depth of the line that opened the block; a line at or above it ends the block.
     base: usize,
     /// The depth every entry is at.
