@@ -15,7 +15,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ApplyCx, Op, Sibling};
+use super::{ApplyCx, Op, Sibling, check_min_items, default_min_items};
 use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Map, Value};
 
@@ -41,10 +41,6 @@ pub struct HoistSpec {
 fn default_name() -> String {
     "{key}_common".into()
 }
-fn default_min_items() -> usize {
-    2
-}
-
 #[derive(Debug)]
 pub struct Hoist {
     at: Vec<usize>,
@@ -58,9 +54,7 @@ impl HoistSpec {
         if self.at.is_empty() {
             return Err(cx.error("at", "name at least one selector"));
         }
-        if self.min_items < 2 {
-            return Err(cx.error("min_items", "must be at least 2"));
-        }
+        check_min_items(cx, self.min_items)?;
         Ok(Hoist {
             at: cx.selectors("at", &self.at)?,
             fields: self.fields.clone(),

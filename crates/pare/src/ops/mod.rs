@@ -151,3 +151,16 @@ impl ApplyCx<'_, '_> {
 pub(crate) fn default_true() -> bool {
     true
 }
+
+/// `min_items` of the ops that say something once for a whole list (`hoist`, `partition`):
+/// two items is the least where that can save anything, so it is the default and the bound.
+pub(crate) fn default_min_items() -> usize {
+    2
+}
+
+pub(crate) fn check_min_items(cx: &mut CompileCx, min_items: usize) -> Result<(), PolicyError> {
+    if min_items < default_min_items() {
+        return Err(cx.error("min_items", "must be at least 2"));
+    }
+    Ok(())
+}

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ApplyCx, Op};
+use super::{ApplyCx, Op, check_min_items, default_min_items};
 use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Key, Map, Value};
 
@@ -42,10 +42,6 @@ pub struct PartitionSpec {
     pub min_items: usize,
 }
 
-fn default_min_items() -> usize {
-    2
-}
-
 #[derive(Debug)]
 pub struct Partition {
     at: Vec<usize>,
@@ -61,9 +57,7 @@ impl PartitionSpec {
         if self.by.is_empty() {
             return Err(cx.error("by", "name the member that holds each record's kind"));
         }
-        if self.min_items < 2 {
-            return Err(cx.error("min_items", "must be at least 2"));
-        }
+        check_min_items(cx, self.min_items)?;
         Ok(Partition { at: cx.selectors("at", &self.at)?, by: self.by.clone(), min_items: self.min_items })
     }
 }
