@@ -278,13 +278,24 @@ fn mcp_a_server_that_cannot_start_or_a_bad_policy_is_a_clear_error_exit_2() {
     assert!(err.contains("mcp.format") && err.contains("yaml"), "{err}");
 }
 
-#[test]
-fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
+/// pare over the fake server in `mode` (with `env` and pare's `args`), as a client that reads
+/// the initialize reply, closes its end of pare's stdout, sends `then` and leaves. Returns
+/// pare's exit status and stderr.
+fn client_stops_reading(
+    mode: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+    then: &str,
+) -> Option<(std::process::ExitStatus, String)> {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::{Command, Stdio};
-    let Some(py) = python() else { return };
+    let py = python()?;
+    let server = fake_server();
     let mut child = Command::new(mcp_support::pare_bin())
-        .args(["mcp", "--", &py, &fake_server(), "ok"])
+        .arg("mcp")
+        .args(args)
+        .args(["--", &py, &server, mode])
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -297,9 +308,8 @@ fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
     let mut out = BufReader::new(child.stdout.take().unwrap());
     out.read_line(&mut first).unwrap();
     assert!(first.contains("\"result\""), "{first}");
-    // The client closes its end of pare's stdout, then asks once more and leaves.
     drop(out);
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#).unwrap();
+    writeln!(stdin, "{then}").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(500));
     drop(stdin);
     let status = child.wait().unwrap();
@@ -310,6 +320,33 @@ fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
+    Some((status, stderr))
+}
+
+#[test]
+fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let Some((status, stderr)) = client_stops_reading("ok", &[], &[], ping) else {
+        return;
+    };
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!stderr.contains("exited"), "{stderr}");
+}
+
+/// The same while pare streams a message over `--max-message-bytes` through: the failed
+/// write was reported as "the upstream MCP server exited" (exit 2).
+#[test]
+fn regression_client_that_stops_reading_during_an_oversize_message_is_not_an_upstream_exit() {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "data", "arguments": {}}});
+    let Some((status, stderr)) = client_stops_reading(
+        "big",
+        &[("FAKE_BYTES", "2000000")],
+        &["--max-message-bytes", "100000"],
+        &call.to_string(),
+    ) else {
+        return;
+    };
+    assert!(stderr.contains("forwarded unchanged"), "{stderr}");
     assert!(status.success(), "{status}: {stderr}");
     assert!(!stderr.contains("exited"), "{stderr}");
 }

@@ -290,6 +290,32 @@ fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
     )
 }
 
+/// A writer that remembers whether a write to it failed, so that a failed copy from the
+/// server to the client can tell which side of it broke.
+struct Watched<'w> {
+    inner: &'w mut (dyn Write + Send),
+    failed: bool,
+}
+
+impl Write for Watched<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf);
+        self.failed |= broke(&written);
+        written
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let flushed = self.inner.flush();
+        self.failed |= broke(&flushed);
+        flushed
+    }
+}
+
+/// An error other than an interruption, which `write_all` retries.
+fn broke<T>(r: &io::Result<T>) -> bool {
+    r.as_ref()
+        .is_err_and(|e| e.kind() != io::ErrorKind::Interrupted)
+}
+
 /// Why the upstream loop stopped.
 enum UpstreamEnd {
     /// The server closed its output (or it could not be read).
@@ -336,14 +362,20 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
                     "a message of more than {cap} bytes is forwarded unchanged (raise --max-message-bytes to shape it)"
                 ));
                 let mut out = shared.client_out.lock().expect("client writer");
-                let tail = out
+                let mut client = Watched {
+                    inner: &mut **out,
+                    failed: false,
+                };
+                let tail = client
                     .write_all(&head)
-                    .and_then(|()| reader.copy_rest(Some(&mut *out)))
+                    .and_then(|()| reader.copy_rest(Some(&mut client)))
                     .and_then(|tail| {
-                        out.write_all(b"\n")
-                            .and_then(|()| out.flush())
+                        client
+                            .write_all(b"\n")
+                            .and_then(|()| client.flush())
                             .map(|()| tail)
                     });
+                let client_gone = client.failed;
                 drop(out);
                 match tail {
                     Ok(tail) => {
@@ -355,6 +387,8 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
                                 .remove(&rpc::id_key(&id));
                         }
                     }
+                    // The copy reads the server and writes the client: either may have failed.
+                    Err(_) if client_gone => return UpstreamEnd::ClientGone,
                     Err(_) => return UpstreamEnd::Closed,
                 }
             }
