@@ -613,21 +613,14 @@ impl Tokenizer for Bpe {
     /// `max_tokens` tokens: splitting a cut text can differ at the cut (say `they'll`
     /// cut to `they'`), and where it would cost more the cut backs off a token.
     fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
-        let (mut n, mut step, mut tries) = (max_tokens, 1, 0);
+        let (mut n, mut steps) = (max_tokens, backoff_steps());
         loop {
             let cut = self.cut(text, n);
             let end = floor_char_boundary(text, cut.at);
             if n == 0 || end == text.len() || self.count_prefix(text, end, &cut) <= max_tokens {
                 return end;
             }
-            // Back off one token at a time, so that a larger budget never keeps less text
-            // (one step nearly always does); after LINEAR_BACKOFF steps, doubling bounds
-            // the work should some text need more.
-            n = n.saturating_sub(step);
-            tries += 1;
-            if tries >= LINEAR_BACKOFF {
-                step = step.saturating_mul(2);
-            }
+            n = n.saturating_sub(steps.next().expect("endless"));
         }
     }
 
@@ -641,18 +634,16 @@ impl Tokenizer for Bpe {
             Some(skip) if skip > 0 => skip,
             _ => return 0,
         };
-        let (mut step, mut tries) = (1, 0);
+        let mut steps = backoff_steps();
         loop {
             let cut = self.cut(text, skip);
             let start = ceil_char_boundary(text, cut.at);
             if start == text.len() || self.count_suffix(text, start, &cut, total) <= max_tokens {
                 return start;
             }
-            skip = skip.saturating_add(step).min(total);
-            tries += 1;
-            if tries >= LINEAR_BACKOFF {
-                step = step.saturating_mul(2);
-            }
+            skip = skip
+                .saturating_add(steps.next().expect("endless"))
+                .min(total);
         }
     }
 
@@ -672,6 +663,15 @@ impl Tokenizer for Bpe {
 
 /// Token-by-token back-off steps of a cut before it doubles its steps.
 const LINEAR_BACKOFF: usize = 64;
+
+/// The steps, in tokens, by which a cut that does not fit backs off: one token at a time,
+/// so that a larger budget never keeps less text (one step nearly always does); after
+/// [`LINEAR_BACKOFF`] steps, doubling bounds the work should some text need more.
+fn backoff_steps() -> impl Iterator<Item = usize> {
+    std::iter::repeat_n(1, LINEAR_BACKOFF).chain(std::iter::successors(Some(2usize), |s| {
+        Some(s.saturating_mul(2))
+    }))
+}
 
 /// JavaScript's `\s`, the reference's notion of whitespace ([`JS_WS`]).
 fn is_js_whitespace(c: char) -> bool {
