@@ -50,10 +50,7 @@ fn read_file(path: &Path) -> io::Result<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let file = fs::File::open(path)?;
         let meta = file.metadata()?;
-        if meta.is_file()
-            && meta.len() >= SPLIT_READ_BYTES
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
-        {
+        if meta.is_file() && meta.len() >= SPLIT_READ_BYTES && pare::has_second_core() {
             let len = usize::try_from(meta.len()).map_err(io::Error::other)?;
             let mut bytes = vec![0u8; len];
             let (head, tail) = bytes.split_at_mut(len / 2);

@@ -21,3 +21,10 @@ pub mod value;
 
 pub use policy::Policy;
 pub use value::{Map, Number, Value};
+
+/// Whether a second core can run a helper thread: the parse, the TOON writer (and the CLI's
+/// file read) split large inputs in two only then. Asked once per process.
+pub fn has_second_core() -> bool {
+    static SECOND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+}

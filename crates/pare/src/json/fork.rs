@@ -36,11 +36,6 @@ const MIN_SEGMENT: usize = 1 << 18;
 /// without scanning from the start.
 const MARK_BYTES: usize = 1 << 20;
 
-/// A helper only pays with a second core to run it on.
-pub(super) fn worthwhile() -> bool {
-    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
-}
-
 /// What the helper has offered, and how far the main parser is; shared by both threads.
 pub(super) struct Offers {
     /// The start of the earliest offer not yet taken or passed; `usize::MAX` for none.

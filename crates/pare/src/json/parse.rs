@@ -119,7 +119,7 @@ pub(crate) fn parse_forking_from(
     } else {
         0
     };
-    let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && super::fork::worthwhile() {
+    let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && crate::has_second_core() {
         super::fork::parse_with_help(text, start, max_depth)
     } else {
         Parser::new(text, start, max_depth, None).document()

@@ -129,10 +129,7 @@ impl<'s> Encoder<'s> {
     /// chunk due, otherwise from a text of their own. On the large payloads this is made
     /// for, encoding then takes about half the time.
     fn items<'v>(&mut self, items: &'v [Value], each: impl Fn(&mut Encoder, &'v Value) + Sync) {
-        if !self.may_split
-            || items.len() < SPLIT_MIN_ITEMS
-            || !std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
-        {
+        if !self.may_split || items.len() < SPLIT_MIN_ITEMS || !crate::has_second_core() {
             for item in items {
                 each(self, item);
             }
