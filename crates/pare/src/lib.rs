@@ -14,6 +14,7 @@ pub mod ops;
 pub mod pack;
 pub mod policy;
 pub mod report;
+pub mod respond;
 pub mod shape;
 pub mod stats;
 pub mod tokens;

@@ -298,7 +298,7 @@ proptest! {
             let s = settings(&opts, budget, total);
             let first = pack(&list, &s, &mut cache);
             prop_assert!(tok().count(&first.text) <= budget);
-            let cursor = pare::pack::envelope::Cursor { check: 0, page }.encode();
+            let cursor = pare::respond::cursor::Cursor { check: 0, page }.encode();
             // A made-up cursor is refused; a real one pages.
             prop_assert!(pack_from_cursor(&list, &s, &mut cache, &cursor).is_err());
             if let Some(line) = first.text.lines().next()

@@ -135,6 +135,8 @@ pub struct Packed {
     pub text: String,
     pub tokens: usize,
     pub metrics: Metrics,
+    /// The cursor of the next page, when chunks were left out that a next page can show.
+    pub next_cursor: Option<String>,
 }
 
 /// Seed 003's metrics (these exact keys), plus where each chunk went and why.

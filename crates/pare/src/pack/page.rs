@@ -8,6 +8,7 @@ use super::{
     ItemMetric, Metrics, PackError, PackSettings, Packed, Tier, dedup, envelope, fill, overlap,
     render,
 };
+use crate::respond::cursor as codec;
 
 /// Pack `chunks` within `settings.budget` tokens: the first page.
 pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
@@ -21,7 +22,7 @@ pub fn pack_from_cursor(
     cache: &mut PreviewCache,
     cursor: &str,
 ) -> Result<Packed, PackError> {
-    let parsed = envelope::Cursor::decode(cursor)
+    let parsed = codec::Cursor::decode(cursor)
         .filter(|c| c.page >= 1)
         .ok_or_else(|| PackError::Cursor(format!("`{cursor}` is not a pare pack cursor")))?;
     let cursor_check = check(chunks, settings);
@@ -60,7 +61,7 @@ fn check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
             ]
         }),
     );
-    envelope::check(parts)
+    codec::check(parts)
 }
 
 /// Page `page` (1-based): the chunks the pages before it left out, packed again.
@@ -94,14 +95,14 @@ fn pack_page(
 
     let mut on_earlier_page = vec![false; chunks.len()];
     let mut page_no = 1;
-    let (decisions, text, tokens) = loop {
+    let (decisions, text, tokens, next_cursor) = loop {
         let this_page: Vec<usize> = ranked
             .iter()
             .copied()
             .filter(|&i| !on_earlier_page[i])
             .collect();
         let next_cursor = u16::try_from(page_no + 1).ok().map(|p| {
-            envelope::Cursor {
+            codec::Cursor {
                 check: cursor_check,
                 page: p,
             }
@@ -113,9 +114,7 @@ fn pack_page(
             let degraded = on_page
                 .filter(|d| d.tier != Tier::Out && d.reason == fill::DEGRADED)
                 .count();
-            // A page that shows nothing can't promise a next one: it would be this again.
-            let shown = this_page.len() - left_out;
-            let has_more = left_out > 0 && shown > 0 && next_cursor.is_some();
+            let has_more = has_more(&this_page, decisions) && next_cursor.is_some();
             let mut line = envelope::Envelope {
                 mode: settings.level.to_owned(),
                 tokenizer: settings.tokenizer.name().to_owned(),
@@ -150,7 +149,8 @@ fn pack_page(
         };
         let (decisions, text, tokens) = filler.fill(cache);
         if page_no >= page {
-            break (decisions, text, tokens);
+            let next = next_cursor.filter(|_| has_more(&this_page, &decisions));
+            break (decisions, text, tokens, next);
         }
         for &i in &this_page {
             on_earlier_page[i] |= decisions[i].tier != Tier::Out;
@@ -211,7 +211,18 @@ fn pack_page(
         text,
         tokens,
         metrics,
+        next_cursor,
     }
+}
+
+/// Whether a next page can show more: this page left chunks out and showed at least one
+/// (a page that shows nothing can't promise a next one: it would be this one again).
+fn has_more(this_page: &[usize], decisions: &[fill::Decision]) -> bool {
+    let left_out = this_page
+        .iter()
+        .filter(|&&i| decisions[i].tier == Tier::Out)
+        .count();
+    left_out > 0 && left_out < this_page.len()
 }
 
 /// Per chunk: the most detailed tier it may take, and why.

@@ -1,0 +1,593 @@
+//! Cutting a value into pages that each fit a budget and each decode alone.
+//!
+//! **What a page is.** The value is read as a sequence of *units* in document order: the
+//! items of every array (wherever it is: at the top, under `results`, inside an item), and
+//! the members that are not arrays or objects. A page is a run of consecutive units, shown
+//! inside the value's own skeleton: the objects and arrays that lead to them, with only the
+//! members and items the run holds. So a page is a value of the same shape, rendered in the
+//! same format, whose array headers and counts (`relationships[66]`) are what the page holds,
+//! and `pare expand` reads it alone. Units are whole items where they fit; an item too big
+//! for a page on its own is opened into its members and items (and so on down), and a string
+//! too big for a page is cut into pieces, at a line end where one is near.
+//!
+//! **Merging back.** Pages merge back to exactly the paged value ([`super::merge::merge`]):
+//! objects by key, arrays concatenated, and where a page *continues* an item or a string the
+//! page before it began (its record names it by JSON Pointer), that item is merged into the
+//! one before instead of added after it, and the string pieces are joined.
+//!
+//! ```text
+//! whole: {"results":{"entities":[e0…e99],"relationships":[r0…r499]}}
+//! page 1: {"results":{"entities":[e0…e99],"relationships":[r0…r65]}}
+//! page 2: {"results":{"relationships":[r66…r180]}}
+//! ```
+//!
+//! Token counts are exact: `fit` (the budget gate) on each rendered page; `tok` decides
+//! `auto`'s encodings, as for the whole value.
+
+use crate::encode::{Format, render};
+use crate::tokens::Tokenizer;
+use crate::value::{Map, Value};
+
+/// One step from a container to a child: an object member by position, an array item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Member(usize),
+    Item(usize),
+}
+
+/// A run's element: the subtree at `path`, or the bytes `piece` of the string there.
+#[derive(Clone, Debug)]
+struct Unit {
+    path: Vec<Step>,
+    piece: Option<(usize, usize)>,
+}
+
+/// One page of a value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValuePage {
+    pub text: String,
+    /// The page's exact count by the gate it was cut with.
+    pub gate_tokens: usize,
+    /// JSON Pointer (in the whole value) of the item or string this page continues from the
+    /// page before it; `None` when it starts with a whole unit.
+    pub continues: Option<String>,
+}
+
+/// Pages of `value`, each at most `budget` by `fit`, or `None` when a unit cannot be made
+/// small enough (a single key or number over the budget): the caller then cuts the text.
+pub fn cut_value(
+    value: &Value,
+    format: Format,
+    tok: &dyn Tokenizer,
+    fit: &dyn Tokenizer,
+    budget: usize,
+) -> Option<Vec<ValuePage>> {
+    Cutter {
+        value,
+        format,
+        tok,
+        fit,
+        budget,
+        units: coarse_units(value),
+    }
+    .run()
+}
+
+struct Cutter<'a> {
+    value: &'a Value,
+    format: Format,
+    tok: &'a dyn Tokenizer,
+    fit: &'a dyn Tokenizer,
+    budget: usize,
+    units: Vec<Unit>,
+}
+
+impl Cutter<'_> {
+    fn run(mut self) -> Option<Vec<ValuePage>> {
+        let mut pages: Vec<ValuePage> = Vec::new();
+        let mut from = 0;
+        // The first guess is the whole's average unit size; later ones, the last page's run.
+        let mut guess = 0;
+        while from < self.units.len() {
+            // A unit too big for a page alone is opened (or, a string, cut) until it fits.
+            let mut one = self.render(from, from + 1);
+            while !self.fits(&one) {
+                if !self.refine(from, from) {
+                    return None;
+                }
+                one = self.render(from, from + 1);
+            }
+            let (mut run, mut text) = (1, one);
+            loop {
+                (run, text) = self.largest_run(from, run, text, guess.max(run + 1));
+                let next = from + run;
+                // The unit after the run did not fit beside it. If it fits no page alone
+                // either, it is cut anyway: cut it now, so its first part fills this page.
+                if next >= self.units.len() || self.fits(&self.render(next, next + 1)) {
+                    break;
+                }
+                if !self.refine(next, from) {
+                    break;
+                }
+            }
+            let continues = (from > 0)
+                .then(|| continuation(&self.units[from - 1], &self.units[from]))
+                .flatten()
+                .map(|steps| pointer(self.value, &steps));
+            let gate_tokens = self.fit.count(&text);
+            pages.push(ValuePage {
+                text,
+                gate_tokens,
+                continues,
+            });
+            from += run;
+            guess = run;
+        }
+        Some(pages)
+    }
+
+    fn fits(&self, text: &str) -> bool {
+        self.fit.fits(text, self.budget)
+    }
+
+    fn render(&self, from: usize, to: usize) -> String {
+        render(
+            &build(self.value, &self.units[from..to]),
+            self.format,
+            self.tok,
+        )
+    }
+
+    /// The longest run from `from` that fits, knowing `run` units fit (as `text`). Steps
+    /// scale the last count to the budget (units are usually of similar size, so this lands
+    /// in two or three renders), halving when that stalls.
+    fn largest_run(&self, from: usize, run: usize, text: String, guess: usize) -> (usize, String) {
+        let left = self.units.len() - from;
+        let (mut lo, mut lo_text, mut hi) = (run, text, left + 1);
+        let mut k = guess;
+        for round in 0.. {
+            if lo + 1 >= hi {
+                break;
+            }
+            k = if round < 4 { k } else { lo + (hi - lo) / 2 };
+            k = k.clamp(lo + 1, hi - 1);
+            let text = self.render(from, from + k);
+            let count = self.fit.count(&text).max(1);
+            if count <= self.budget {
+                (lo, lo_text) = (k, text);
+                k = (k * self.budget / count).max(k + 1);
+            } else {
+                hi = k;
+                k = (k * self.budget / count).min(k - 1);
+            }
+        }
+        (lo, lo_text)
+    }
+
+    /// Make unit `at` smaller: open an object or array into its members or items, or cut a
+    /// string so that its first piece fits after the units `from..at`. False when it cannot.
+    fn refine(&mut self, at: usize, from: usize) -> bool {
+        let whole = self.value;
+        let (path, piece) = (self.units[at].path.clone(), self.units[at].piece);
+        match (at_path(whole, &path), piece) {
+            (Value::String(s), piece) => {
+                let (start, end) = piece.unwrap_or((0, s.len()));
+                let Some(cut) = self.string_cut(at, from, s, start, end) else {
+                    return false;
+                };
+                let head = Unit {
+                    path: path.clone(),
+                    piece: Some((start, cut)),
+                };
+                let tail = Unit {
+                    path,
+                    piece: Some((cut, end)),
+                };
+                self.units.splice(at..=at, [head, tail]);
+                true
+            }
+            (Value::Object(m), None) if !m.is_empty() => {
+                let mut finer = Vec::new();
+                for (i, (_, v)) in m.iter().enumerate() {
+                    push_coarse(v, with(&path, Step::Member(i)), &mut finer);
+                }
+                self.units.splice(at..=at, finer);
+                true
+            }
+            (Value::Array(items), None) if !items.is_empty() => {
+                let finer: Vec<Unit> = (0..items.len())
+                    .map(|i| Unit {
+                        path: with(&path, Step::Item(i)),
+                        piece: None,
+                    })
+                    .collect();
+                self.units.splice(at..=at, finer);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Where to cut the string `s[start..end]` of unit `at` so that the units `from..at` and
+    /// the piece `start..cut` fit a page: after the last line end in the piece's second half,
+    /// else at a character boundary. `None` when not even one character fits.
+    fn string_cut(
+        &mut self,
+        at: usize,
+        from: usize,
+        s: &str,
+        start: usize,
+        end: usize,
+    ) -> Option<usize> {
+        let saved = self.units[at].piece;
+        let fits_to = |cut: usize, this: &mut Self| -> bool {
+            this.units[at].piece = Some((start, cut));
+            let text = this.render(from, at + 1);
+            this.fits(&text)
+        };
+        // Known: `end` does not fit. Bisect on bytes, starting from the tokenizer's guess.
+        let (mut lo, mut hi) = (start, end);
+        let room = self.budget.saturating_sub(1);
+        let mut mid = start + self.tok.prefix_len(&s[start..end], room);
+        while hi - lo > 8 {
+            mid = floor_boundary(s, mid.clamp(lo + 1, hi - 1));
+            if mid <= lo {
+                mid = ceil_boundary(s, lo + 1);
+                if mid >= hi {
+                    break;
+                }
+            }
+            if fits_to(mid, self) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            mid = lo + (hi - lo) / 2;
+        }
+        // The last few bytes one character at a time.
+        let mut next = ceil_boundary(s, lo + 1);
+        while next < hi && fits_to(next, self) {
+            lo = next;
+            next = ceil_boundary(s, lo + 1);
+        }
+        self.units[at].piece = saved;
+        if lo <= start {
+            return None;
+        }
+        let half = start + (lo - start) / 2;
+        Some(match s[half..lo].rfind('\n') {
+            Some(nl) => half + nl + 1,
+            None => lo,
+        })
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i.min(s.len())
+}
+
+fn with(path: &[Step], step: Step) -> Vec<Step> {
+    let mut p = Vec::with_capacity(path.len() + 1);
+    p.extend_from_slice(path);
+    p.push(step);
+    p
+}
+
+/// The units of a value before any is opened: objects are always opened (their members
+/// are units, or opened again), arrays give their items whole.
+fn coarse_units(value: &Value) -> Vec<Unit> {
+    let mut out = Vec::new();
+    push_coarse(value, Vec::new(), &mut out);
+    out
+}
+
+fn push_coarse(value: &Value, path: Vec<Step>, out: &mut Vec<Unit>) {
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            for (i, (_, v)) in m.iter().enumerate() {
+                push_coarse(v, with(&path, Step::Member(i)), out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.extend((0..items.len()).map(|i| Unit {
+                path: with(&path, Step::Item(i)),
+                piece: None,
+            }));
+        }
+        _ => out.push(Unit { path, piece: None }),
+    }
+}
+
+fn at_path<'v>(mut value: &'v Value, path: &[Step]) -> &'v Value {
+    for step in path {
+        value = child(value, *step);
+    }
+    value
+}
+
+fn child(value: &Value, step: Step) -> &Value {
+    match (value, step) {
+        (Value::Object(m), Step::Member(i)) => &m.entries()[i].1,
+        (Value::Array(items), Step::Item(i)) => &items[i],
+        _ => unreachable!("a unit's path follows the value"),
+    }
+}
+
+/// The value cut to `units` (consecutive, in document order), in the whole's skeleton.
+fn build(whole: &Value, units: &[Unit]) -> Value {
+    let mut root: Option<Value> = None;
+    let mut prev: Option<&Unit> = None;
+    for unit in units {
+        let shared = prev.map_or(0, |p| common_len(&p.path, &unit.path));
+        if let (Some(p), Some(root)) = (prev, root.as_mut())
+            && p.path == unit.path
+        {
+            // The next piece of the same string, on the same page.
+            if let (Some((_, end)), Value::String(s)) = (unit.piece, at_path(whole, &unit.path)) {
+                let leaf = last_at(root, unit.path.len());
+                if let Value::String(text) = leaf {
+                    let start = p.piece.map_or(0, |(_, e)| e);
+                    text.push_str(&s[start..end]);
+                }
+            }
+            prev = Some(unit);
+            continue;
+        }
+        insert(&mut root, whole, unit, shared);
+        prev = Some(unit);
+    }
+    root.unwrap_or(Value::Null)
+}
+
+/// The last-added node `depth` levels down from `node`.
+fn last_at(mut node: &mut Value, depth: usize) -> &mut Value {
+    for _ in 0..depth {
+        node = match node {
+            Value::Object(m) => &mut m.entries_mut().last_mut().expect("built").1,
+            Value::Array(items) => items.last_mut().expect("built"),
+            _ => unreachable!("a built path leads through containers"),
+        };
+    }
+    node
+}
+
+/// Add `unit` to the page being built: the first `shared` steps of its path lead through
+/// nodes the previous unit already added (always the last member or item); the rest are new.
+fn insert(root: &mut Option<Value>, whole: &Value, unit: &Unit, shared: usize) {
+    let leaf = |v: &Value| match (v, unit.piece) {
+        (Value::String(s), Some((start, end))) => Value::String(s[start..end].into()),
+        (v, _) => v.clone(),
+    };
+    let empty_like = |v: &Value| match v {
+        Value::Object(_) => Value::Object(Map::new()),
+        Value::Array(_) => Value::Array(Vec::new()),
+        other => other.clone(),
+    };
+    if unit.path.is_empty() {
+        *root = Some(leaf(whole));
+        return;
+    }
+    let mut node = root.get_or_insert_with(|| empty_like(whole));
+    let mut source = whole;
+    for (depth, &step) in unit.path.iter().enumerate() {
+        let src_child = child(source, step);
+        let last = depth + 1 == unit.path.len();
+        if depth < shared {
+            node = last_at(node, 1);
+        } else {
+            let made = if last {
+                leaf(src_child)
+            } else {
+                empty_like(src_child)
+            };
+            node = match (node, step) {
+                (Value::Object(m), Step::Member(i)) => {
+                    let key = source.as_object().expect("member of an object").entries()[i]
+                        .0
+                        .clone();
+                    let entries = m.entries_mut();
+                    entries.push((key, made));
+                    &mut entries.last_mut().expect("pushed").1
+                }
+                (Value::Array(items), Step::Item(_)) => {
+                    items.push(made);
+                    items.last_mut().expect("pushed")
+                }
+                _ => unreachable!("the skeleton follows the value"),
+            };
+        }
+        source = src_child;
+    }
+}
+
+fn common_len(a: &[Step], b: &[Step]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// What the unit `next` continues of the unit `prev` before it (on the page before): the
+/// same string (both pieces), or the deepest array item both lie in. Objects need nothing:
+/// pages merge them by key.
+fn continuation(prev: &Unit, next: &Unit) -> Option<Vec<Step>> {
+    if prev.path == next.path && next.piece.is_some() {
+        return Some(next.path.clone());
+    }
+    let shared = &next.path[..common_len(&prev.path, &next.path)];
+    let last_item = shared.iter().rposition(|s| matches!(s, Step::Item(_)))?;
+    Some(shared[..=last_item].to_vec())
+}
+
+/// RFC 6901 JSON Pointer of `path` in `value`.
+fn pointer(value: &Value, path: &[Step]) -> String {
+    let mut out = String::new();
+    let mut node = value;
+    for &step in path {
+        out.push('/');
+        match (node, step) {
+            (Value::Object(m), Step::Member(i)) => {
+                out.push_str(&m.entries()[i].0.replace('~', "~0").replace('/', "~1"));
+            }
+            (_, Step::Item(i)) => out.push_str(&i.to_string()),
+            _ => unreachable!("a unit's path follows the value"),
+        }
+        node = child(node, step);
+    }
+    out
+}
+
+/// One page of plain text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextPage {
+    pub text: String,
+    pub gate_tokens: usize,
+}
+
+/// Text pieces of at most `budget` by `fit`, cut after the last line end in the second half
+/// of the longest piece that fits, else (one long line) inside the line. A single character
+/// over the budget is still taken whole, so the cutting always ends.
+pub fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<TextPage> {
+    let mut pages = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if fit.fits(rest, budget) {
+            pages.push(TextPage {
+                gate_tokens: fit.count(rest),
+                text: rest.to_owned(),
+            });
+            break;
+        }
+        let mut cut = fit.prefix_len(rest, budget.max(1));
+        if let Some(nl) = rest[..cut].rfind('\n')
+            && nl + 1 > cut / 2
+        {
+            cut = nl + 1;
+        }
+        if cut == 0 {
+            cut = rest.chars().next().map_or(rest.len(), char::len_utf8);
+        }
+        let piece = &rest[..cut];
+        pages.push(TextPage {
+            gate_tokens: fit.count(piece),
+            text: piece.to_owned(),
+        });
+        rest = &rest[cut..];
+    }
+    pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::expand;
+    use crate::json::{parse, to_compact};
+    use crate::respond::merge::merge;
+
+    fn tok() -> &'static dyn Tokenizer {
+        crate::tokens::builtin("o200k_base").unwrap()
+    }
+
+    fn pages_merge_back(v: &Value, format: Format, budget: usize) -> Vec<ValuePage> {
+        let pages = cut_value(v, format, tok(), tok(), budget).expect("cuttable");
+        let mut parts = Vec::new();
+        for p in &pages {
+            assert!(tok().count(&p.text) <= budget, "{format:?}: {}", p.text);
+            let (page, _) = expand(&p.text).unwrap_or_else(|e| panic!("{e}: {}", p.text));
+            parts.push((page, p.continues.clone()));
+        }
+        let merged = merge(parts).expect("pages merge");
+        assert_eq!(to_compact(&merged), to_compact(v), "{format:?} {budget}");
+        pages
+    }
+
+    #[test]
+    fn nested_arrays_are_paged_where_they_are() {
+        let entities: Vec<String> = (0..60)
+            .map(|i| format!(r#"{{"id":"e{i}","type":"vendor","name":"Vendor {i}"}}"#))
+            .collect();
+        let rels: Vec<String> = (0..200)
+            .map(|i| {
+                format!(
+                    r#"{{"from":"e{}","to":"e{}","type":"SUPPLIES"}}"#,
+                    i % 60,
+                    (i * 7) % 60
+                )
+            })
+            .collect();
+        let v = parse(&format!(
+            r#"{{"results":{{"entities":[{}],"relationships":[{}],"statistics":{{"n":260}}}},"pagination":{{"page":1}}}}"#,
+            entities.join(","),
+            rels.join(",")
+        ))
+        .unwrap();
+        for format in [Format::Json, Format::Toon, Format::Auto, Format::Pretty] {
+            let pages = pages_merge_back(&v, format, 400);
+            assert!(pages.len() > 3, "{format:?}");
+            assert!(pages.iter().all(|p| p.continues.is_none()));
+        }
+    }
+
+    #[test]
+    fn an_item_too_big_for_a_page_is_opened_and_its_string_cut_at_line_ends() {
+        let body: String = (0..400)
+            .map(|i| format!("line {i} of the file\n"))
+            .collect();
+        let v = parse(&format!(
+            r#"{{"files":[{{"path":"a.txt","content":{}}},{{"path":"b.txt","content":"short"}}]}}"#,
+            serde_json::to_string(&body).unwrap()
+        ))
+        .unwrap();
+        for format in [Format::Json, Format::Auto] {
+            let pages = pages_merge_back(&v, format, 300);
+            assert!(pages.len() > 4);
+            assert_eq!(pages[1].continues.as_deref(), Some("/files/0/content"));
+        }
+    }
+
+    #[test]
+    fn arrays_of_arrays_merge_the_split_item() {
+        let inner: Vec<String> = (0..300).map(|i| format!("\"word{i}\"")).collect();
+        let v = parse(&format!("[[{}],[1,2,3]]", inner.join(","))).unwrap();
+        let pages = pages_merge_back(&v, Format::Json, 200);
+        assert_eq!(pages[1].continues.as_deref(), Some("/0"));
+    }
+
+    #[test]
+    fn a_root_string_is_cut_into_pieces() {
+        let v = Value::String("word ".repeat(3000).into());
+        let pages = pages_merge_back(&v, Format::Json, 250);
+        assert!(pages.len() > 2);
+        assert_eq!(pages[1].continues.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn scalars_and_empty_containers_are_units_in_document_order() {
+        let v = parse(r#"{"a":{},"b":[],"c":null,"d":[{"x":[]}],"e":"end"}"#).unwrap();
+        let pages = pages_merge_back(&v, Format::Auto, 20);
+        assert!(pages.len() > 1);
+    }
+
+    #[test]
+    fn text_pieces_fit_and_join_back() {
+        let text: String = (0..500)
+            .map(|i| format!("row {i}: ('a', {i}, None)\n"))
+            .collect();
+        let pages = cut_text(&text, tok(), 200);
+        assert!(pages.len() > 3);
+        assert!(
+            pages
+                .iter()
+                .all(|p| tok().count(&p.text) <= 200 && p.text.ends_with('\n'))
+        );
+        let joined: String = pages.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(joined, text);
+    }
+}

@@ -1,0 +1,213 @@
+//! The response pipeline: the one entry point every door calls to shape a response for a
+//! model — policy at a level, render, count, fit a budget, page, cursor, and a record of what
+//! happened.
+//!
+//! ```text
+//! Request ─▶ input (JSON text, a value, or plain text) ─▶ level (asked, or the default,
+//!   lowered to fit) ─▶ shape ─▶ render ─▶ count ─▶ fit / page ─▶ Page { text, note, record }
+//!                  └─ a policy with [pack]: packed search results, same record and cursor ─┘
+//! ```
+//!
+//! Why here: the CLI, the MCP proxy and every later door need the same budget, paging and
+//! cursor logic; written once here, a door only maps its protocol onto a [`Request`] and the
+//! [`Record`] onto its output, and every door gives the same page texts for the same input,
+//! policy, level, budget and format.
+//!
+//! - **Levels.** A level the caller names is never lowered. With none, the policy's default
+//!   is used and, when its result is over the budget, the next lower level that fits (with a
+//!   note saying how to ask for more).
+//! - **Budgets** hold for every page and its note, by the real tokenizer and by chars/4
+//!   ([`Budget`]). What still does not fit — at any level, `full` included, and plain text —
+//!   is paged ([`cut`]): every page decodes alone and the pages merge back ([`merge`]).
+//! - **Cursors** ([`cursor`]) check the input and settings and carry the page number, so a
+//!   door can read the input again instead of keeping state.
+//!
+//! ```
+//! use pare::respond::{respond, Budget, Input, Request};
+//! use pare::Policy;
+//! let policy = Policy::builtin_default();
+//! let rows: Vec<String> = (0..200).map(|i| format!(r#"{{"id":{i},"note":null}}"#)).collect();
+//! let text = format!(r#"{{"rows":[{}]}}"#, rows.join(","));
+//! let request = |cursor| Request {
+//!     budget: Some(Budget::tokens(300)),
+//!     cursor,
+//!     ..Request::new(Input::Json(&text), &policy)
+//! };
+//! let first = respond(request(None)).unwrap();
+//! assert_eq!(first.page.record.page, 1);
+//! assert!(first.page.record.pages > 1);
+//! let next = first.page.record.next_cursor.clone().unwrap();
+//! let second = respond(request(Some(&next))).unwrap();
+//! assert_eq!(second.page.record.page, 2);
+//! assert_eq!(second.page.text, first.rest[0].text);
+//! ```
+
+pub mod budget;
+pub mod cursor;
+pub mod cut;
+pub mod merge;
+pub mod note;
+mod pipeline;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use budget::Budget;
+pub use note::Hint;
+pub use pipeline::respond;
+
+use crate::encode::Format;
+use crate::policy::Policy;
+use crate::shape::Shaped;
+use crate::tokens::{self, Tokenizer};
+use crate::value::Value;
+
+/// What a door hands the engine.
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// JSON text; anything else is an error (with line and column).
+    Json(&'a str),
+    /// Text that is shaped when it is JSON and paged as plain text when it is not.
+    Text(&'a str),
+    /// A value the door already has (a binding's native object).
+    Value(Value),
+}
+
+/// One request to shape a response.
+pub struct Request<'a> {
+    pub input: Input<'a>,
+    pub policy: &'a Policy,
+    /// A level by name: never lowered. `None`: the policy's default, lowered to fit.
+    pub level: Option<&'a str>,
+    /// Parameter overrides (`maxGapMinutes=5`), checked against the policy's parameters.
+    pub params: &'a [(String, String)],
+    pub format: Format,
+    /// Counts everything and decides `auto`'s encodings.
+    pub tokenizer: &'a dyn Tokenizer,
+    /// The hard limit for each page and its note; `None`: one page, however long.
+    pub budget: Option<Budget>,
+    /// The page an earlier response's `next_cursor` names.
+    pub cursor: Option<&'a str>,
+    /// Write `_omitted` notes; `None`: as the policy says.
+    pub omitted_notes: Option<bool>,
+    /// A transparent door (a proxy) returns the input text itself, byte for byte, at the
+    /// level `full` and whenever shaping would not make it cheaper, as long as it fits.
+    pub keep_input_text: bool,
+    /// Count tokens before and after even when no budget needs them (for the record).
+    pub measure: bool,
+    /// How the notes tell the reader to go on.
+    pub hint: Hint<'a>,
+}
+
+impl<'a> Request<'a> {
+    /// A request with the defaults: the policy's default level and parameters, minified
+    /// JSON, o200k_base, no budget, counted, notes in the CLI's words.
+    pub fn new(input: Input<'a>, policy: &'a Policy) -> Request<'a> {
+        Request {
+            input,
+            policy,
+            level: None,
+            params: &[],
+            format: Format::Json,
+            tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),
+            budget: None,
+            cursor: None,
+            omitted_notes: None,
+            keep_input_text: false,
+            measure: true,
+            hint: Hint::Flags,
+        }
+    }
+}
+
+/// What the engine hands back: the page asked for, the pages after it (a door that caches
+/// pages stores them; one that reads the input again ignores them), and the shaped value.
+#[derive(Debug)]
+pub struct Response {
+    pub page: Page,
+    /// The pages after `page`, in order.
+    pub rest: Vec<Page>,
+    /// The shaped value, whole (before rendering and paging), when the input was JSON and
+    /// not packed: for callers that serialize it themselves, and for a process about to
+    /// exit, which can skip freeing it.
+    pub shaped: Option<Shaped>,
+}
+
+/// One page: the text the model reads, the note that follows it, and the record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub text: String,
+    /// A line for the model after the text (page position, how to go on, or why the level
+    /// was lowered). The budget covers text and note together.
+    pub note: Option<String>,
+    pub record: Record,
+}
+
+/// What happened to a response: the facts a door reports (MCP's `_meta.pare`, the CLI's
+/// `--report-json`, HTTP headers, the Python object).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    pub tokenizer: String,
+    pub format: &'static str,
+    /// The level shown.
+    pub level: String,
+    /// The level the request would have shown, when it was lowered to fit the budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lowered_from: Option<String>,
+    /// Tokens of the input as given (its text, or a value as minified JSON).
+    pub tokens_before: Option<usize>,
+    /// Tokens of this page's text (the note not included).
+    pub tokens_after: Option<usize>,
+    /// Tokens of the note, 0 without one.
+    pub note_tokens: Option<usize>,
+    /// 1-based.
+    pub page: usize,
+    pub pages: usize,
+    pub next_cursor: Option<String>,
+    /// JSON Pointer of the item or string this page continues from the page before
+    /// ([`merge`]); `""` is the root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
+    /// What the page is.
+    pub kind: PageKind,
+    /// What the policy removed, by kind (`stripped`, `empty`, …): counts, never values.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub omitted: BTreeMap<&'static str, u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// What a page's text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageKind {
+    /// The input text itself, unchanged.
+    Input,
+    /// A value (the shaped one, or a page of it) in the request's format: it decodes alone.
+    Value,
+    /// A piece of plain text (non-JSON input, or a value no page could hold a part of).
+    Text,
+    /// Packed search results (a policy with `[pack]`).
+    Packed,
+}
+
+/// Why a request could not be answered. Doors that must not fail (the proxies) forward the
+/// input unchanged instead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RespondError {
+    /// `Input::Json` that is not JSON.
+    #[error("{0}")]
+    Json(#[from] crate::json::JsonError),
+    #[error("unknown level `{name}`; this policy's levels: {allowed}")]
+    Level { name: String, allowed: String },
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
+    #[error("{0}")]
+    Cursor(String),
+    #[error("{0}")]
+    Budget(String),
+    #[error(transparent)]
+    Pack(#[from] crate::pack::PackError),
+}

@@ -1,0 +1,107 @@
+//! The one line that follows a page or a lowered result: where the reader is and how to go
+//! on, in the words of the door the reader came through.
+//!
+//! Why the engine writes it: the budget holds for the page *and* its note, so the engine must
+//! know the note's cost when it cuts pages. Page boundaries depend on that cost, so it is
+//! the most any door's note can cost ([`reserve`]), not the asking door's: the same input,
+//! policy, level, budget and format give the same page texts through every door.
+//!
+//! ```
+//! use pare::respond::note::{Hint, page_note};
+//! let hint = Hint::Tool { more: "pare_more", detail: "detail" };
+//! assert_eq!(
+//!     page_note(&hint, 1, 9, Some("pkfraYerpU"), false),
+//!     r#"pare: page 1 of 9. Next page: call pare_more with {"cursor":"pkfraYerpU"}."#
+//! );
+//! assert_eq!(page_note(&Hint::Flags, 9, 9, None, false), "pare: page 9 of 9 (last).");
+//! ```
+
+use crate::tokens::Tokenizer;
+
+use super::cursor;
+
+/// How a reader asks for the next page or more detail, per door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint<'a> {
+    /// An MCP tool (`more`, called with `{"cursor": …}`) and the argument naming the level.
+    Tool { more: &'a str, detail: &'a str },
+    /// The CLI's `--cursor` and `--level`.
+    Flags,
+    /// HTTP query parameters.
+    Query { cursor: &'a str, detail: &'a str },
+}
+
+/// The door-independent hints, for [`reserve`].
+const BUILTIN: [Hint<'static>; 3] = [
+    Hint::Tool {
+        more: "pare_more",
+        detail: "pare_detail",
+    },
+    Hint::Flags,
+    Hint::Query {
+        cursor: "pare_cursor",
+        detail: "pare_detail",
+    },
+];
+
+/// The note after page `page` of `pages`; `next` is the next page's cursor; `cut_inside`:
+/// the page ends inside an item or a line that the next page continues.
+pub fn page_note(
+    hint: &Hint,
+    page: usize,
+    pages: usize,
+    next: Option<&str>,
+    cut_inside: bool,
+) -> String {
+    let Some(c) = next else {
+        return format!("pare: page {page} of {pages} (last).");
+    };
+    let cut = if cut_inside {
+        ", cut inside an item that goes on"
+    } else {
+        ""
+    };
+    let how = match hint {
+        Hint::Tool { more, .. } => format!("call {more} with {{\"cursor\":\"{c}\"}}"),
+        Hint::Flags => format!("--cursor {c}"),
+        Hint::Query { cursor, .. } => format!("{cursor}={c}"),
+    };
+    format!("pare: page {page} of {pages}{cut}. Next page: {how}.")
+}
+
+/// The note of a result shown at a lower level than asked, to fit `budget` tokens.
+pub fn lowered_note(hint: &Hint, shown: &str, next: &str, budget: usize) -> String {
+    let ask = match hint {
+        Hint::Tool { detail, .. } => format!("call again with {detail} \"{next}\""),
+        Hint::Flags => format!("run again with --level {next}"),
+        Hint::Query { detail, .. } => format!("ask again with {detail}={next}"),
+    };
+    format!("pare: shown at detail `{shown}` to fit {budget} tokens; {ask} for more (in pages).")
+}
+
+/// The most a page note can cost by `fit`, for every door's hint and this request's own.
+pub fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
+    let worst_cursor = "Z".repeat(cursor::MAX_LEN);
+    let max = cursor::MAX_PAGES;
+    BUILTIN
+        .iter()
+        .chain([own])
+        .map(|h| fit.count(&page_note(h, max, max, Some(&worst_cursor), true)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The most a lowered note can cost by `fit`, with the level names of this policy, for
+/// every door's hint and this request's own (so every door lowers to the same level).
+pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budget: usize) -> usize {
+    let longest = levels
+        .iter()
+        .max_by_key(|l| l.len())
+        .map_or("", String::as_str);
+    BUILTIN
+        .iter()
+        .chain([own])
+        .map(|h| fit.count(&lowered_note(h, longest, longest, budget)))
+        .max()
+        .unwrap_or(0)
+}

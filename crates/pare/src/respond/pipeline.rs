@@ -1,0 +1,582 @@
+//! [`respond`]: one request through the pipeline, and the choices on the way (which level,
+//! the input text itself or a rendering, one page or many).
+
+use crate::encode::render_counted;
+use crate::json;
+use crate::pack::{self, PackSettings, Tier, cache::PreviewCache, chunks};
+use crate::policy::{FULL, Params, Policy};
+use crate::shape::{ShapeOptions, Shaped, shape};
+use crate::tokens::Tokenizer;
+use crate::value::Value;
+
+use super::budget::Gate;
+use super::cursor::{self, Cursor};
+use super::cut::{self, TextPage, ValuePage};
+use super::note;
+use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
+
+/// Shape one response: see the [module docs](super).
+pub fn respond(mut req: Request) -> Result<Response, RespondError> {
+    let policy = req.policy;
+    let (level, explicit) = match req.level {
+        Some(name) => (
+            policy.level_index(name).map_err(|_| RespondError::Level {
+                name: name.to_owned(),
+                allowed: policy.levels().join(", "),
+            })?,
+            true,
+        ),
+        None => (policy.level_index(policy.default_level())?, false),
+    };
+    let params = policy.params(req.params)?;
+    if let Some(b) = req.budget {
+        let floor = note::reserve(&Gate::new(req.tokenizer, b), &req.hint) + MIN_PAGE_TOKENS;
+        if b.tokens < floor || b.chars4 < floor {
+            return Err(RespondError::Budget(format!(
+                "a budget of {} tokens ({} by chars/4) is too small: a page needs at least {floor}, its note included",
+                b.tokens, b.chars4
+            )));
+        }
+    }
+    let (text, value) = match &req.input {
+        Input::Json(t) => (Some(*t), Some(json::parse(t)?)),
+        Input::Text(t) => (Some(*t), json::parse(t).ok()),
+        Input::Value(_) => (None, None),
+    };
+    let input = std::mem::replace(&mut req.input, Input::Text(""));
+    let value = match (value, input) {
+        (Some(v), _) => v,
+        (None, Input::Value(v)) => v,
+        (None, _) => return text_response(&req, text.unwrap_or_default(), level),
+    };
+    let run = Run {
+        req: &req,
+        text,
+        level,
+        explicit,
+        params,
+    };
+    if let Some(options) = &policy.options().pack {
+        return run.packed(&value, options);
+    }
+    run.shaped(value)
+}
+
+/// Tokens a page must have room for besides its note: less and no page could say anything.
+const MIN_PAGE_TOKENS: usize = 16;
+
+/// One request, its level and parameters resolved.
+struct Run<'r, 'a> {
+    req: &'r Request<'a>,
+    /// The input text, when the input was text.
+    text: Option<&'a str>,
+    level: usize,
+    explicit: bool,
+    params: Params,
+}
+
+/// The value shaped at one level and rendered, with its real token count.
+struct Rendering {
+    level: usize,
+    shaped: Shaped,
+    text: String,
+    tokens: usize,
+}
+
+impl Run<'_, '_> {
+    fn tok(&self) -> &dyn Tokenizer {
+        self.req.tokenizer
+    }
+
+    fn policy(&self) -> &Policy {
+        self.req.policy
+    }
+
+    fn level_name(&self, level: usize) -> String {
+        self.policy().levels()[level].clone()
+    }
+
+    fn render_at(&self, value: Value, level: usize) -> Rendering {
+        let opts = ShapeOptions {
+            level,
+            params: self.params.clone(),
+            tokenizer: self.tok(),
+            track_paths: false,
+            op_limit: None,
+            notes: self.req.omitted_notes,
+        };
+        let shaped = shape(value, self.policy(), &opts);
+        let counted = self.req.measure || self.req.budget.is_some();
+        let (text, tokens) = if counted {
+            render_counted(&shaped.value, self.req.format, self.tok())
+        } else {
+            (
+                crate::encode::render(&shaped.value, self.req.format, self.tok()),
+                0,
+            )
+        };
+        Rendering {
+            level,
+            shaped,
+            text,
+            tokens,
+        }
+    }
+
+    /// Tokens of the input as given (its text, or the value as minified JSON).
+    fn tokens_before(&self, value: &Value) -> usize {
+        match self.text {
+            Some(t) => self.tok().count(t),
+            None => self.tok().count(&json::to_compact(value)),
+        }
+    }
+
+    fn shaped(self, value: Value) -> Result<Response, RespondError> {
+        let req = self.req;
+        let budget = req.budget;
+        let gate = budget.map(|b| Gate::new(req.tokenizer, b));
+        let limit = budget.map_or(usize::MAX, |b| b.tokens);
+        let gate_count = |text: &str, real: usize| gate.map_or(0, |g| g.count_known(text, real));
+        let lowerable = !self.explicit && self.level > 0 && budget.is_some();
+        let want_before = req.measure || req.keep_input_text;
+        let is_full = self.policy().levels()[self.level] == FULL;
+
+        // The input text itself, at `full`, for a transparent door.
+        if req.keep_input_text
+            && is_full
+            && let Some(text) = self.text
+        {
+            let real = self.tok().count(text);
+            if gate_count(text, real) <= limit {
+                return Ok(self.input_page(text, real, value));
+            }
+        }
+
+        // The input's count runs on another core while this one shapes and renders. A value
+        // given as such is counted as minified JSON.
+        let value_text = (want_before && self.text.is_none()).then(|| json::to_compact(&value));
+        let before_text = self.text.or(value_text.as_deref());
+        let (value_for_lower, to_shape) = if lowerable {
+            (Some(value.clone()), value)
+        } else {
+            (None, value)
+        };
+        let (before, first) = std::thread::scope(|scope| {
+            let tok = self.tok();
+            let before = before_text.map(|t| scope.spawn(move || tok.count(t)));
+            let first = self.render_at(to_shape, self.level);
+            (
+                before.map(|h| h.join().expect("counting does not panic")),
+                first,
+            )
+        });
+
+        // Shaping made nothing cheaper: a transparent door keeps the text as written.
+        if req.keep_input_text
+            && let (Some(text), Some(before)) = (self.text, before)
+            && first.tokens >= before
+            && gate_count(text, before) <= limit
+        {
+            return Ok(self.input_page(text, before, first.shaped.value));
+        }
+
+        let fits = |r: &Rendering, room: usize| gate_count(&r.text, r.tokens) <= room;
+        if fits(&first, limit) {
+            return Ok(self.single(first, before, None));
+        }
+        if let (Some(value), Some(g)) = (value_for_lower, gate) {
+            let room = limit.saturating_sub(note::lowered_reserve(
+                &g,
+                &req.hint,
+                self.policy().levels(),
+                limit,
+            ));
+            for lower in (0..self.level).rev() {
+                let r = self.render_at(value.clone(), lower);
+                if fits(&r, room) {
+                    let asked = self.level_name(self.level);
+                    let note =
+                        note::lowered_note(&req.hint, &self.level_name(lower), &asked, limit);
+                    return Ok(self.single(r, before, Some((asked, note))));
+                }
+            }
+        }
+        let g = gate.expect("only a budget can be exceeded");
+        self.paged(first, before, &g)
+    }
+
+    /// The whole rendering as the one page; `lowered`: the level asked and the note.
+    fn single(
+        &self,
+        r: Rendering,
+        before: Option<usize>,
+        lowered: Option<(String, String)>,
+    ) -> Response {
+        let counted = self.req.measure || self.req.budget.is_some();
+        let note_tokens = lowered.as_ref().map_or(0, |(_, n)| self.tok().count(n));
+        let mut record = self.record(r.level, before, &r.shaped);
+        record.tokens_after = counted.then_some(r.tokens);
+        record.note_tokens = counted.then_some(note_tokens);
+        let (lowered_from, note) = lowered.unzip();
+        record.lowered_from = lowered_from;
+        Response {
+            page: Page {
+                text: r.text,
+                note,
+                record,
+            },
+            rest: Vec::new(),
+            shaped: Some(r.shaped),
+        }
+    }
+
+    /// The input text unchanged as the one page.
+    fn input_page(&self, text: &str, tokens: usize, value: Value) -> Response {
+        let shaped = Shaped {
+            value,
+            manifest: Default::default(),
+            removed: Vec::new(),
+        };
+        let mut record = self.record(self.level, Some(tokens), &shaped);
+        record.kind = PageKind::Input;
+        record.tokens_after = Some(tokens);
+        record.note_tokens = Some(0);
+        Response {
+            page: Page {
+                text: text.to_owned(),
+                note: None,
+                record,
+            },
+            rest: Vec::new(),
+            shaped: Some(shaped),
+        }
+    }
+
+    /// The shaped value at the level asked, cut into pages.
+    fn paged(
+        &self,
+        r: Rendering,
+        before: Option<usize>,
+        gate: &Gate,
+    ) -> Result<Response, RespondError> {
+        let req = self.req;
+        let reserve = note::reserve(gate, &req.hint);
+        let room = gate.limit() - reserve;
+        let mut warnings = Vec::new();
+        let cuts: Vec<(String, Option<String>, bool)> =
+            match cut::cut_value(&r.shaped.value, req.format, self.tok(), gate, room) {
+                Some(pages) => pages
+                    .into_iter()
+                    .map(
+                        |ValuePage {
+                             text, continues, ..
+                         }| (text, continues, true),
+                    )
+                    .collect(),
+                None => {
+                    warnings.push(
+                        "a single key or number is over the budget: the pages are the text cut \
+                         in pieces, and do not decode alone"
+                            .to_owned(),
+                    );
+                    text_cuts(cut::cut_text(&r.text, gate, room))
+                }
+            };
+        let mut template = self.record(r.level, before, &r.shaped);
+        template.warnings.extend(warnings);
+        let check = self.check(|| json::to_compact(&r.shaped.value), reserve);
+        let pages = self.number_pages(cuts, template, check)?;
+        self.pick(pages, check, Some(r.shaped))
+    }
+
+    /// The record every page of this response starts from.
+    fn record(&self, level: usize, before: Option<usize>, shaped: &Shaped) -> Record {
+        Record {
+            tokenizer: self.tok().name().to_owned(),
+            format: self.req.format.name(),
+            level: self.level_name(level),
+            lowered_from: None,
+            tokens_before: before,
+            tokens_after: None,
+            note_tokens: None,
+            page: 1,
+            pages: 1,
+            next_cursor: None,
+            continues: None,
+            kind: PageKind::Value,
+            omitted: shaped
+                .manifest
+                .totals()
+                .into_iter()
+                .map(|(k, n)| (k.as_str(), n))
+                .collect(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The cursor check of this input with these settings. `reserve` stands for the notes'
+    /// cost, which decides where pages end.
+    fn check(&self, value_text: impl FnOnce() -> String, reserve: usize) -> u64 {
+        let req = self.req;
+        let owned;
+        let input: &str = match self.text {
+            Some(t) => t,
+            None => {
+                owned = value_text();
+                &owned
+            }
+        };
+        let policy = serde_json::to_string(req.policy.options()).expect("options serialize");
+        let settings = format!(
+            "{}\u{1}{:?}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{}\u{1}{}",
+            self.level_name(self.level),
+            self.params,
+            req.format.name(),
+            req.tokenizer.name(),
+            req.budget,
+            req.omitted_notes,
+            reserve,
+            self.explicit,
+        );
+        cursor::check([input.as_bytes(), policy.as_bytes(), settings.as_bytes()])
+    }
+
+    /// Pages with their notes, cursors and records. `cuts`: text, the pointer it continues,
+    /// and whether it is a value (else text).
+    fn number_pages(
+        &self,
+        cuts: Vec<(String, Option<String>, bool)>,
+        template: Record,
+        check: u64,
+    ) -> Result<Vec<Page>, RespondError> {
+        let n = cuts.len();
+        if n > cursor::MAX_PAGES {
+            return Err(RespondError::Budget(format!(
+                "{n} pages: more than the {} a cursor can count; raise the budget",
+                cursor::MAX_PAGES
+            )));
+        }
+        let cursor_of = |page: usize| {
+            Cursor {
+                check,
+                page: page as u16,
+            }
+            .encode()
+        };
+        let cut_inside: Vec<bool> = (0..n)
+            .map(|i| {
+                cuts.get(i + 1)
+                    .is_some_and(|(_, continues, is_value)| !*is_value || continues.is_some())
+                    && (cuts[i].2 || !cuts[i].0.ends_with('\n'))
+            })
+            .collect();
+        Ok(cuts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (text, continues, is_value))| {
+                let next = (i + 1 < n).then(|| cursor_of(i + 2));
+                let note =
+                    note::page_note(&self.req.hint, i + 1, n, next.as_deref(), cut_inside[i]);
+                let mut record = template.clone();
+                record.tokens_after = Some(self.tok().count(&text));
+                record.note_tokens = Some(self.tok().count(&note));
+                record.page = i + 1;
+                record.pages = n;
+                record.next_cursor = next;
+                record.continues = continues;
+                record.kind = if is_value {
+                    PageKind::Value
+                } else {
+                    PageKind::Text
+                };
+                Page {
+                    text,
+                    note: Some(note),
+                    record,
+                }
+            })
+            .collect())
+    }
+
+    /// The page the request's cursor names (page 1 without one), and the pages after it.
+    fn pick(
+        &self,
+        mut pages: Vec<Page>,
+        check: u64,
+        shaped: Option<Shaped>,
+    ) -> Result<Response, RespondError> {
+        let at = match self.req.cursor {
+            None => 0,
+            Some(c) => cursor_page(c, check, pages.len())? - 1,
+        };
+        let rest = pages.split_off(at + 1);
+        let page = pages.pop().expect("at least one page");
+        Ok(Response { page, rest, shaped })
+    }
+
+    /// Search results through `pack`: pages of packed text under the budget.
+    fn packed(
+        self,
+        value: &Value,
+        options: &pack::options::PackOptions,
+    ) -> Result<Response, RespondError> {
+        let req = self.req;
+        let list = chunks::from_response(value, options)?;
+        let level = self.level_name(self.level);
+        let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
+        let reserve = gate.map_or(0, |g| note::reserve(&g, &req.hint));
+        let room = gate.map_or(1 << 40, |g| g.limit() - reserve);
+        let before = req.measure.then(|| self.tokens_before(value));
+        let mut cache = PreviewCache::new(1024);
+        // The pack counts real tokens; a chars/4 limit that binds is met by packing again
+        // under a proportionally smaller budget.
+        let mut pack_budget = room;
+        let packs = loop {
+            let settings = PackSettings {
+                options,
+                budget: pack_budget,
+                tokenizer: req.tokenizer,
+                max_tier: Tier::cap_for_level(&level),
+                level: &level,
+                total: chunks::total(value, options),
+            };
+            let mut packs = vec![pack::pack(&list, &settings, &mut cache)];
+            while let Some(next) = packs.last().and_then(|p| p.next_cursor.clone()) {
+                packs.push(pack::pack_from_cursor(&list, &settings, &mut cache, &next)?);
+            }
+            let worst = gate.map_or(0, |g| {
+                packs
+                    .iter()
+                    .map(|p| g.count_known(&p.text, p.tokens))
+                    .max()
+                    .unwrap_or(0)
+            });
+            if worst <= room || pack_budget <= MIN_PAGE_TOKENS {
+                break packs;
+            }
+            pack_budget = (pack_budget * room / worst).min(pack_budget - 1);
+        };
+        let check = self.check(|| json::to_compact(value), reserve);
+        let n = packs.len();
+        let mut template = self.record(
+            self.level,
+            before,
+            &Shaped {
+                value: Value::Null,
+                manifest: Default::default(),
+                removed: Vec::new(),
+            },
+        );
+        template.kind = PageKind::Packed;
+        let pages: Vec<Page> = packs
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let next = p.next_cursor.clone();
+                let note =
+                    (n > 1).then(|| note::page_note(&req.hint, i + 1, n, next.as_deref(), false));
+                let mut record = template.clone();
+                record.tokens_after = Some(p.tokens);
+                record.note_tokens = Some(note.as_deref().map_or(0, |t| req.tokenizer.count(t)));
+                record.page = i + 1;
+                record.pages = n;
+                record.next_cursor = next;
+                Page {
+                    text: p.text,
+                    note,
+                    record,
+                }
+            })
+            .collect();
+        // A pack's cursors check the chunks and pack settings; the first page's own check
+        // is what a cursor for page 2 carries.
+        let pack_check = pages
+            .first()
+            .and_then(|p| p.record.next_cursor.as_deref())
+            .and_then(Cursor::decode)
+            .map_or(check, |c| c.check);
+        self.pick(pages, pack_check, None)
+    }
+}
+
+/// Plain-text pieces as page cuts (each continues the one before when it did not end a line).
+fn text_cuts(pages: Vec<TextPage>) -> Vec<(String, Option<String>, bool)> {
+    pages
+        .into_iter()
+        .map(|TextPage { text, .. }| (text, None, false))
+        .collect()
+}
+
+/// The page number a cursor names, checked against this input and settings.
+fn cursor_page(text: &str, check: u64, pages: usize) -> Result<usize, RespondError> {
+    let c = Cursor::decode(text)
+        .ok_or_else(|| RespondError::Cursor(format!("`{text}` is not a pare cursor")))?;
+    if c.check != check {
+        return Err(RespondError::Cursor(format!(
+            "cursor `{text}` does not fit this input: a cursor is good for the same input, \
+             policy, level, parameters, format, tokenizer and budget it came from"
+        )));
+    }
+    let page = usize::from(c.page);
+    if page < 2 || page > pages {
+        return Err(RespondError::Cursor(format!(
+            "cursor `{text}` names page {page}, but there are {pages}"
+        )));
+    }
+    Ok(page)
+}
+
+/// Plain text (not JSON): the text itself when it fits, else pieces cut at line ends.
+fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, RespondError> {
+    let tok = req.tokenizer;
+    let counted = req.measure || req.budget.is_some();
+    let tokens = counted.then(|| tok.count(text));
+    let record = Record {
+        tokenizer: tok.name().to_owned(),
+        format: "text",
+        level: req.policy.levels()[level].clone(),
+        lowered_from: None,
+        tokens_before: tokens,
+        tokens_after: tokens,
+        note_tokens: counted.then_some(0),
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+        continues: None,
+        kind: PageKind::Input,
+        omitted: Default::default(),
+        warnings: Vec::new(),
+    };
+    let gate = req.budget.map(|b| Gate::new(tok, b));
+    let over = match (gate, tokens) {
+        (Some(g), Some(t)) => g.count_known(text, t) > g.limit(),
+        _ => false,
+    };
+    if !over {
+        return Ok(Response {
+            page: Page {
+                text: text.to_owned(),
+                note: None,
+                record,
+            },
+            rest: Vec::new(),
+            shaped: None,
+        });
+    }
+    let g = gate.expect("over a budget");
+    let run = Run {
+        req,
+        text: Some(text),
+        level,
+        explicit: true,
+        params: Params::default(),
+    };
+    let reserve = note::reserve(&g, &req.hint);
+    let cuts = text_cuts(cut::cut_text(text, &g, g.limit() - reserve));
+    let check = run.check(String::new, reserve);
+    let pages = run.number_pages(cuts, record, check)?;
+    run.pick(pages, check, None)
+}
+
+#[cfg(test)]
+mod tests;
