@@ -1,23 +1,16 @@
 //! The page cache behind `pare_more`: bounded in entries and bytes, with a time-to-live.
 //!
-//! A paged result stores its later pages here under short opaque cursors (10 base-62
-//! characters from a randomly seeded hash, not an encoding of anything). The oldest entries
-//! are evicted first when a bound is hit; an expired or evicted cursor is simply unknown.
+//! A paged result stores its later pages here under the cursors the engine named them by
+//! (see `pare::respond::cursor`). The oldest entries are evicted first when a bound is hit;
+//! an expired or evicted cursor is simply unknown.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, RandomState};
 use std::time::{Duration, Instant};
 
-/// One later page of a result.
+/// One later page of a result, as the engine made it, with its `_meta.pare`.
 #[derive(Debug, Clone)]
-pub struct Page {
-    pub text: String,
-    /// 1-based page number and page count.
-    pub page: usize,
-    pub pages: usize,
-    /// The cursor of the page after this one.
-    pub next: Option<String>,
-    /// The `_meta.pare` facts shared by all pages of the result (tool, level, tokens before).
+pub struct CachedPage {
+    pub page: pare::respond::Page,
     pub meta: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -43,12 +36,10 @@ impl Default for Limits {
 #[derive(Debug)]
 pub struct PageCache {
     limits: Limits,
-    pages: HashMap<String, (Instant, Page)>,
+    pages: HashMap<String, (Instant, CachedPage)>,
     /// Insertion order, for eviction.
     order: VecDeque<String>,
     bytes: usize,
-    seed: RandomState,
-    counter: u64,
 }
 
 impl PageCache {
@@ -58,32 +49,18 @@ impl PageCache {
             pages: HashMap::new(),
             order: VecDeque::new(),
             bytes: 0,
-            seed: RandomState::new(),
-            counter: 0,
-        }
-    }
-
-    /// A fresh cursor, unique in this process.
-    pub fn new_cursor(&mut self) -> String {
-        loop {
-            self.counter += 1;
-            let mut n = self.seed.hash_one(self.counter);
-            const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-            let mut s = String::with_capacity(10);
-            for _ in 0..10 {
-                s.push(DIGITS[(n % 62) as usize] as char);
-                n /= 62;
-            }
-            if !self.pages.contains_key(&s) {
-                return s;
-            }
         }
     }
 
     /// Store a page under `cursor`, evicting the oldest pages to stay within the limits.
-    pub fn put(&mut self, cursor: String, page: Page) {
+    /// The same cursor stored again (the same result asked for again) replaces the page.
+    pub fn put(&mut self, cursor: String, page: CachedPage) {
         self.expire();
-        let size = page.text.len();
+        if let Some((_, old)) = self.pages.remove(&cursor) {
+            self.bytes -= old.page.text.len();
+            self.order.retain(|c| *c != cursor);
+        }
+        let size = page.page.text.len();
         while !self.order.is_empty()
             && (self.order.len() >= self.limits.max_pages
                 || self.bytes + size > self.limits.max_bytes)
@@ -97,7 +74,7 @@ impl PageCache {
 
     /// The page a cursor names, if it is still cached. Pages stay until they expire, so a
     /// client may ask for the same page again.
-    pub fn get(&mut self, cursor: &str) -> Option<Page> {
+    pub fn get(&mut self, cursor: &str) -> Option<CachedPage> {
         self.expire();
         self.pages.get(cursor).map(|(_, p)| p.clone())
     }
@@ -115,7 +92,7 @@ impl PageCache {
         if let Some(c) = self.order.pop_front()
             && let Some((_, p)) = self.pages.remove(&c)
         {
-            self.bytes -= p.text.len();
+            self.bytes -= p.page.text.len();
         }
     }
 }
@@ -124,24 +101,19 @@ impl PageCache {
 mod tests {
     use super::*;
 
-    fn page(text: &str) -> Page {
-        Page {
-            text: text.into(),
-            page: 2,
-            pages: 2,
-            next: None,
+    fn page(text: &str) -> CachedPage {
+        let policy = pare::Policy::builtin_default();
+        let mut page = pare::respond::respond(pare::respond::Request::new(
+            pare::respond::Input::Text("1"),
+            &policy,
+        ))
+        .unwrap()
+        .page;
+        page.text = text.into();
+        CachedPage {
+            page,
             meta: Default::default(),
         }
-    }
-
-    #[test]
-    fn cursors_are_short_opaque_and_distinct() {
-        let mut c = PageCache::new(Limits::default());
-        let a = c.new_cursor();
-        let b = c.new_cursor();
-        assert_eq!(a.len(), 10);
-        assert!(a.chars().all(|ch| ch.is_ascii_alphanumeric()));
-        assert_ne!(a, b);
     }
 
     #[test]
@@ -158,7 +130,16 @@ mod tests {
         assert!(c.get("b").is_some() && c.get("c").is_some());
         c.put("d".into(), page("123456789"));
         assert!(c.get("b").is_none() && c.get("c").is_none());
-        assert_eq!(c.get("d").unwrap().text, "123456789");
+        assert_eq!(c.get("d").unwrap().page.text, "123456789");
+    }
+
+    #[test]
+    fn the_same_cursor_stored_again_replaces_its_page() {
+        let mut c = PageCache::new(Limits::default());
+        c.put("a".into(), page("old"));
+        c.put("a".into(), page("new!"));
+        assert_eq!(c.get("a").unwrap().page.text, "new!");
+        assert_eq!((c.order.len(), c.bytes), (1, 4));
     }
 
     #[test]

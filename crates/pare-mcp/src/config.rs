@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pare::encode::Format;
 use pare::policy::mcp::{McpOptions, glob_match};
-use pare::policy::{FULL, Policy, PolicyError};
+use pare::policy::{Policy, PolicyError};
 
 /// A bad policy file: the proxy refuses to start.
 #[derive(Debug, thiserror::Error)]
@@ -147,11 +147,6 @@ fn read_policy(path: &Path) -> Result<Policy, ConfigError> {
         path: path.to_owned(),
         source,
     })
-}
-
-/// Whether a level index is `full` (the upstream result unchanged).
-pub fn is_full(tool: &ToolPolicy, level: usize) -> bool {
-    tool.levels()[level] == FULL
 }
 
 #[cfg(test)]

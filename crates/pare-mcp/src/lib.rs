@@ -4,8 +4,9 @@
 //! session per client ([`listen`]); pare runs the server as a child process over stdio
 //! ([`run_stdio`]) or reaches it over streamable HTTP ([`http_upstream`]), and moves
 //! newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
-//! is not a tool result passes byte for byte. Tool results are shaped with the engine
-//! ([`shape_result`]), kept under a token budget, and paged ([`pages`], [`cache`]) behind
+//! is not a tool result passes byte for byte. Tool results go through the engine's
+//! response pipeline (`pare::respond`: level, budget, pages, cursors) by way of
+//! [`shape_result`], which only maps them onto MCP; later pages wait in the [`cache`] for
 //! the synthetic `pare_more` tool ([`tools_list`]). Configuration is the `[mcp]` section of
 //! a policy file ([`config`]).
 //!
@@ -14,11 +15,9 @@
 
 pub mod cache;
 pub mod config;
-pub mod gate;
 pub mod http_upstream;
 pub mod lines;
 pub mod listen;
-pub mod pages;
 pub mod proxy;
 pub mod rpc;
 pub mod shape_result;

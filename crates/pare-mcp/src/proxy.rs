@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use crate::cache::{Limits, PageCache};
-use crate::config::{Config, ToolPolicy, is_full};
+use crate::config::{Config, ToolPolicy};
 use crate::lines::{Line, LineReader};
 use crate::rpc::{self, Kind};
 use crate::shape_result::{Budget, Call, Shaped, page_result, shape_result};
@@ -54,8 +54,10 @@ enum Pending {
     Call {
         tool_name: String,
         tool: Arc<ToolPolicy>,
-        level: usize,
-        explicit: bool,
+        /// The level the caller named; `None`: the tool's default.
+        level: Option<String>,
+        /// The argument it is named by.
+        detail_arg: String,
     },
     Other,
 }
@@ -247,7 +249,7 @@ fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
             .and_then(Json::as_str);
         let page = cursor.and_then(|c| shared.cache.lock().expect("cache").get(c));
         let reply = match page {
-            Some(page) => rpc::result(id, page_result(page, shared.opts.budget.tokenizer)),
+            Some(page) => rpc::result(id, page_result(page)),
             None => rpc::error(
                 id,
                 rpc::INVALID_PARAMS,
@@ -265,10 +267,10 @@ fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
         .pointer_mut("/params/arguments")
         .and_then(Json::as_object_mut)
         .and_then(|args| args.remove(&arg));
-    let (level, explicit) = match &asked {
-        None => (tool.default_level, false),
-        Some(v) => match v.as_str().and_then(|s| tool.policy.level_index(s).ok()) {
-            Some(level) => (level, true),
+    let level = match &asked {
+        None => None,
+        Some(v) => match v.as_str().filter(|s| tool.policy.level_index(s).is_ok()) {
+            Some(level) => Some(level.to_owned()),
             None => {
                 let msg = format!(
                     "`{arg}` must be one of: {} (got {v})",
@@ -284,7 +286,7 @@ fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
             tool_name: name,
             tool,
             level,
-            explicit,
+            detail_arg: arg,
         },
         asked.is_some(),
     )
@@ -427,16 +429,13 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
             tool_name,
             tool,
             level,
-            explicit,
+            detail_arg,
         } => {
-            if is_full(&tool, level) {
-                return Ok(None);
-            }
             let call = Call {
                 tool_name: &tool_name,
                 tool: &tool,
-                level,
-                explicit,
+                level: level.as_deref(),
+                detail_arg: &detail_arg,
             };
             // Fail open: a panic while shaping forwards the original.
             let shaped = catch_unwind(AssertUnwindSafe(|| {
@@ -448,6 +447,7 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
                     *result = new;
                     Ok(Some(serde_json::to_vec(&msg).expect("serializes")))
                 }
+                Ok(Shaped::AsIs) => Ok(None),
                 Ok(Shaped::Unchanged(why)) => {
                     log(&format!("`{tool_name}` result forwarded unchanged: {why}"));
                     Ok(None)

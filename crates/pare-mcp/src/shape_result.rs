@@ -1,35 +1,46 @@
-//! Shaping one `tools/call` result: policy at a level, the token budget, pages.
+//! Mapping one `tools/call` result onto the engine's response pipeline and back.
 //!
-//! Each `content[]` text that parses as JSON is shaped with the tool's policy and rendered in
-//! its format; other content is left alone. `structuredContent` is never touched: it must
-//! stay valid against the tool's `outputSchema`, and clients hand `content` to the model.
-//! When the shaped text is over the budget, a level the caller did not choose is lowered
-//! step by step until it fits; when none fits (or the caller chose the level), the text is
-//! paged ([`crate::pages`]) and the later pages are cached for `pare_more`.
+//! The proxy only translates: the result's text becomes a [`pare::respond::Request`] (the
+//! tool's policy, format and level, the budget, the proxy's words for "next page"), and the
+//! engine's [`Page`] becomes the result's content (the page text, then the note as a second
+//! text item) and `_meta.pare` (the record). Levels, budgets, paging and cursors are the
+//! engine's; later pages go into the [`PageCache`] for `pare_more`.
+//!
+//! `structuredContent` is never touched: it must stay valid against the tool's
+//! `outputSchema`, and clients hand `content` to the model.
 
-use pare::encode::render_counted;
-use pare::shape::{ShapeOptions, shape};
+use pare::respond::{self, Hint, Input, Page, PageKind, Request};
 use pare::tokens::Tokenizer;
 use serde_json::{Map, Value as Json, json};
 
-use crate::cache::{Page, PageCache};
+use crate::cache::{CachedPage, PageCache};
 use crate::config::ToolPolicy;
-use crate::gate::Gate;
-use crate::pages::paginate_rendered;
+use crate::tools_list::PARE_MORE;
 
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub max_tokens: usize,
-    /// The limit by the chars/4 estimate some clients gate on (see [`Gate`]).
+    /// The limit by the chars/4 estimate some clients gate on.
     pub max_chars4: usize,
     pub tokenizer: &'static dyn Tokenizer,
+}
+
+impl Budget {
+    fn engine(&self) -> respond::Budget {
+        respond::Budget {
+            tokens: self.max_tokens,
+            chars4: self.max_chars4,
+        }
+    }
 }
 
 /// What became of a result.
 #[derive(Debug)]
 pub enum Shaped {
-    /// Forward the upstream bytes unchanged, for this reason (logged when it is a failure).
+    /// Forward the upstream bytes unchanged, as the caller asked (`detail: "full"`).
+    AsIs,
+    /// Forward the upstream bytes unchanged: shaping failed for this reason (logged).
     Unchanged(&'static str),
     /// The new `result` object.
     Result(Json),
@@ -40,20 +51,33 @@ pub enum Shaped {
 pub struct Call<'a> {
     pub tool_name: &'a str,
     pub tool: &'a ToolPolicy,
-    pub level: usize,
-    /// The caller named the level: never lowered to fit, paged instead.
-    pub explicit: bool,
+    /// The level the caller named; `None`: the tool's default, lowered to fit.
+    pub level: Option<&'a str>,
+    /// The argument the caller names a level with (`detail`, or `pare_detail`).
+    pub detail_arg: &'a str,
 }
 
-/// The content items rendered at one level, with their counts.
-#[derive(Default)]
-struct Rendering {
-    /// Per content item: the shaped value and its text, for the items that are JSON text.
-    items: Vec<Option<(pare::Value, String)>>,
-    /// Real tokens of all texts (shaped or not).
-    real: usize,
-    /// The budget gate's count of all texts.
-    gate: usize,
+impl Call<'_> {
+    fn hint(&self) -> Hint<'_> {
+        Hint::Tool {
+            more: PARE_MORE,
+            detail: self.detail_arg,
+        }
+    }
+
+    fn request<'r>(&'r self, text: &'r str, budget: &Budget, paged: bool) -> Request<'r> {
+        let policy = &*self.tool.policy;
+        Request {
+            level: self.level,
+            default_level: Some(&policy.levels()[self.tool.default_level]),
+            format: self.tool.format,
+            tokenizer: budget.tokenizer,
+            budget: paged.then(|| budget.engine()),
+            keep_input_text: true,
+            hint: self.hint(),
+            ..Request::new(Input::Text(text), policy)
+        }
+    }
 }
 
 /// Shape `result` (a `tools/call` result object).
@@ -68,171 +92,158 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         return Shaped::Unchanged("the result has no content list");
     };
     let texts: Vec<Option<&str>> = content.iter().map(text_of).collect();
-    let values: Vec<Option<pare::Value>> = texts
-        .iter()
-        .map(|t| t.and_then(|t| pare::json::parse(t).ok()))
-        .collect();
-    if values.iter().all(Option::is_none) {
-        return Shaped::Unchanged("no content text is JSON");
-    }
-    let tok = budget.tokenizer;
-
-    let gate = Gate::new(tok, budget.max_tokens, budget.max_chars4);
-    // Each level's rendering is counted once: real tokens (for `_meta`) and the gate's count
-    // (the stricter of real and chars/4, for the budget).
-    let render_at = |level: usize| -> Rendering {
-        let mut r = Rendering::default();
-        for (v, t) in values.iter().zip(&texts) {
-            let mut add = |text: &str, real: usize| {
-                r.real += real;
-                r.gate += real.max(gate.chars4_count(text));
-            };
-            match v {
-                Some(v) => {
-                    let opts = options(call.tool, level, tok);
-                    let shaped = shape(v.clone(), &call.tool.policy, &opts).value;
-                    // The exact count comes with the text (`auto` has counted it already).
-                    let (text, real) = render_counted(&shaped, call.tool.format, tok);
-                    add(&text, real);
-                    r.items.push(Some((shaped, text)));
-                }
-                None => {
-                    if let Some(text) = t {
-                        add(text, tok.count(text));
+    let (new_content, meta) = match texts.iter().flatten().count() {
+        0 => return Shaped::Unchanged("no text content"),
+        1 => {
+            let at = texts.iter().position(Option::is_some).expect("one text");
+            let text = texts[at].expect("a text");
+            match one_text(text, call, &budget, cache) {
+                Ok((page, meta)) => {
+                    let mut items = content.clone();
+                    if page.record.kind != PageKind::Input {
+                        items[at] = with_text(&content[at], page.text);
                     }
-                    r.items.push(None);
+                    items.extend(page.note.map(note));
+                    (items, meta)
                 }
+                Err(Unchanged::AsAsked) => return Shaped::AsIs,
+                Err(Unchanged::Failed(why)) => return Shaped::Unchanged(why),
             }
         }
-        r
+        _ => match several_texts(content, &texts, call, &budget) {
+            Ok(shaped) => shaped,
+            Err(why) => return Shaped::Unchanged(why),
+        },
     };
-
-    // The server's text is counted on another core while this one shapes and renders.
-    let (tokens_before, (level, rendered, lowered)) = std::thread::scope(|scope| {
-        let before = scope.spawn(|| texts.iter().flatten().map(|t| tok.count(t)).sum::<usize>());
-        let mut chosen = (call.level, render_at(call.level), false);
-        if chosen.1.gate > budget.max_tokens && !call.explicit {
-            for lower in (0..call.level).rev() {
-                let r = render_at(lower);
-                if r.gate <= budget.max_tokens {
-                    chosen = (lower, r, true);
-                    break;
-                }
-            }
-        }
-        (before.join().expect("counting does not panic"), chosen)
-    });
-    let level_name = call.tool.levels()[level].clone();
-    let mut meta = Map::new();
-    meta.insert("tool".into(), json!(call.tool_name));
-    meta.insert("tokenizer".into(), json!(tok.name()));
-    meta.insert("tokensBefore".into(), json!(tokens_before));
-    meta.insert("level".into(), json!(level_name));
-    meta.insert("format".into(), json!(call.tool.format.name()));
-
-    let mut new_content: Vec<Json> = content
-        .iter()
-        .zip(&rendered.items)
-        .map(|(item, r)| match r {
-            Some((_, text)) => with_text(item, text.clone()),
-            None => item.clone(),
-        })
-        .collect();
-    let mut page_meta = (1, 1, None);
-    let mut after = rendered.real;
-    if rendered.real >= tokens_before && rendered.gate <= budget.max_tokens {
-        // Shaping saved nothing: the server's own text is as cheap and exactly as written.
-        new_content = content.clone();
-        after = tokens_before;
-    } else if lowered {
-        let next = &call.tool.levels()[call.level];
-        let text = format!(
-            "pare: shown at detail `{level_name}` to fit {} tokens; call again with detail \"{next}\" for more (in pages).",
-            budget.max_tokens
-        );
-        after += tok.count(&text);
-        new_content.push(note(text));
-    } else if rendered.gate > budget.max_tokens {
-        // Paged: only a result whose one content item is JSON text.
-        let [Some((value, whole))] = rendered.items.as_slice() else {
-            return Shaped::Unchanged("over the budget, and only a single JSON text can be paged");
-        };
-        // The note after each page: its words, plus at most one token per cursor character.
-        let reserve = gate.count(&page_note(9999, 9999, Some(""))) + 10;
-        // The one item's rendering and its gate count are the whole's: not made again.
-        let pages = paginate_rendered(
-            value,
-            whole,
-            rendered.gate,
-            call.tool.format,
-            tok,
-            &gate,
-            budget.max_tokens.saturating_sub(reserve).max(1),
-        );
-        let n = pages.len();
-        let cursors: Vec<String> = (1..n).map(|_| cache.new_cursor()).collect();
-        for (i, text) in pages.iter().enumerate().skip(1) {
-            cache.put(
-                cursors[i - 1].clone(),
-                Page {
-                    text: text.clone(),
-                    page: i + 1,
-                    pages: n,
-                    next: cursors.get(i).cloned(),
-                    meta: meta.clone(),
-                },
-            );
-        }
-        let first = cursors.first().map(String::as_str);
-        let note_text = page_note(1, n, first);
-        after = tok.count(&pages[0]) + tok.count(&note_text);
-        new_content = vec![with_text(&content[0], pages[0].clone()), note(note_text)];
-        page_meta = (1, n, first.map(str::to_owned));
-    }
-    meta.insert("tokensAfter".into(), json!(after));
-    finish_meta(&mut meta, page_meta);
     let mut out = obj.clone();
     out.insert("content".into(), Json::Array(new_content));
     set_meta(&mut out, meta);
     Shaped::Result(Json::Object(out))
 }
 
+/// A result with one text item: the whole pipeline, budget and pages included.
+fn one_text(
+    text: &str,
+    call: &Call,
+    budget: &Budget,
+    cache: &mut PageCache,
+) -> Result<(Page, Map<String, Json>), Unchanged> {
+    let response = respond::respond(call.request(text, budget, true))
+        .map_err(|_| Unchanged::Failed("the engine refused it"))?;
+    let record = &response.page.record;
+    if record.kind == PageKind::Input && record.pages == 1 {
+        if record.format == "text" {
+            return Err(Unchanged::Failed("no content text is JSON"));
+        }
+        if call.level == Some(pare::policy::FULL) {
+            return Err(Unchanged::AsAsked);
+        }
+    }
+    // Each later page is asked for by the cursor the page before it names.
+    let mut cursor = response.page.record.next_cursor.clone();
+    for later in response.rest {
+        let next = later.record.next_cursor.clone();
+        if let Some(c) = cursor {
+            cache.put(
+                c,
+                CachedPage {
+                    meta: meta_of(call.tool_name, &later),
+                    page: later,
+                },
+            );
+        }
+        cursor = next;
+    }
+    let meta = meta_of(call.tool_name, &response.page);
+    Ok((response.page, meta))
+}
+
+/// Why a result is forwarded as the server sent it.
+enum Unchanged {
+    /// What the caller asked for (`full` within the budget): nothing to log.
+    AsAsked,
+    /// Shaping was not possible; the reason is logged.
+    Failed(&'static str),
+}
+
+/// Several text items: each JSON one shaped at the call's level, none paged; over the
+/// budget, the result is left alone.
+fn several_texts(
+    content: &[Json],
+    texts: &[Option<&str>],
+    call: &Call,
+    budget: &Budget,
+) -> Result<(Vec<Json>, Map<String, Json>), &'static str> {
+    let gate = respond::budget::Gate::new(budget.tokenizer, budget.engine());
+    let (mut before, mut after, mut gate_total) = (0, 0, 0);
+    let mut items = Vec::with_capacity(content.len());
+    let mut first_json: Option<Page> = None;
+    for (item, text) in content.iter().zip(texts) {
+        let Some(text) = text else {
+            items.push(item.clone());
+            continue;
+        };
+        let page = respond::respond(call.request(text, budget, false))
+            .map_err(|_| "the engine refused it")?
+            .page;
+        let tokens = page.record.tokens_after.unwrap_or(0);
+        before += page.record.tokens_before.unwrap_or(0);
+        after += tokens;
+        gate_total += gate.count_known(&page.text, tokens);
+        if page.record.kind == PageKind::Input {
+            items.push(item.clone());
+        } else {
+            items.push(with_text(item, page.text.clone()));
+        }
+        if page.record.format != "text" {
+            first_json.get_or_insert(page);
+        }
+    }
+    let mut page = first_json.ok_or("no content text is JSON")?;
+    if gate_total > budget.max_tokens {
+        return Err("several text items over the budget (only one can be paged)");
+    }
+    page.record.tokens_before = Some(before);
+    page.record.tokens_after = Some(after);
+    page.record.note_tokens = Some(0);
+    Ok((items, meta_of(call.tool_name, &page)))
+}
+
 /// The `pare_more` answer for a cached page.
-pub fn page_result(page: Page, tok: &dyn Tokenizer) -> Json {
-    let content = vec![
-        json!({"type": "text", "text": page.text}),
-        note(page_note(page.page, page.pages, page.next.as_deref())),
-    ];
-    let mut meta = page.meta;
-    let after: usize = content
-        .iter()
-        .filter_map(text_of)
-        .map(|t| tok.count(t))
-        .sum();
-    meta.insert("tokensAfter".into(), json!(after));
-    finish_meta(&mut meta, (page.page, page.pages, page.next));
+pub fn page_result(cached: CachedPage) -> Json {
+    let mut content = vec![json!({"type": "text", "text": cached.page.text})];
+    content.extend(cached.page.note.map(note));
     let mut out = Map::new();
     out.insert("content".into(), Json::Array(content));
-    set_meta(&mut out, meta);
+    set_meta(&mut out, cached.meta);
     Json::Object(out)
 }
 
-/// The line that follows a page: where the reader is and how to go on.
-pub fn page_note(page: usize, pages: usize, next: Option<&str>) -> String {
-    match next {
-        Some(c) => format!(
-            "pare: page {page} of {pages}. Next page: call pare_more with {{\"cursor\":\"{c}\"}}."
-        ),
-        None => format!("pare: page {page} of {pages} (last)."),
+/// `_meta.pare` of a page: the record in the proxy's words.
+fn meta_of(tool: &str, page: &Page) -> Map<String, Json> {
+    let r = &page.record;
+    let mut meta = Map::new();
+    meta.insert("tool".into(), json!(tool));
+    meta.insert("tokenizer".into(), json!(r.tokenizer));
+    meta.insert("tokensBefore".into(), json!(r.tokens_before));
+    meta.insert(
+        "tokensAfter".into(),
+        json!(r.tokens_after.unwrap_or(0) + r.note_tokens.unwrap_or(0)),
+    );
+    meta.insert("level".into(), json!(r.level));
+    if let Some(from) = &r.lowered_from {
+        meta.insert("loweredFrom".into(), json!(from));
     }
-}
-
-fn finish_meta(meta: &mut Map<String, Json>, (page, pages, next): (usize, usize, Option<String>)) {
-    meta.insert("page".into(), json!(page));
-    meta.insert("pages".into(), json!(pages));
-    if let Some(c) = next {
+    meta.insert("format".into(), json!(r.format));
+    meta.insert("page".into(), json!(r.page));
+    meta.insert("pages".into(), json!(r.pages));
+    if let Some(c) = &r.next_cursor {
         meta.insert("nextCursor".into(), json!(c));
     }
+    if let Some(c) = &r.continues {
+        meta.insert("continues".into(), json!(c));
+    }
+    meta
 }
 
 /// Put `pare` into the result's `_meta`, keeping whatever the server put there.
@@ -242,17 +253,6 @@ fn set_meta(result: &mut Map<String, Json>, pare: Map<String, Json>) {
         .or_insert_with(|| Json::Object(Map::new()));
     if let Some(m) = meta.as_object_mut() {
         m.insert("pare".into(), Json::Object(pare));
-    }
-}
-
-fn options(tool: &ToolPolicy, level: usize, tok: &'static dyn Tokenizer) -> ShapeOptions<'static> {
-    ShapeOptions {
-        level,
-        params: tool.policy.params(&[]).expect("defaults are valid"),
-        tokenizer: tok,
-        track_paths: false,
-        op_limit: None,
-        notes: None,
     }
 }
 
@@ -278,6 +278,7 @@ mod tests {
 
     use super::*;
     use crate::cache::Limits;
+    use crate::config::ToolPolicy;
 
     fn setup() -> (ToolPolicy, Json) {
         let policy = pare::Policy::parse(
@@ -338,11 +339,12 @@ mod tests {
             let (mut tool, _) = setup();
             tool.format = format;
             for (level, explicit) in [(2, false), (1, false), (1, true)] {
+                let name = tool.levels()[level].clone();
                 let call = Call {
                     tool_name: "t",
                     tool: &tool,
-                    level,
-                    explicit,
+                    level: explicit.then_some(name.as_str()),
+                    detail_arg: "detail",
                 };
                 let mut cache = PageCache::new(Limits::default());
                 if let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) {
@@ -358,8 +360,8 @@ mod tests {
                 let call = Call {
                     tool_name: "t",
                     tool: &tool,
-                    level: 1,
-                    explicit,
+                    level: explicit.then_some("standard"),
+                    detail_arg: "detail",
                 };
                 let mut cache = PageCache::new(Limits::default());
                 let Shaped::Result(r) = shape_result(&small, &call, budget(), &mut cache) else {
@@ -376,8 +378,8 @@ mod tests {
         let call = Call {
             tool_name: "t",
             tool: &tool,
-            level: 1,
-            explicit: false,
+            level: None,
+            detail_arg: "detail",
         };
         let mut cache = PageCache::new(Limits::default());
         let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
@@ -396,8 +398,8 @@ mod tests {
         let call = Call {
             tool_name: "t",
             tool: &tool,
-            level: 1,
-            explicit: true,
+            level: Some("standard"),
+            detail_arg: "detail",
         };
         let mut cache = PageCache::new(Limits::default());
         let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
@@ -408,8 +410,9 @@ mod tests {
         assert!(meta["pages"].as_u64().unwrap() > 1);
         assert!(meta["tokensAfter"].as_u64().unwrap() <= 1500);
         let next = cache.get(meta["nextCursor"].as_str().unwrap()).unwrap();
-        assert_eq!(next.page, 2);
-        assert!(next.text.contains("body"));
+        assert_eq!(next.page.record.page, 2);
+        assert!(next.page.text.contains("body"));
+        assert_eq!(next.meta["page"], 2);
     }
 
     #[test]
@@ -418,8 +421,8 @@ mod tests {
         let call = Call {
             tool_name: "t",
             tool: &tool,
-            level: 1,
-            explicit: false,
+            level: None,
+            detail_arg: "detail",
         };
         let mut cache = PageCache::new(Limits::default());
         let err = json!({"isError": true, "content": [{"type": "text", "text": "{}"}]});

@@ -78,8 +78,11 @@ pub enum Input<'a> {
 pub struct Request<'a> {
     pub input: Input<'a>,
     pub policy: &'a Policy,
-    /// A level by name: never lowered. `None`: the policy's default, lowered to fit.
+    /// A level by name: never lowered. `None`: the default level, lowered to fit.
     pub level: Option<&'a str>,
+    /// The level used when `level` is `None` (a door's per-route or per-tool default);
+    /// `None`: the policy's `default_level`.
+    pub default_level: Option<&'a str>,
     /// Parameter overrides (`maxGapMinutes=5`), checked against the policy's parameters.
     pub params: &'a [(String, String)],
     pub format: Format,
@@ -108,6 +111,7 @@ impl<'a> Request<'a> {
             input,
             policy,
             level: None,
+            default_level: None,
             params: &[],
             format: Format::Json,
             tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),

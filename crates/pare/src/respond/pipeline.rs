@@ -18,15 +18,18 @@ use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 /// Shape one response: see the [module docs](super).
 pub fn respond(mut req: Request) -> Result<Response, RespondError> {
     let policy = req.policy;
+    let level_index = |name: &str| {
+        policy.level_index(name).map_err(|_| RespondError::Level {
+            name: name.to_owned(),
+            allowed: policy.levels().join(", "),
+        })
+    };
     let (level, explicit) = match req.level {
-        Some(name) => (
-            policy.level_index(name).map_err(|_| RespondError::Level {
-                name: name.to_owned(),
-                allowed: policy.levels().join(", "),
-            })?,
-            true,
+        Some(name) => (level_index(name)?, true),
+        None => (
+            level_index(req.default_level.unwrap_or(policy.default_level()))?,
+            false,
         ),
-        None => (policy.level_index(policy.default_level())?, false),
     };
     let params = policy.params(req.params)?;
     if let Some(b) = req.budget {
