@@ -10,6 +10,7 @@ use pare::encode::{Format, render};
 use pare::manifest::Manifest;
 use pare::policy::Policy;
 use pare::report::{OpSaving, Report, measure};
+use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, respond};
 use pare::shape::{ShapeOptions, shape};
 use rayon::prelude::*;
 
@@ -56,11 +57,21 @@ pub struct Args {
     /// Write the output to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Print at most N tokens (by --tokenizer and by chars/4): a level you did not name is
+    /// lowered to fit; what still does not fit is printed in pages that each decode alone
+    /// (page 1 first; the next page's cursor goes to stderr).
+    #[arg(long, value_name = "N", conflicts_with = "jsonl")]
+    pub budget: Option<usize>,
+    /// Print the page this cursor names (from an earlier run with the same input, policy,
+    /// level, parameters, format and --budget).
+    #[arg(long, value_name = "CURSOR", requires = "budget")]
+    pub cursor: Option<String>,
 }
 
 struct Setup {
     policy: Policy,
     level: usize,
+    overrides: Vec<(String, String)>,
     params: pare::policy::Params,
     tok: &'static dyn pare::tokens::Tokenizer,
     format: Format,
@@ -112,6 +123,7 @@ fn setup(args: &Args) -> Result<Setup> {
     Ok(Setup {
         policy,
         level,
+        overrides,
         params,
         tok,
         format,
@@ -129,42 +141,166 @@ pub fn run(args: Args) -> Result<()> {
     let mut clock = Timings::new(args.timings);
     let text = read_input(args.file.as_deref())?;
     clock.lap("read");
-    let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    clock.lap("parse");
-    let opts = setup.options();
+    let budget = args.budget.map(Budget::tokens);
+    let response = respond(Request {
+        level: args.level.as_deref(),
+        params: &setup.overrides,
+        format: setup.format,
+        tokenizer: setup.tok,
+        budget,
+        cursor: args.cursor.as_deref(),
+        omitted_notes: setup.notes,
+        measure: setup.reporting,
+        hint: Hint::Flags,
+        ..Request::new(Input::Json(&text), &setup.policy)
+    })
+    .map_err(|e| match e {
+        RespondError::Json(e) => anyhow!("{name}: {e}"),
+        RespondError::Cursor(e) => anyhow!("--cursor: {e}"),
+        RespondError::Budget(e) => anyhow!("--budget: {e}"),
+        other => anyhow!("{other}"),
+    })?;
+    clock.lap("parse+shape+render");
+    let page = response.page;
+    let mut out = page.text;
+    out.push('\n');
     if setup.reporting {
-        let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
-        clock.lap("shape+count");
-        // The report file is prepared first, so a bad report path fails before any output.
-        let report_file = prepare_report(&args, &report)?;
-        write_output(args.output.as_deref(), &report.text)?;
-        clock.lap("write");
-        finish_report(report_file, &report)?;
-    } else {
-        let shaped = shape(value, &setup.policy, &opts);
-        clock.lap("shape");
-        let mut out = if setup.format == Format::Json {
-            // The input's buffer, already paged in and as large as the input, takes the
-            // output: no growing string copied from one fresh allocation to the next (on
-            // a large payload that cost more than writing the JSON).
-            let mut out = text;
-            out.clear();
-            pare::json::write_compact(&shaped.value, &mut out);
-            out
-        } else {
-            render(&shaped.value, setup.format, setup.tok)
+        // Per-op savings and what was removed, of the whole shaped value at the level shown.
+        let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+        let opts = ShapeOptions {
+            level: setup.policy.level_index(&page.record.level)?,
+            ..setup.options()
         };
-        out.push('\n');
-        clock.lap("render");
+        let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        let printed = setup.tok.count(&out);
+        let paged = PagedReport {
+            report,
+            record: &page.record,
+            printed,
+            next: page.record.next_cursor.as_deref().map(next_command),
+        };
+        clock.lap("report");
+        // The report file is prepared first, so a bad report path fails before any output.
+        let report_file = prepare_report(&args, &paged)?;
         write_output(args.output.as_deref(), &out)?;
         clock.lap("write");
-        summarize(&shaped.manifest);
-        // The process ends next: freeing a large tree node by node would cost as much as
-        // shaping it, and the OS reclaims the memory at once.
-        std::mem::forget(shaped);
+        finish_report(report_file, &paged)?;
+    } else {
+        write_output(args.output.as_deref(), &out)?;
+        clock.lap("write");
+        if let Some(shaped) = &response.shaped {
+            summarize(&shaped.manifest);
+        }
+        if let Some(note) = &page.note {
+            // Pages and lowered levels are said where a user sees them, never on stdout.
+            match page.record.next_cursor.as_deref() {
+                Some(c) => eprintln!("{note}\n  next: {}", next_command(c)),
+                None => eprintln!("{note}"),
+            }
+        }
     }
+    // The process ends next: freeing a large tree node by node would cost as much as
+    // shaping it, and the OS reclaims the memory at once.
+    std::mem::forget(response.shaped);
+    std::mem::forget(response.rest);
     clock.print();
     Ok(())
+}
+
+/// This command again, asking for the page `cursor` names.
+fn next_command(cursor: &str) -> String {
+    let mut words = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--cursor" {
+            args.next();
+        } else if !a.starts_with("--cursor=") {
+            words.push(a);
+        }
+    }
+    words.push("--cursor".into());
+    words.push(cursor.into());
+    let quoted: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
+    format!("pare {}", quoted.join(" "))
+}
+
+/// `word` as a POSIX shell reads it back.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The report of one run: the whole shaped value's savings ([`Report`]) and the page that
+/// was printed ([`Record`]).
+struct PagedReport<'r> {
+    report: Report,
+    record: &'r Record,
+    /// Tokens of exactly what was printed (the page and its newline).
+    printed: usize,
+    /// The command that prints the next page.
+    next: Option<String>,
+}
+
+impl PagedReport<'_> {
+    fn paged(&self) -> bool {
+        self.record.pages > 1
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        let mut json = self.report.to_json();
+        let obj = json.as_object_mut().expect("the report is an object");
+        if self.paged() {
+            // `tokens_after` is what was printed; the ops add up to the whole shaped text.
+            obj.insert("tokens_shaped".into(), self.report.tokens_after.into());
+            obj.insert("tokens_after".into(), self.printed.into());
+            let saved = self.report.tokens_before as i64 - self.printed as i64;
+            obj.insert("saved".into(), saved.into());
+        }
+        obj.insert("tokens_input".into(), self.record.tokens_before.into());
+        if let Some(from) = &self.record.lowered_from {
+            obj.insert("lowered_from".into(), from.as_str().into());
+        }
+        obj.insert("page".into(), self.record.page.into());
+        obj.insert("pages".into(), self.record.pages.into());
+        obj.insert("next_cursor".into(), self.record.next_cursor.clone().into());
+        if let Some(c) = &self.record.continues {
+            obj.insert("continues".into(), c.as_str().into());
+        }
+        if !self.record.warnings.is_empty() {
+            obj.insert("warnings".into(), self.record.warnings.clone().into());
+        }
+        json
+    }
+
+    fn to_text(&self) -> String {
+        let mut text = self.report.to_text();
+        if let Some(from) = &self.record.lowered_from {
+            text.push_str(&format!(
+                "  lowered from level {from} to fit the budget (--level {from} for more, in pages)\n"
+            ));
+        }
+        if self.paged() {
+            text.push_str(&format!(
+                "  page {} of {}: {} tokens printed of {}\n",
+                self.record.page, self.record.pages, self.printed, self.report.tokens_after
+            ));
+            match &self.next {
+                Some(next) => text.push_str(&format!("  next page: {next}\n")),
+                None => text.push_str("  (last page)\n"),
+            }
+        }
+        for w in &self.record.warnings {
+            text.push_str(&format!("  warning: {w}\n"));
+        }
+        text
+    }
 }
 
 /// Without a report, say in one line on a terminal what was removed: nothing silently.
@@ -181,7 +317,7 @@ fn summarize(manifest: &Manifest) {
 }
 
 /// The `--report-json` file, written but not yet in place.
-fn prepare_report(args: &Args, report: &Report) -> Result<Option<AtomicFile>> {
+fn prepare_report(args: &Args, report: &PagedReport) -> Result<Option<AtomicFile>> {
     let Some(path) = &args.report_json else {
         return Ok(None);
     };
@@ -192,7 +328,7 @@ fn prepare_report(args: &Args, report: &Report) -> Result<Option<AtomicFile>> {
     Ok(Some(f))
 }
 
-fn finish_report(file: Option<AtomicFile>, report: &Report) -> Result<()> {
+fn finish_report(file: Option<AtomicFile>, report: &PagedReport) -> Result<()> {
     match file {
         Some(f) => f.commit(),
         None => {
