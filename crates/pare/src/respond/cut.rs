@@ -254,7 +254,7 @@ impl Cutter<'_> {
         if lo <= start {
             return None;
         }
-        let half = start + (lo - start) / 2;
+        let half = floor_boundary(s, start + (lo - start) / 2);
         Some(match s[half..lo].rfind('\n') {
             Some(nl) => half + nl + 1,
             None => lo,
@@ -572,6 +572,14 @@ mod tests {
     fn scalars_and_empty_containers_are_units_in_document_order() {
         let v = parse(r#"{"a":{},"b":[],"c":null,"d":[{"x":[]}],"e":"end"}"#).unwrap();
         let pages = pages_merge_back(&v, Format::Auto, 20);
+        assert!(pages.len() > 1);
+    }
+
+    #[test]
+    fn regression_a_string_of_wide_characters_is_cut_on_character_boundaries() {
+        // Found by the pages property test: the line-end search started inside a character.
+        let v = Value::Array(vec![Value::String("！ꬑ line\n".repeat(31).into())]);
+        let pages = pages_merge_back(&v, Format::Json, 79);
         assert!(pages.len() > 1);
     }
 

@@ -49,8 +49,9 @@ fn parse_pointer(pointer: &str) -> Vec<String> {
     if pointer.is_empty() {
         return Vec::new();
     }
-    pointer
-        .trim_start_matches('/')
+    // "/" then tokens split by "/": `//0` is item 0 of the member named "".
+    let tokens = pointer.strip_prefix('/').unwrap_or(pointer);
+    tokens
         .split('/')
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
         .collect()
@@ -137,6 +138,20 @@ mod tests {
         assert_eq!(
             m(&[(r#""ab""#, None), (r#""cd""#, Some(""))]).unwrap(),
             r#""abcd""#
+        );
+    }
+
+    #[test]
+    fn regression_a_pointer_through_an_empty_key_is_followed() {
+        // Found by the pages property test: leading slashes were all trimmed, so `//0`
+        // (item 0 of the member named "") lost its first step.
+        assert_eq!(
+            m(&[
+                (r#"{"":["ab"]}"#, None),
+                (r#"{"":["cd","e"]}"#, Some("//0"))
+            ])
+            .unwrap(),
+            r#"{"":["abcd","e"]}"#
         );
     }
 

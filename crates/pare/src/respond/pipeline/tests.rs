@@ -128,7 +128,11 @@ fn a_named_level_is_paged_not_lowered_and_the_pages_merge_back() {
             // Both levels keep every member (only `brief` drops `body`). TOON reads numbers
             // back by value; these are integers, so the bytes agree.
             let whole = crate::json::parse(&text).unwrap();
-            assert_eq!(to_compact(&merged(&pages)), to_compact(&whole), "{format:?} {level}");
+            assert_eq!(
+                to_compact(&merged(&pages)),
+                to_compact(&whole),
+                "{format:?} {level}"
+            );
         }
     }
 }
