@@ -55,10 +55,7 @@ impl FilterSpec {
             (Some(e), None) => ("remove_where", e, true),
             (None, Some(e)) => ("keep_where", e, false),
             _ => {
-                return Err(cx.error(
-                    "",
-                    "give exactly one of `remove_where` and `keep_where`",
-                ));
+                return Err(cx.error("", "give exactly one of `remove_where` and `keep_where`"));
             }
         };
         Ok(Filter {

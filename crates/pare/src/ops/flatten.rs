@@ -84,7 +84,9 @@ impl Op for Flatten {
                 rebuilt.push((k, v));
                 continue;
             }
-            let Value::Object(inner) = v else { unreachable!("checked above") };
+            let Value::Object(inner) = v else {
+                unreachable!("checked above")
+            };
             for (ik, iv) in inner {
                 let wanted = self
                     .fields

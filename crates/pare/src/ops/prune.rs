@@ -15,7 +15,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{default_true, ApplyCx, Op};
+use super::{ApplyCx, Op, default_true};
 use crate::manifest::Kind;
 use crate::policy::{CompileCx, PolicyError};
 use crate::value::Value;
