@@ -13,6 +13,7 @@ pub mod manifest;
 pub mod ops;
 pub mod pack;
 pub mod policy;
+pub mod query;
 pub mod report;
 pub mod shape;
 pub mod stats;

@@ -1,7 +1,7 @@
 //! The engine: run a compiled policy's ops over a value in one depth-first walk.
 //!
 //! Selectors are matched incrementally as the walk descends (see
-//! [`crate::policy::selector`]), so every op is served by the same walk and a subtree no
+//! [`crate::query::selector`]), so every op is served by the same walk and a subtree no
 //! selector can reach is skipped unless an op works everywhere (`prune`). At each node the
 //! walk first drops members an op removes outright, then shapes the children, then runs the
 //! node's ops in policy order — so an op always sees its children already shaped.
@@ -16,8 +16,8 @@
 
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
-use crate::policy::selector::{MatchState, Step};
 use crate::policy::{Params, Policy};
+use crate::query::selector::{MatchState, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
 

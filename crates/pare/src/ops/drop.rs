@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{ApplyCx, Op};
-use crate::policy::selector::{MatchState, SelectorSet};
 use crate::policy::{CompileCx, PolicyError};
+use crate::query::selector::{MatchState, SelectorSet};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::manifest::Recorder;
-use crate::policy::selector::{MatchState, SelectorSet, Step};
 use crate::policy::{CompileCx, Params, PolicyError};
+use crate::query::selector::{MatchState, SelectorSet, Step};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 

@@ -107,7 +107,7 @@ impl Op for Prune {
                 return true;
             }
             if !except.is_empty() {
-                let st = set.step(&state, crate::policy::selector::Step::Key(k));
+                let st = set.step(&state, crate::query::selector::Step::Key(k));
                 if except.iter().any(|&s| set.matches(&st, s)) {
                     return true;
                 }

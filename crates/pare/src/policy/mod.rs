@@ -13,18 +13,16 @@
 //! assert_eq!(policy.default_level(), "standard");
 //! ```
 
-pub mod expr;
 pub mod mcp;
 pub mod options;
-pub mod selector;
 
 use std::collections::BTreeMap;
 
 use crate::ops::Op;
+use crate::query::expr::Expr;
+use crate::query::selector::{Selector, SelectorSet};
 use crate::value::{Number, Value};
-use expr::Expr;
 use options::{NumberOrParam, PolicyOptions, Scalar};
-use selector::{Selector, SelectorSet};
 
 /// The name of the level that is always the input unchanged.
 pub const FULL: &str = "full";
