@@ -107,7 +107,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
                 .drain(..)
                 .map(|(short, long)| (short, Value::String(long.into())))
                 .collect();
-            map.insert_at(0, unique_key(map, "_legend"), Value::Object(legend));
+            map.insert_at(0, map.unique_key("_legend"), Value::Object(legend));
         }
     }
     Shaped {
@@ -167,7 +167,7 @@ impl Walker<'_> {
             && let Some(note) = self.rec.pop_anchor()
             && let Value::Object(map) = node
         {
-            let key = unique_key(map, &policy.omitted_key);
+            let key = map.unique_key(&policy.omitted_key);
             map.push_unique(key, note);
         }
     }
@@ -206,11 +206,11 @@ impl Walker<'_> {
         for (at, sibs) in pending.into_iter().rev() {
             let (before, after): (Vec<_>, Vec<_>) = sibs.into_iter().partition(|s| s.before);
             for s in after.into_iter().rev() {
-                let key = unique_key(map, &s.key);
+                let key = map.unique_key(&s.key);
                 map.insert_at(at + 1, key, s.value);
             }
             for s in before.into_iter().rev() {
-                let key = unique_key(map, &s.key);
+                let key = map.unique_key(&s.key);
                 map.insert_at(at, key, s.value);
             }
         }
@@ -352,14 +352,4 @@ fn removed_kind(v: &Value) -> Kind {
     } else {
         Kind::Stripped
     }
-}
-
-/// `want`, or `want_`, `want__`… whichever is not yet a key of `map`: pare never
-/// overwrites a member of the input.
-pub(crate) fn unique_key(map: &Map, want: &str) -> String {
-    let mut key = want.to_owned();
-    while map.contains_key(&key) {
-        key.push('_');
-    }
-    key
 }

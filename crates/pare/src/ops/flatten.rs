@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::policy::{CompileCx, PolicyError};
-use crate::shape::unique_key;
 use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -100,7 +99,7 @@ impl Op for Flatten {
                 }
                 let mut name = format!("{}{ik}", self.prefix);
                 if out.contains_key(&name) {
-                    name = unique_key(&out, &format!("{k}_{ik}"));
+                    name = out.unique_key(&format!("{k}_{ik}"));
                 }
                 out.push_unique(name.clone(), Value::Null);
                 rebuilt.push((name.into(), iv));
