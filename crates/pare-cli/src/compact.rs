@@ -61,7 +61,7 @@ pub struct Args {
 struct Setup {
     policy: Policy,
     level: usize,
-    params: pare::policy::Params,
+    params: pare::params::Params,
     tok: &'static dyn pare::tokens::Tokenizer,
     format: Format,
     reporting: bool,

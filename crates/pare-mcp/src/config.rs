@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pare::encode::Format;
+use pare::ops::compile::{FULL, PolicyError};
+use pare::policy::Policy;
 use pare::policy::mcp::{McpOptions, glob_match};
-use pare::policy::{FULL, Policy, PolicyError};
 
 /// A bad policy file: the proxy refuses to start.
 #[derive(Debug, thiserror::Error)]

@@ -12,6 +12,7 @@ pub mod json;
 pub mod manifest;
 pub mod ops;
 pub mod pack;
+pub mod params;
 pub mod policy;
 pub mod query;
 pub mod report;

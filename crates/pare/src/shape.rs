@@ -16,7 +16,8 @@
 
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
-use crate::policy::{Params, Policy};
+use crate::params::Params;
+use crate::policy::Policy;
 use crate::query::selector::{MatchState, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};

@@ -13,8 +13,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
-use crate::policy::{CompileCx, PolicyError};
 use crate::query::selector::{MatchState, SelectorSet};
 use crate::value::Value;
 

@@ -17,9 +17,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
 use crate::query::expr::Expr;
 use crate::value::Value;
 

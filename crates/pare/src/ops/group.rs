@@ -24,11 +24,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::json;
 use crate::manifest::Kind;
-use crate::policy::options::Scalar;
-use crate::policy::{CompileCx, PolicyError};
+use crate::params::Scalar;
 use crate::value::{Map, Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -15,8 +15,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op, Sibling, check_min_items, default_min_items};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -22,10 +22,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::options::NumberOrParam;
-use crate::policy::{CompileCx, ParamNumber, PolicyError};
+use crate::params::NumberOrParam;
+use crate::params::ParamNumber;
 use crate::value::{Map, Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

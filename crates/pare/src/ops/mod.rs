@@ -17,10 +17,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::manifest::Recorder;
-use crate::policy::{CompileCx, Params, PolicyError};
+use crate::params::Params;
 use crate::query::selector::{MatchState, SelectorSet, Step};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
+use compile::{CompileCx, PolicyError};
 
 /// Registers ops: `Variant => module::Spec`. The module holds the op's options struct
 /// (`Spec`, with a `levels` field and a `compile` method) and its compiled form.
@@ -77,6 +78,8 @@ macro_rules! ops {
         pub const NAMES: &[&str] = &[$(stringify!($module)),*];
     };
 }
+
+pub mod compile;
 
 // The registry: a `mod` line (rustfmt keeps these sorted) and an `ops!` line per op. The
 // `ops!` order is the order of `NAMES`, of error messages and of the JSON Schema.

@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op, check_min_items, default_min_items};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

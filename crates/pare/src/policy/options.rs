@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ops::OpSpec;
+use crate::params::Scalar;
 
 /// A pare policy: which ops shape a payload, at which detail levels.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -62,41 +63,6 @@ pub fn default_levels() -> Vec<String> {
         .to_vec()
 }
 
-/// A parameter value.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Scalar {
-    Bool(bool),
-    Number(f64),
-    String(String),
-}
-
-impl Scalar {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Scalar::Bool(_) => "boolean",
-            Scalar::Number(_) => "number",
-            Scalar::String(_) => "string",
-        }
-    }
-    /// Parse a command-line value with the type of `like` (the declared default).
-    pub fn parse_like(text: &str, like: &Scalar) -> Option<Scalar> {
-        match like {
-            Scalar::Bool(_) => match text {
-                "true" => Some(Scalar::Bool(true)),
-                "false" => Some(Scalar::Bool(false)),
-                _ => None,
-            },
-            Scalar::Number(_) => text
-                .parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-                .map(Scalar::Number),
-            Scalar::String(_) => Some(Scalar::String(text.to_owned())),
-        }
-    }
-}
-
 /// Where and whether the `_omitted` note is written.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -128,60 +94,4 @@ fn default_omitted_at() -> Vec<String> {
 }
 fn default_omitted_key() -> String {
     "_omitted".into()
-}
-
-/// A number, or `"$name"` to take a policy parameter's value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NumberOrParam {
-    Number(f64),
-    Param(String),
-}
-
-impl<'de> Deserialize<'de> for NumberOrParam {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = NumberOrParam;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a number or a parameter reference like \"$maxGapMinutes\"")
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                Ok(NumberOrParam::Number(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(NumberOrParam::Number(v as f64))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(NumberOrParam::Number(v as f64))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                match v.strip_prefix('$') {
-                    Some(name) if !name.is_empty() => Ok(NumberOrParam::Param(name.to_owned())),
-                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
-                }
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Serialize for NumberOrParam {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            NumberOrParam::Number(n) => s.serialize_f64(*n),
-            NumberOrParam::Param(p) => s.serialize_str(&format!("${p}")),
-        }
-    }
-}
-
-impl JsonSchema for NumberOrParam {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "NumberOrParam".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "A number, or \"$name\" to use a policy parameter.",
-            "anyOf": [{"type": "number"}, {"type": "string", "pattern": "^\\$.+"}]
-        })
-    }
 }
