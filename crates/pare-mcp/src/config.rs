@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pare::encode::Format;
 use pare::ops::compile::{FULL, PolicyError};
 use pare::policy::Policy;
-use pare::policy::mcp::{McpOptions, glob_match};
+use pare::schema::mcp::{McpOptions, glob_match};
 
 /// A bad policy file: the proxy refuses to start.
 #[derive(Debug, thiserror::Error)]

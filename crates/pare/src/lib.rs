@@ -16,6 +16,7 @@ pub mod params;
 pub mod policy;
 pub mod query;
 pub mod report;
+pub mod schema;
 pub mod shape;
 pub mod stats;
 pub mod tokens;

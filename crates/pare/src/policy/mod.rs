@@ -1,4 +1,4 @@
-//! Policies: options as written ([`options`]) → a validated, compiled [`Policy`].
+//! Policies: the file as written ([`crate::schema`]) → a validated, compiled [`Policy`].
 //!
 //! Compiling checks everything a request could trip on later — level names, selector and
 //! expression syntax, parameter references and types — so shaping itself cannot fail on a
@@ -13,14 +13,11 @@
 //! assert_eq!(policy.default_level(), "standard");
 //! ```
 
-pub mod mcp;
-pub mod options;
-
 use crate::ops::Op;
 use crate::ops::compile::{CompileCx, FULL, PolicyError};
 use crate::params::{Params, Scalar};
 use crate::query::selector::SelectorSet;
-use options::PolicyOptions;
+use crate::schema::PolicyOptions;
 
 /// One op of a compiled policy.
 #[derive(Debug)]
@@ -274,12 +271,4 @@ fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyE
             format!("unknown level `{name}`; allowed: {}", levels.join(", ")),
         )
     })
-}
-
-/// The JSON Schema of the policy file, pretty-printed.
-pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(PolicyOptions);
-    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
-    text.push('\n');
-    text
 }

@@ -1,8 +1,16 @@
-//! The policy file as written (TOML or JSON): serde structs with documented defaults.
+//! The policy file as written (TOML or JSON): serde structs with documented defaults, and
+//! the JSON Schema generated from them ([`json_schema`], `pare policy schema`).
 //!
-//! These are the *options*; [`super::Policy`] is the validated, compiled form. Every struct
-//! denies unknown fields so a typo is an error naming the key and the allowed ones, never a
-//! silently ignored setting. The JSON Schema (`pare policy schema`) is generated from here.
+//! This is what a user writes; [`crate::policy::Policy`] is the validated, compiled form.
+//! Every struct denies unknown fields so a typo is an error naming the key and the allowed
+//! ones, never a silently ignored setting. The parts of the file:
+//!
+//! - the top level, `[omitted]`: [`PolicyOptions`], [`OmittedOptions`];
+//! - `[params]`: names with a default, [`crate::params::Scalar`];
+//! - `[[ops]]`: [`crate::ops::OpSpec`], which the ops registry makes from each op's options
+//!   struct (kept in the op's own file, beside the code it configures);
+//! - `[pack]`: [`pack`], read by `pare pack`;
+//! - `[mcp]`: [`mcp`], read by `pare mcp`.
 //!
 //! ```toml
 //! description = "list_entities: strip empty values and internal fields"
@@ -15,6 +23,9 @@
 //! [[ops]]
 //! op = "prune"
 //! ```
+
+pub mod mcp;
+pub mod pack;
 
 use std::collections::BTreeMap;
 
@@ -51,10 +62,10 @@ pub struct PolicyOptions {
     pub ops: Vec<OpSpec>,
     /// How `pare pack` reads and packs a search response (field names, threshold, order).
     #[serde(default)]
-    pub pack: Option<crate::pack::options::PackOptions>,
-    /// How `pare mcp` shapes each tool's results (see [`super::mcp`]).
+    pub pack: Option<pack::PackOptions>,
+    /// How `pare mcp` shapes each tool's results (see [`mcp`]).
     #[serde(default)]
-    pub mcp: Option<super::mcp::McpOptions>,
+    pub mcp: Option<mcp::McpOptions>,
 }
 
 pub fn default_levels() -> Vec<String> {
@@ -94,4 +105,12 @@ fn default_omitted_at() -> Vec<String> {
 }
 fn default_omitted_key() -> String {
     "_omitted".into()
+}
+
+/// The JSON Schema of the policy file, pretty-printed.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(PolicyOptions);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+    text.push('\n');
+    text
 }
