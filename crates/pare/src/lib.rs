@@ -1,11 +1,32 @@
 //! pare: make structured tool and API responses cheap for language models to read,
 //! without losing what they need.
 //!
-//! The engine is a staged pipeline: parse the JSON ([`json`]) → compile a policy
-//! ([`policy`]) → run its ops over the value in one walk ([`shape`], [`ops`]) → render
-//! ([`encode`]) → count tokens ([`tokens`]) and report ([`report`], [`manifest`]).
-//! [`stats`] profiles where a payload's tokens go. No I/O happens here; the CLI and the
-//! proxies are thin doors over it.
+//! The engine is a staged pipeline:
+//!
+//! ```text
+//! input ─▶ policy (schema → compile) ─▶ shape (ops in one walk) ─▶ render ─▶ count ─▶ report
+//! ```
+//!
+//! 1. **input**: [`json`] parses the response into a [`Value`] that keeps number lexemes and
+//!    key order, so what no op touches comes back byte for byte;
+//! 2. **policy**: [`schema`] is the policy file as written (serde structs, the JSON Schema);
+//!    [`policy`] validates and compiles it into a [`Policy`], each op compiling its own
+//!    options through [`ops::compile`];
+//! 3. **shape**: [`shape`] runs the policy's [`ops`] over the value in one walk, steered by
+//!    the [`query`] selectors they compiled;
+//! 4. **render**: [`encode`] writes JSON, TOON or the cheapest lossless text;
+//! 5. **count**: [`tokens`] counts with a real tokenizer;
+//! 6. **report**: [`report`] gives tokens before and after and what each op saved,
+//!    [`manifest`] what was removed.
+//!
+//! A `respond` module is coming from another change: the one entry point every door calls
+//! (fit to a budget, page, cursor, response record).
+//!
+//! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
+//! profiles where a payload's tokens go. Modules depend one way, each on the ones before it:
+//! [`value`] → [`json`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
+//! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`]. No I/O happens here; the CLI
+//! and the proxies are thin doors over it.
 
 pub mod encode;
 pub mod json;

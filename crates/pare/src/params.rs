@@ -1,6 +1,6 @@
 //! Policy parameters: values a caller may set per request, declared in a policy's
 //! `[params]` with a default ([`Scalar`]), referenced as `$name` by numeric settings
-//! ([`NumberOrParam`], resolved per request as a [`ParamNumber`]) and by filter expressions.
+//! ([`NumberOrParam`], resolved per request as a `ParamNumber`) and by filter expressions.
 //! [`Params`] holds one request's values.
 //!
 //! Beside the query language at the bottom of the engine: the schema, the ops and the

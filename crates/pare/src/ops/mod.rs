@@ -1,15 +1,16 @@
 //! The ops: one file each, registered in one place below.
 //!
 //! Adding an op: write `ops/<name>.rs` (its options struct `<Name>Spec`, with a `levels`
-//! field and a `compile` method, and its compiled form implementing [`Op`]), then add its
+//! field and a `compile` method, and its compiled form implementing `Op`), then add its
 //! `pub mod <name>;` line and its `<Name> => <name>::<Name>Spec` line to the registry below.
 //! The `mod` lines stand outside the macro so that rustfmt (which does not look inside a
 //! macro invocation) formats the op files.
 //!
 //! An op has options (a serde struct, the `[[ops]]` table of a policy), compiles them once
-//! against the policy ([`CompileCx`]) and then acts during the engine's single walk over the
-//! value: [`Op::drops`] before the walk descends into an object member, [`Op::apply`] on each
-//! node after its children are done. Ops record what they remove ([`ApplyCx::rec`]).
+//! through the policy's [`compile::CompileCx`] (it never sees the compiled policy) and then
+//! acts during the engine's single walk over the value: [`Op::drops`] before the walk
+//! descends into an object member, [`Op::apply`] on each node after its children are done.
+//! Ops record what they remove ([`ApplyCx::rec`]).
 
 use std::fmt::Debug;
 

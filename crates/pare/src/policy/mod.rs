@@ -1,8 +1,11 @@
-//! Policies: the file as written ([`crate::schema`]) → a validated, compiled [`Policy`].
+//! The compiled policy: the file as written ([`crate::schema`]) → a validated, compiled
+//! [`Policy`], what [`crate::shape`] runs.
 //!
 //! Compiling checks everything a request could trip on later — level names, selector and
 //! expression syntax, parameter references and types — so shaping itself cannot fail on a
-//! bad policy. Errors name the key (`ops[2].paths[0]`), the bad value and the allowed values.
+//! bad policy. Errors ([`PolicyError`]) name the key (`ops[2].paths[0]`), the bad value and
+//! the allowed values. Each op compiles its own options through one [`CompileCx`]
+//! ([`crate::ops::compile`]), which gathers the selectors of the whole policy into one set.
 //!
 //! ```
 //! let policy = pare::policy::Policy::parse(r#"
