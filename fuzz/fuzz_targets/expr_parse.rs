@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pare::policy::expr::Expr;
+use pare::query::expr::Expr;
 use pare::value::{Map, Value};
 
 fuzz_target!(|data: &[u8]| {

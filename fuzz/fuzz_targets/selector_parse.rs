@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pare::policy::selector::{Selector, SelectorSet, Step};
+use pare::query::selector::{Selector, SelectorSet, Step};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {

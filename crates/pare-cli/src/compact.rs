@@ -72,7 +72,7 @@ struct Setup {
     policy: Policy,
     level: usize,
     overrides: Vec<(String, String)>,
-    params: pare::policy::Params,
+    params: pare::params::Params,
     tok: &'static dyn pare::tokens::Tokenizer,
     format: Format,
     reporting: bool,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow};
 use clap::Args as ClapArgs;
 use pare::pack::cache::PreviewCache;
-use pare::pack::options::PackOptions;
 use pare::pack::{PackSettings, Tier, chunks, pack, pack_from_cursor};
+use pare::schema::pack::PackOptions;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
 use crate::policy_cmd;

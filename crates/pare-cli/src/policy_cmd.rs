@@ -51,7 +51,7 @@ pub fn run(cmd: Command) -> Result<()> {
             Ok(())
         }
         Command::Schema => {
-            print!("{}", pare::policy::json_schema());
+            print!("{}", pare::schema::json_schema());
             Ok(())
         }
     }

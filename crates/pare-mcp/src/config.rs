@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pare::encode::Format;
-use pare::policy::mcp::{McpOptions, glob_match};
-use pare::policy::{Policy, PolicyError};
+use pare::ops::compile::PolicyError;
+use pare::policy::Policy;
+use pare::schema::mcp::{McpOptions, glob_match};
 
 /// A bad policy file: the proxy refuses to start.
 #[derive(Debug, thiserror::Error)]

@@ -135,7 +135,7 @@ fn one_text(
         if record.format == "text" {
             return Err(Unchanged::Failed("no content text is JSON"));
         }
-        if call.level == Some(pare::policy::FULL) {
+        if call.level == Some(pare::ops::compile::FULL) {
             return Err(Unchanged::AsAsked);
         }
     }

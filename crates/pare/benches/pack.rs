@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use pare::pack::cache::PreviewCache;
 use pare::pack::chunks::{self, Chunk};
-use pare::pack::options::PackOptions;
 use pare::pack::outline::{self, Lang, PreviewOptions};
 use pare::pack::{PackSettings, Tier, pack};
+use pare::schema::pack::PackOptions;
 
 fn search_chunks() -> (Vec<Chunk>, PackOptions) {
     let opts = PackOptions {

@@ -1,25 +1,55 @@
 //! pare: make structured tool and API responses cheap for language models to read,
 //! without losing what they need.
 //!
-//! The engine is a staged pipeline: parse the JSON ([`json`]) → compile a policy
-//! ([`policy`]) → run its ops over the value in one walk ([`shape`], [`ops`]) → render
-//! ([`encode`]) → count tokens ([`tokens`]) and report ([`report`], [`manifest`]).
-//! [`stats`] profiles where a payload's tokens go. No I/O happens here; the CLI and the
-//! proxies are thin doors over it.
+//! The engine is a staged pipeline, and [`respond`] is its one entry point for every door
+//! (the CLI, the MCP proxy, the later ones):
+//!
+//! ```text
+//! input ─▶ policy (schema → compile) ─▶ shape (ops in one walk) ─▶ render ─▶ count
+//!       ─▶ fit / page (budget, cursor) ─▶ page text + record
+//! ```
+//!
+//! 1. **input**: [`json`] parses the response into a [`Value`] that keeps number lexemes and
+//!    key order, so what no op touches comes back byte for byte;
+//! 2. **policy**: [`schema`] is the policy file as written (serde structs, the JSON Schema);
+//!    [`policy`] validates and compiles it into a [`Policy`], each op compiling its own
+//!    options through [`ops::compile`];
+//! 3. **shape**: [`shape`] runs the policy's [`ops`] over the value in one walk, steered by
+//!    the [`query`] selectors they compiled;
+//! 4. **render**: [`encode`] writes JSON, TOON or the cheapest lossless text;
+//! 5. **count**: [`tokens`] counts with a real tokenizer;
+//! 6. **fit / page**: [`respond`] lowers a level the caller did not name until the result
+//!    fits the budget, pages what still does not (every page decodes alone; the pages merge
+//!    back), names the next page with a cursor, and returns the page with its record;
+//! 7. **report**: [`report`] gives tokens before and after and what each op saved,
+//!    [`manifest`] what was removed.
+//!
+//! A door plugs in at [`respond::respond`]: it maps its protocol onto a
+//! [`respond::Request`] and the [`respond::Record`] onto its output.
+//!
+//! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
+//! profiles where a payload's tokens go. Modules depend one way, each on the ones before it:
+//! [`value`] → [`json`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
+//! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`]. No
+//! I/O happens here; the CLI and the proxies are thin doors over it.
 
 pub mod encode;
 pub mod json;
 pub mod manifest;
 pub mod ops;
 pub mod pack;
+pub mod params;
 pub mod policy;
+pub mod query;
 pub mod report;
 pub mod respond;
+pub mod schema;
 pub mod shape;
 pub mod stats;
 pub mod tokens;
 pub mod value;
 
+pub use ops::compile::PolicyError;
 pub use policy::Policy;
 pub use value::{Map, Number, Value};
 

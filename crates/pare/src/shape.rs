@@ -1,7 +1,7 @@
 //! The engine: run a compiled policy's ops over a value in one depth-first walk.
 //!
 //! Selectors are matched incrementally as the walk descends (see
-//! [`crate::policy::selector`]), so every op is served by the same walk and a subtree no
+//! [`crate::query::selector`]), so every op is served by the same walk and a subtree no
 //! selector can reach is skipped unless an op works everywhere (`prune`). At each node the
 //! walk first drops members an op removes outright, then shapes the children, then runs the
 //! node's ops in policy order — so an op always sees its children already shaped.
@@ -16,8 +16,9 @@
 
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
-use crate::policy::selector::{MatchState, Step};
-use crate::policy::{Params, Policy};
+use crate::params::Params;
+use crate::policy::Policy;
+use crate::query::selector::{MatchState, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
 
@@ -107,7 +108,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
                 .drain(..)
                 .map(|(short, long)| (short, Value::String(long.into())))
                 .collect();
-            map.insert_at(0, unique_key(map, "_legend"), Value::Object(legend));
+            map.insert_at(0, map.unique_key("_legend"), Value::Object(legend));
         }
     }
     Shaped {
@@ -167,7 +168,7 @@ impl Walker<'_> {
             && let Some(note) = self.rec.pop_anchor()
             && let Value::Object(map) = node
         {
-            let key = unique_key(map, &policy.omitted_key);
+            let key = map.unique_key(&policy.omitted_key);
             map.push_unique(key, note);
         }
     }
@@ -206,11 +207,11 @@ impl Walker<'_> {
         for (at, sibs) in pending.into_iter().rev() {
             let (before, after): (Vec<_>, Vec<_>) = sibs.into_iter().partition(|s| s.before);
             for s in after.into_iter().rev() {
-                let key = unique_key(map, &s.key);
+                let key = map.unique_key(&s.key);
                 map.insert_at(at + 1, key, s.value);
             }
             for s in before.into_iter().rev() {
-                let key = unique_key(map, &s.key);
+                let key = map.unique_key(&s.key);
                 map.insert_at(at, key, s.value);
             }
         }
@@ -352,14 +353,4 @@ fn removed_kind(v: &Value) -> Kind {
     } else {
         Kind::Stripped
     }
-}
-
-/// `want`, or `want_`, `want__`… whichever is not yet a key of `map`: pare never
-/// overwrites a member of the input.
-pub(crate) fn unique_key(map: &Map, want: &str) -> String {
-    let mut key = want.to_owned();
-    while map.contains_key(&key) {
-        key.push('_');
-    }
-    key
 }

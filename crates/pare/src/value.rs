@@ -299,6 +299,15 @@ impl Map {
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
     }
+    /// `want`, or `want_`, `want__`… whichever is not yet a key: pare never overwrites a
+    /// member of the input when it adds one (`_legend`, `_omitted`, a hoisted or flattened key).
+    pub(crate) fn unique_key(&self, want: &str) -> String {
+        let mut key = want.to_owned();
+        while self.contains_key(&key) {
+            key.push('_');
+        }
+        key
+    }
     /// Replace the value in place if the key exists (returning the old one), else append.
     pub fn insert(&mut self, key: impl Into<Key>, value: Value) -> Option<Value> {
         let key = key.into();

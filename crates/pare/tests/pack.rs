@@ -9,9 +9,9 @@ mod common;
 
 use pare::pack::cache::PreviewCache;
 use pare::pack::chunks::{self, Chunk};
-use pare::pack::options::PackOptions;
 use pare::pack::outline;
 use pare::pack::{PackSettings, Packed, Tier, pack};
+use pare::schema::pack::PackOptions;
 use pare::tokens::Tokenizer;
 use pare::{Number, Value};
 use proptest::prelude::*;

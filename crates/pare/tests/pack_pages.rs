@@ -6,8 +6,8 @@ mod common;
 
 use pare::pack::cache::PreviewCache;
 use pare::pack::chunks::{self, Chunk};
-use pare::pack::options::PackOptions;
 use pare::pack::{PackSettings, Packed, Tier, pack, pack_from_cursor};
+use pare::schema::pack::PackOptions;
 use pare::tokens::Tokenizer;
 use proptest::prelude::*;
 

@@ -8,7 +8,7 @@ fn checked_in_schema_is_current() {
         "/../../schemas/policy.schema.json"
     );
     let on_disk = std::fs::read_to_string(path).expect("schemas/policy.schema.json exists");
-    let generated = pare::policy::json_schema();
+    let generated = pare::schema::json_schema();
     assert!(
         on_disk == generated,
         "schemas/policy.schema.json is stale: run `cargo run -- policy schema > schemas/policy.schema.json`"

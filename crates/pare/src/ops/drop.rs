@@ -13,9 +13,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
-use crate::policy::selector::{MatchState, SelectorSet};
-use crate::policy::{CompileCx, PolicyError};
+use crate::query::selector::{MatchState, SelectorSet};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -2,7 +2,7 @@
 //!
 //! Why: sub-30-second website visits are redirects and misclicks (seed ADR 0006 raised
 //! `minMinutes` to 0.5). The predicate is an expression over each item (see
-//! [`crate::policy::expr`]); a parameter makes the threshold the caller's choice. A
+//! [`crate::query::expr`]); a parameter makes the threshold the caller's choice. A
 //! comparison with a missing field never holds, so with `remove_where` absence never removes
 //! an item; with `keep_where` only items it holds for stay. The number removed is recorded.
 //!
@@ -17,10 +17,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::expr::Expr;
-use crate::policy::{CompileCx, PolicyError};
+use crate::query::expr::Expr;
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -55,10 +55,7 @@ impl FilterSpec {
             (Some(e), None) => ("remove_where", e, true),
             (None, Some(e)) => ("keep_where", e, false),
             _ => {
-                return Err(cx.error(
-                    "",
-                    "give exactly one of `remove_where` and `keep_where`",
-                ));
+                return Err(cx.error("", "give exactly one of `remove_where` and `keep_where`"));
             }
         };
         Ok(Filter {

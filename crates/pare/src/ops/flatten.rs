@@ -16,10 +16,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
-use crate::shape::unique_key;
 use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -84,7 +83,9 @@ impl Op for Flatten {
                 rebuilt.push((k, v));
                 continue;
             }
-            let Value::Object(inner) = v else { unreachable!("checked above") };
+            let Value::Object(inner) = v else {
+                unreachable!("checked above")
+            };
             for (ik, iv) in inner {
                 let wanted = self
                     .fields
@@ -98,7 +99,7 @@ impl Op for Flatten {
                 }
                 let mut name = format!("{}{ik}", self.prefix);
                 if out.contains_key(&name) {
-                    name = unique_key(&out, &format!("{k}_{ik}"));
+                    name = out.unique_key(&format!("{k}_{ik}"));
                 }
                 out.push_unique(name.clone(), Value::Null);
                 rebuilt.push((name.into(), iv));

@@ -24,11 +24,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::json;
 use crate::manifest::Kind;
-use crate::policy::options::Scalar;
-use crate::policy::{CompileCx, PolicyError};
+use crate::params::Scalar;
 use crate::value::{Map, Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -144,10 +144,13 @@ impl GroupSpec {
             if r.when.is_empty() {
                 return Err(cx.error(&field("when"), "name at least one discriminator value"));
             }
-            let needs_value = !matches!(r.shape, GroupShape::Count | GroupShape::Map)
-                && r.fields.is_none();
+            let needs_value =
+                !matches!(r.shape, GroupShape::Count | GroupShape::Map) && r.fields.is_none();
             if needs_value && r.value.is_none() {
-                return Err(cx.error(&field("value"), "required for this shape (or give `fields`)"));
+                return Err(cx.error(
+                    &field("value"),
+                    "required for this shape (or give `fields`)",
+                ));
             }
             if r.fields.is_some() && !matches!(r.shape, GroupShape::List | GroupShape::OneOrMany) {
                 return Err(cx.error(&field("fields"), "only for shapes `list` and `one_or_many`"));
@@ -178,7 +181,10 @@ impl GroupSpec {
                 shape: r.shape,
                 value: r.value.clone(),
                 fields,
-                plural_key: r.plural_key.clone().unwrap_or_else(|| format!("{}s", r.key)),
+                plural_key: r
+                    .plural_key
+                    .clone()
+                    .unwrap_or_else(|| format!("{}s", r.key)),
                 map_key: r.map_key.clone(),
                 default,
                 levels: cx.level_mask(&field("levels"), r.levels.as_deref())?,
@@ -192,9 +198,14 @@ impl GroupSpec {
             let clash = rules
                 .iter()
                 .filter(|r| r.key == w[0])
-                .fold((0u64, false), |(seen, clash), r| (seen | r.levels, clash || seen & r.levels != 0));
+                .fold((0u64, false), |(seen, clash), r| {
+                    (seen | r.levels, clash || seen & r.levels != 0)
+                });
             if clash.1 {
-                return Err(cx.error("rules", format!("two rules write key `{}` at the same level", w[0])));
+                return Err(cx.error(
+                    "rules",
+                    format!("two rules write key `{}` at the same level", w[0]),
+                ));
             }
         }
         Ok(Group {
@@ -212,7 +223,9 @@ impl Op for Group {
         if !matches!(node, Value::Array(_)) || !cx.matches_any(&self.at) {
             return;
         }
-        let Value::Array(records) = std::mem::take(node) else { unreachable!() };
+        let Value::Array(records) = std::mem::take(node) else {
+            unreachable!()
+        };
         let level_bit = 1u64 << cx.level;
         let mut buckets: Vec<Vec<Value>> = vec![Vec::new(); self.rules.len()];
         let mut other = Vec::new();
@@ -238,7 +251,8 @@ impl Op for Group {
             }
         }
         for (kind, n) in &dropped {
-            cx.rec.label(Kind::Stripped, &format!("{}={kind}", self.by), *n);
+            cx.rec
+                .label(Kind::Stripped, &format!("{}={kind}", self.by), *n);
         }
         let mut out = Map::new();
         for (rule, records) in self.rules.iter().zip(buckets) {
@@ -276,13 +290,21 @@ impl Op for Group {
                     }
                     if skipped > 0 {
                         let field = rule.map_key.as_deref().unwrap_or("");
-                        cx.rec.label(Kind::Stripped, &format!("{}:missing {field}", rule.key), skipped);
+                        cx.rec.label(
+                            Kind::Stripped,
+                            &format!("{}:missing {field}", rule.key),
+                            skipped,
+                        );
                     }
                     if !pairs.is_empty() {
                         let map: Map = pairs
                             .into_iter()
                             .map(|(k, mut vs)| {
-                                let v = if vs.len() == 1 { vs.pop().expect("one value") } else { Value::Array(vs) };
+                                let v = if vs.len() == 1 {
+                                    vs.pop().expect("one value")
+                                } else {
+                                    Value::Array(vs)
+                                };
                                 (k, v)
                             })
                             .collect();
@@ -313,7 +335,15 @@ impl Op for Group {
                 }
             }
             if skipped > 0 {
-                cx.rec.label(Kind::Stripped, &format!("{}:missing {}", rule.key, rule.value.as_deref().unwrap_or("")), skipped);
+                cx.rec.label(
+                    Kind::Stripped,
+                    &format!(
+                        "{}:missing {}",
+                        rule.key,
+                        rule.value.as_deref().unwrap_or("")
+                    ),
+                    skipped,
+                );
             }
             match (rule.shape, values.len()) {
                 (_, 0) => {}

@@ -15,8 +15,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op, Sibling, check_min_items, default_min_items};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -66,11 +66,15 @@ impl HoistSpec {
 
 impl Op for Hoist {
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
-        let (Value::Array(items), Some(key)) = (&mut *node, cx.key) else { return };
+        let (Value::Array(items), Some(key)) = (&mut *node, cx.key) else {
+            return;
+        };
         if items.len() < self.min_items || !cx.matches_any(&self.at) {
             return;
         }
-        let Some(Value::Object(first)) = items.first() else { return };
+        let Some(Value::Object(first)) = items.first() else {
+            return;
+        };
         let constant: Vec<String> = first
             .iter()
             .filter(|(k, _)| {
@@ -79,9 +83,9 @@ impl Op for Hoist {
                     .is_none_or(|f| f.iter().any(|f| f == k.as_str()))
             })
             .filter(|(k, v)| {
-                items[1..].iter().all(|item| {
-                    item.as_object().and_then(|o| o.get(k)) == Some(*v)
-                })
+                items[1..]
+                    .iter()
+                    .all(|item| item.as_object().and_then(|o| o.get(k)) == Some(*v))
             })
             .map(|(k, _)| k.to_string())
             .collect();

@@ -22,10 +22,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::options::NumberOrParam;
-use crate::policy::{CompileCx, ParamNumber, PolicyError};
+use crate::params::NumberOrParam;
+use crate::params::ParamNumber;
 use crate::value::{Map, Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -129,7 +130,9 @@ impl Merge {
         });
         let rest: Vec<Value> = block.drain(1..).map(|(v, _)| v).collect();
         let (mut first, _) = block.pop().expect("block has a first item");
-        let Value::Object(map) = &mut first else { return first };
+        let Value::Object(map) = &mut first else {
+            return first;
+        };
         if let Some(end_value) = end_value {
             set_dotted(map, &self.end, end_value);
         }
@@ -285,7 +288,12 @@ pub(crate) fn parse_timestamp(s: &str) -> Option<f64> {
         }
         _ => return None,
     };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 24 || minute > 59 || second >= 61.0 {
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 24
+        || minute > 59
+        || second >= 61.0
+    {
         return None;
     }
     let days = days_from_civil(year, month, day);
@@ -310,10 +318,28 @@ mod tests {
     fn timestamps() {
         assert_eq!(parse_timestamp("1970-01-01T00:00:00Z"), Some(0.0));
         assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0.0));
-        assert_eq!(parse_timestamp("2026-02-17T09:20:00").unwrap() - parse_timestamp("2026-02-17T09:00:00").unwrap(), 1200.0);
-        assert_eq!(parse_timestamp("2026-02-17T09:00:00.5Z").unwrap() % 1.0, 0.5);
-        assert_eq!(parse_timestamp("2000-03-01T00:00Z").unwrap() - parse_timestamp("2000-02-28T00:00Z").unwrap(), 2.0 * 86400.0);
-        for bad in ["", "2026-02-17", "2026-13-01T00:00:00", "2026-02-17T09:00:00Q", "yesterday", "2026-02-17T09:0a:00"] {
+        assert_eq!(
+            parse_timestamp("2026-02-17T09:20:00").unwrap()
+                - parse_timestamp("2026-02-17T09:00:00").unwrap(),
+            1200.0
+        );
+        assert_eq!(
+            parse_timestamp("2026-02-17T09:00:00.5Z").unwrap() % 1.0,
+            0.5
+        );
+        assert_eq!(
+            parse_timestamp("2000-03-01T00:00Z").unwrap()
+                - parse_timestamp("2000-02-28T00:00Z").unwrap(),
+            2.0 * 86400.0
+        );
+        for bad in [
+            "",
+            "2026-02-17",
+            "2026-13-01T00:00:00",
+            "2026-02-17T09:00:00Q",
+            "yesterday",
+            "2026-02-17T09:0a:00",
+        ] {
             assert_eq!(parse_timestamp(bad), None, "{bad}");
         }
     }

@@ -1,9 +1,16 @@
-//! The ops: one file each, registered with one line in [`ops!`] below.
+//! The ops: one file each, registered in one place below.
+//!
+//! Adding an op: write `ops/<name>.rs` (its options struct `<Name>Spec`, with a `levels`
+//! field and a `compile` method, and its compiled form implementing `Op`), then add its
+//! `pub mod <name>;` line and its `<Name> => <name>::<Name>Spec` line to the registry below.
+//! The `mod` lines stand outside the macro so that rustfmt (which does not look inside a
+//! macro invocation) formats the op files.
 //!
 //! An op has options (a serde struct, the `[[ops]]` table of a policy), compiles them once
-//! against the policy ([`CompileCx`]) and then acts during the engine's single walk over the
-//! value: [`Op::drops`] before the walk descends into an object member, [`Op::apply`] on each
-//! node after its children are done. Ops record what they remove ([`ApplyCx::rec`]).
+//! through the policy's [`compile::CompileCx`] (it never sees the compiled policy) and then
+//! acts during the engine's single walk over the value: [`Op::drops`] before the walk
+//! descends into an object member, [`Op::apply`] on each node after its children are done.
+//! Ops record what they remove ([`ApplyCx::rec`]).
 
 use std::fmt::Debug;
 
@@ -11,17 +18,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::manifest::Recorder;
-use crate::policy::selector::{MatchState, SelectorSet, Step};
-use crate::policy::{CompileCx, Params, PolicyError};
+use crate::params::Params;
+use crate::query::selector::{MatchState, SelectorSet, Step};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
+use compile::{CompileCx, PolicyError};
 
 /// Registers ops: `Variant => module::Spec`. The module holds the op's options struct
 /// (`Spec`, with a `levels` field and a `compile` method) and its compiled form.
 macro_rules! ops {
     ($($variant:ident => $module:ident :: $spec:ident),* $(,)?) => {
-        $(pub mod $module;)*
-
         /// One entry of a policy's `ops` list; `op` names its kind.
         #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
         #[serde(tag = "op", rename_all = "snake_case")]
@@ -73,6 +79,26 @@ macro_rules! ops {
         pub const NAMES: &[&str] = &[$(stringify!($module)),*];
     };
 }
+
+pub mod compile;
+
+// The registry: a `mod` line (rustfmt keeps these sorted) and an `ops!` line per op. The
+// `ops!` order is the order of `NAMES`, of error messages and of the JSON Schema.
+pub mod drop;
+pub mod filter;
+pub mod flatten;
+pub mod group;
+pub mod hoist;
+pub mod keep;
+pub mod limit;
+pub mod merge;
+pub mod nest;
+pub mod partition;
+pub mod prune;
+pub mod rename;
+pub mod round;
+pub mod tier;
+pub mod truncate;
 
 ops! {
     Prune => prune::PruneSpec,

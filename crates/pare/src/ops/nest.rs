@@ -18,8 +18,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -84,7 +84,9 @@ impl Op for Nest {
         let Some(Value::Object(mut map)) = parent.remove(&self.map) else {
             return;
         };
-        let Some(Value::Array(items)) = parent.get_mut(&self.into) else { return };
+        let Some(Value::Array(items)) = parent.get_mut(&self.into) else {
+            return;
+        };
         for item in items.iter_mut() {
             // Map keys are strings; an id of 7 matches the key "7".
             let id = match item.pointer_dotted(&self.match_field) {

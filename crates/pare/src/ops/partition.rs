@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op, check_min_items, default_min_items};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -58,7 +58,11 @@ impl PartitionSpec {
             return Err(cx.error("by", "name the member that holds each record's kind"));
         }
         check_min_items(cx, self.min_items)?;
-        Ok(Partition { at: cx.selectors("at", &self.at)?, by: self.by.clone(), min_items: self.min_items })
+        Ok(Partition {
+            at: cx.selectors("at", &self.at)?,
+            by: self.by.clone(),
+            min_items: self.min_items,
+        })
     }
 }
 
@@ -84,10 +88,13 @@ impl Op for Partition {
         }
         let kinds = index.len();
         drop(index);
-        let Value::Array(items) = std::mem::take(node) else { unreachable!("checked above") };
+        let Value::Array(items) = std::mem::take(node) else {
+            unreachable!("checked above")
+        };
         let mut groups: Vec<(Key, Vec<Value>)> = Vec::with_capacity(kinds);
         for (mut item, slot) in items.into_iter().zip(slot_of) {
-            let Some(Value::String(kind)) = item.as_object_mut().and_then(|o| o.remove(&self.by)) else {
+            let Some(Value::String(kind)) = item.as_object_mut().and_then(|o| o.remove(&self.by))
+            else {
                 unreachable!("every item was checked to be an object with a string `by`")
             };
             if slot == groups.len() {
@@ -95,7 +102,10 @@ impl Op for Partition {
             }
             groups[slot].1.push(item);
         }
-        let entries = groups.into_iter().map(|(k, v)| (k, Value::Array(v))).collect();
+        let entries = groups
+            .into_iter()
+            .map(|(k, v)| (k, Value::Array(v)))
+            .collect();
         *node = Value::Object(Map::from_keyed_unchecked(entries));
     }
 }

@@ -15,9 +15,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{default_true, ApplyCx, Op};
+use super::compile::{CompileCx, PolicyError};
+use super::{ApplyCx, Op, default_true};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -107,7 +107,7 @@ impl Op for Prune {
                 return true;
             }
             if !except.is_empty() {
-                let st = set.step(&state, crate::policy::selector::Step::Key(k));
+                let st = set.step(&state, crate::query::selector::Step::Key(k));
                 if except.iter().any(|&s| set.matches(&st, s)) {
                     return true;
                 }

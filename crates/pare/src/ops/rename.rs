@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -63,7 +63,11 @@ impl RenameSpec {
                 Some(at) => Some(cx.selectors("at", at)?),
                 None => None,
             },
-            map: self.map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            map: self
+                .map
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             legend: self.legend,
         })
     }
@@ -87,7 +91,9 @@ impl Op for Rename {
             return;
         }
         for (long, short) in &self.map {
-            let Some(i) = map.position(long) else { continue };
+            let Some(i) = map.position(long) else {
+                continue;
+            };
             if map.contains_key(short) {
                 continue;
             }

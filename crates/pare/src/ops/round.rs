@@ -16,9 +16,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::{Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -45,7 +45,10 @@ impl RoundSpec {
             return Err(cx.error("at", "name at least one selector"));
         }
         if self.decimals > 15 {
-            return Err(cx.error("decimals", format!("{} is out of range 0–15", self.decimals)));
+            return Err(cx.error(
+                "decimals",
+                format!("{} is out of range 0–15", self.decimals),
+            ));
         }
         Ok(Round {
             at: cx.selectors("at", &self.at)?,
@@ -69,7 +72,11 @@ pub(crate) fn round_number(n: &Number, decimals: usize) -> Option<Number> {
     };
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     // value = digits × 10^(exponent − frac_len): count the fraction digits that follows.
-    let digits: Vec<u8> = int_part.bytes().chain(frac_part.bytes()).map(|b| b - b'0').collect();
+    let digits: Vec<u8> = int_part
+        .bytes()
+        .chain(frac_part.bytes())
+        .map(|b| b - b'0')
+        .collect();
     let scale = frac_part.len() as i64 - exponent; // digits after the point
     if scale <= decimals as i64 {
         return None;
@@ -161,7 +168,13 @@ mod tests {
     fn regression_round_keeps_exponents_and_long_numbers() {
         assert_eq!(r("1e300", 2), None);
         assert_eq!(r("-2.5E+30", 2), None);
-        assert_eq!(r("12345678901234567890.123", 2).as_deref(), Some("12345678901234567890.12"));
-        assert_eq!(r("12345678901234567890.125", 2).as_deref(), Some("12345678901234567890.13"));
+        assert_eq!(
+            r("12345678901234567890.123", 2).as_deref(),
+            Some("12345678901234567890.12")
+        );
+        assert_eq!(
+            r("12345678901234567890.125", 2).as_deref(),
+            Some("12345678901234567890.13")
+        );
     }
 }

@@ -16,9 +16,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -62,8 +62,11 @@ impl TierSpec {
         if let Some(b) = self.tiers.iter().find(|b| !b.min.is_finite()) {
             return Err(cx.error("tiers", format!("band `{}` needs a finite min", b.label)));
         }
-        let mut bands: Vec<(f64, String)> =
-            self.tiers.iter().map(|b| (b.min, b.label.clone())).collect();
+        let mut bands: Vec<(f64, String)> = self
+            .tiers
+            .iter()
+            .map(|b| (b.min, b.label.clone()))
+            .collect();
         bands.sort_by(|a, b| b.0.total_cmp(&a.0));
         Ok(Tier {
             at: cx.selectors("at", &self.at)?,

@@ -15,9 +15,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::policy::{CompileCx, PolicyError};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
@@ -58,7 +58,10 @@ pub struct Truncate {
 impl TruncateSpec {
     pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Truncate, PolicyError> {
         if self.max_tokens < 16 {
-            return Err(cx.error("max_tokens", format!("{} is below the minimum 16", self.max_tokens)));
+            return Err(cx.error(
+                "max_tokens",
+                format!("{} is below the minimum 16", self.max_tokens),
+            ));
         }
         if !(0.0..=1.0).contains(&self.head) {
             return Err(cx.error("head", format!("{} is outside 0–1", self.head)));
@@ -92,7 +95,10 @@ impl Truncate {
             let tail_start = tok.suffix_start(text, tail_tokens).max(head_end);
             let (head, tail) = (&text[..head_end], &text[tail_start..]);
             let cut = total.saturating_sub(tok.count(head) + tok.count(tail));
-            let out = format!("{head}{}{tail}", self.marker.replace("{cut}", &cut.to_string()));
+            let out = format!(
+                "{head}{}{tail}",
+                self.marker.replace("{cut}", &cut.to_string())
+            );
             // Token boundaries shift where pieces meet; shrink until the whole fits.
             if tok.count(&out) <= self.max_tokens || keep == 0 {
                 return Some(out);

@@ -1,8 +1,8 @@
 //! Reading the chunks out of a search response by the `[pack]` field mapping.
 
 use super::PackError;
-use super::options::PackOptions;
 use super::outline::Lang;
+use crate::schema::pack::PackOptions;
 use crate::value::{Map, Value};
 
 /// One search result, as the packer needs it.

@@ -11,8 +11,8 @@
 use super::Tier;
 use super::cache::PreviewCache;
 use super::chunks::Chunk;
-use super::options::PackOrder;
 use super::render;
+use crate::schema::pack::PackOrder;
 use crate::tokens::Tokenizer;
 
 const SEPARATOR: &str = "\n\n";

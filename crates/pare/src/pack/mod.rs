@@ -8,7 +8,8 @@
 //! counted with the real tokenizer and is never over the budget.
 //!
 //! ```
-//! use pare::pack::{pack, PackSettings, Tier, chunks, cache::PreviewCache, options::PackOptions};
+//! use pare::pack::{pack, PackSettings, Tier, chunks, cache::PreviewCache};
+//! use pare::schema::pack::PackOptions;
 //! let input = pare::json::parse(r##"{"results":[
 //!   {"id":"a","score":0.9,"path":"src/lib.rs","text":"/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }"},
 //!   {"id":"b","score":0.2,"path":"notes.md","text":"# Notes\nNothing much."}]}"##).unwrap();
@@ -29,7 +30,6 @@ pub mod chunks;
 pub mod dedup;
 pub mod envelope;
 mod fill;
-pub mod options;
 pub mod outline;
 pub mod overlap;
 mod page;
@@ -39,8 +39,8 @@ pub use page::{pack, pack_from_cursor};
 
 use serde::Serialize;
 
+use crate::schema::pack::PackOptions;
 use crate::tokens::Tokenizer;
-use options::PackOptions;
 
 /// Why a response could not be packed.
 #[derive(Debug, thiserror::Error)]

@@ -207,7 +207,7 @@ pub enum RespondError {
     #[error("unknown level `{name}`; this policy's levels: {allowed}")]
     Level { name: String, allowed: String },
     #[error(transparent)]
-    Policy(#[from] crate::policy::PolicyError),
+    Policy(#[from] crate::ops::compile::PolicyError),
     #[error("{0}")]
     Cursor(String),
     #[error("{0}")]

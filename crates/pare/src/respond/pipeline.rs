@@ -3,8 +3,10 @@
 
 use crate::encode::render_counted;
 use crate::json;
+use crate::ops::compile::FULL;
 use crate::pack::{self, PackSettings, Tier, cache::PreviewCache, chunks};
-use crate::policy::{FULL, Params, Policy};
+use crate::params::Params;
+use crate::policy::Policy;
 use crate::shape::{ShapeOptions, Shaped, shape};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
@@ -421,7 +423,7 @@ impl Run<'_, '_> {
     fn packed(
         self,
         value: &Value,
-        options: &pack::options::PackOptions,
+        options: &crate::schema::pack::PackOptions,
     ) -> Result<Response, RespondError> {
         let req = self.req;
         let list = chunks::from_response(value, options)?;

@@ -94,7 +94,7 @@ pub fn reference_toon(texts: &[String], options: &str) -> Vec<String> {
 pub mod arb;
 
 /// The `[pack]` section of `examples/policies/search.toml`, the corpus search response's.
-pub fn search_pack_options() -> pare::pack::options::PackOptions {
+pub fn search_pack_options() -> pare::schema::pack::PackOptions {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/policies/search.toml"),
     )

@@ -26,7 +26,7 @@
 //! `not`, `true`, `false`, `null`) are not field names; write `@.not` or `['not']`.
 //!
 //! ```
-//! use pare::policy::expr::Expr;
+//! use pare::query::expr::Expr;
 //! use pare::value::{Map, Value};
 //! let e = Expr::parse("score < $minScore and not (type == 'OM_SIMILAR')").unwrap();
 //! let item: Map = [("score".to_owned(), Value::from(1))].into_iter().collect();

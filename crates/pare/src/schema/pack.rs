@@ -1,5 +1,6 @@
 //! The `[pack]` section of a policy: where a search response keeps its chunks, which of
-//! their fields mean what, and how to pack them.
+//! their fields mean what, and how to pack them. Only options live here; the packing itself
+//! is [`crate::pack`].
 //!
 //! ```toml
 //! [pack]

@@ -12,7 +12,7 @@
 //! ids need no brackets; in RFC 9535 that is a syntax error, so no valid query changes meaning.
 //!
 //! ```
-//! use pare::policy::selector::{Selector, SelectorSet, Step};
+//! use pare::query::selector::{Selector, SelectorSet, Step};
 //! let set = SelectorSet::new(vec![Selector::parse("$..created_at").unwrap()]).unwrap();
 //! let items = set.step(&set.root(), Step::Key("items"));
 //! let first = set.step(&items, Step::Index { index: 0, len: 2 });
@@ -683,7 +683,7 @@ pub(super) mod tests {
     use proptest::prelude::*;
 
     /// A tiny JSON reader for test documents (no escapes; the real parser lives elsewhere).
-    pub(in crate::policy) fn json(src: &str) -> Value {
+    pub(in crate::query) fn json(src: &str) -> Value {
         fn value(b: &[u8], i: &mut usize) -> Value {
             while b[*i].is_ascii_whitespace() {
                 *i += 1;

@@ -104,7 +104,7 @@ impl McpFormat {
 /// Whether `name` matches a glob of `*` (any run) and `?` (one character).
 ///
 /// ```
-/// use pare::policy::mcp::glob_match;
+/// use pare::schema::mcp::glob_match;
 /// assert!(glob_match("search_*", "search_nodes"));
 /// assert!(glob_match("*graph", "read_graph"));
 /// assert!(!glob_match("read_?", "read_graph"));

@@ -1,8 +1,11 @@
-//! Policies: options as written ([`options`]) → a validated, compiled [`Policy`].
+//! The compiled policy: the file as written ([`crate::schema`]) → a validated, compiled
+//! [`Policy`], what [`crate::shape`] runs.
 //!
 //! Compiling checks everything a request could trip on later — level names, selector and
 //! expression syntax, parameter references and types — so shaping itself cannot fail on a
-//! bad policy. Errors name the key (`ops[2].paths[0]`), the bad value and the allowed values.
+//! bad policy. Errors ([`PolicyError`]) name the key (`ops[2].paths[0]`), the bad value and
+//! the allowed values. Each op compiles its own options through one [`CompileCx`]
+//! ([`crate::ops::compile`]), which gathers the selectors of the whole policy into one set.
 //!
 //! ```
 //! let policy = pare::policy::Policy::parse(r#"
@@ -13,45 +16,11 @@
 //! assert_eq!(policy.default_level(), "standard");
 //! ```
 
-pub mod expr;
-pub mod mcp;
-pub mod options;
-pub mod selector;
-
-use std::collections::BTreeMap;
-
 use crate::ops::Op;
-use crate::value::{Number, Value};
-use expr::Expr;
-use options::{NumberOrParam, PolicyOptions, Scalar};
-use selector::{Selector, SelectorSet};
-
-/// The name of the level that is always the input unchanged.
-pub const FULL: &str = "full";
-
-/// A policy that could not be read or is invalid.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PolicyError {
-    /// The text is not valid TOML or JSON.
-    #[error("policy is not valid {format}: {message}")]
-    Syntax {
-        format: &'static str,
-        message: String,
-    },
-    /// A key has a bad value.
-    #[error("policy error at `{key}`: {message}")]
-    Invalid { key: String, message: String },
-}
-
-impl PolicyError {
-    pub(crate) fn invalid(key: impl Into<String>, message: impl Into<String>) -> PolicyError {
-        PolicyError::Invalid {
-            key: key.into(),
-            message: message.into(),
-        }
-    }
-}
+use crate::ops::compile::{CompileCx, FULL, PolicyError};
+use crate::params::{Params, Scalar};
+use crate::query::selector::SelectorSet;
+use crate::schema::PolicyOptions;
 
 /// One op of a compiled policy.
 #[derive(Debug)]
@@ -159,15 +128,10 @@ impl Policy {
                 ));
             }
         }
-        let mut cx = CompileCx {
-            selectors: Vec::new(),
-            key: String::new(),
-            params: &options.params,
-            levels: &levels,
-        };
+        let mut cx = CompileCx::new(&options.params, &levels);
         let mut ops = Vec::with_capacity(options.ops.len());
         for (i, spec) in options.ops.iter().enumerate() {
-            cx.key = format!("ops[{i}]");
+            cx.at(format!("ops[{i}]"));
             let levels_mask = cx.level_mask("levels", spec.levels())?;
             let op = spec.compile(&mut cx)?;
             ops.push(CompiledOp {
@@ -177,12 +141,12 @@ impl Policy {
             });
         }
         // Compiled even when off: a request may switch notes on.
-        cx.key = "omitted".into();
+        cx.at("omitted");
         if options.omitted.key.is_empty() {
             return Err(PolicyError::invalid("omitted.key", "must not be empty"));
         }
         let omitted_at = cx.selectors("at", &options.omitted.at)?;
-        let selectors = SelectorSet::new(cx.selectors)
+        let selectors = SelectorSet::new(cx.into_selectors())
             .map_err(|e| PolicyError::invalid("ops", e.to_string()))?;
         Ok(Policy {
             omitted_key: options.omitted.key.clone(),
@@ -256,7 +220,7 @@ impl Policy {
             })?;
             values[slot].1 = parsed;
         }
-        Ok(Params { values })
+        Ok(Params::from_checked(values))
     }
 }
 
@@ -310,152 +274,4 @@ fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyE
             format!("unknown level `{name}`; allowed: {}", levels.join(", ")),
         )
     })
-}
-
-/// Parameter values for one request.
-#[derive(Debug, Clone, Default)]
-pub struct Params {
-    values: Vec<(String, Scalar)>,
-}
-
-impl Params {
-    pub fn get(&self, name: &str) -> Option<&Scalar> {
-        self.values.iter().find(|(k, _)| k == name).map(|(_, v)| v)
-    }
-    /// A parameter as a JSON value, for expressions.
-    pub fn value(&self, name: &str) -> Option<Value> {
-        Some(match self.get(name)? {
-            Scalar::Bool(b) => Value::Bool(*b),
-            Scalar::Number(n) => Value::Number(Number::from_f64(*n)?),
-            Scalar::String(s) => Value::from(s.as_str()),
-        })
-    }
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Scalar)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), v))
-    }
-}
-
-/// A number setting, resolved per request.
-#[derive(Debug, Clone)]
-pub(crate) enum ParamNumber {
-    Fixed(f64),
-    Param(String),
-}
-
-impl ParamNumber {
-    pub fn resolve(&self, params: &Params) -> f64 {
-        match self {
-            ParamNumber::Fixed(n) => *n,
-            // Compile checked the parameter exists and is a number.
-            ParamNumber::Param(name) => match params.get(name) {
-                Some(Scalar::Number(n)) => *n,
-                _ => f64::NAN,
-            },
-        }
-    }
-}
-
-/// What ops see while compiling: registers selectors, validates references.
-pub struct CompileCx<'a> {
-    selectors: Vec<Selector>,
-    key: String,
-    params: &'a BTreeMap<String, Scalar>,
-    levels: &'a [String],
-}
-
-impl CompileCx<'_> {
-    /// A bit mask of level indices; `None` means every level but `full`.
-    pub fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
-        let Some(names) = names else {
-            return Ok((1u64 << (self.levels.len() - 1)) - 1);
-        };
-        let mut mask = 0;
-        for (j, name) in names.iter().enumerate() {
-            let key = format!("{field}[{j}]");
-            if name == FULL {
-                return Err(self.error(
-                    &key,
-                    "`full` is always the input unchanged; ops cannot run at it",
-                ));
-            }
-            let index = self.levels.iter().position(|l| l == name).ok_or_else(|| {
-                self.error(
-                    &key,
-                    format!(
-                        "unknown level `{name}`; allowed: {}",
-                        self.levels.join(", ")
-                    ),
-                )
-            })?;
-            mask |= 1 << index;
-        }
-        Ok(mask)
-    }
-
-    /// An error about `field` of the op being compiled.
-    pub fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
-        let key = if field.is_empty() {
-            self.key.clone()
-        } else {
-            format!("{}.{field}", self.key)
-        };
-        PolicyError::invalid(key, message)
-    }
-
-    /// Register a selector; returns its index in the policy's selector set.
-    pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
-        if let Some(i) = self.selectors.iter().position(|s| s.source() == src) {
-            return Ok(i);
-        }
-        let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
-        self.selectors.push(sel);
-        Ok(self.selectors.len() - 1)
-    }
-
-    pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
-        srcs.iter()
-            .enumerate()
-            .map(|(i, s)| self.selector(&format!("{field}[{i}]"), s))
-            .collect()
-    }
-
-    /// Parse a filter expression and check the parameters it names.
-    pub fn expr(&self, field: &str, src: &str) -> Result<Expr, PolicyError> {
-        let expr = Expr::parse(src).map_err(|e| self.error(field, e.to_string()))?;
-        for name in expr.params() {
-            if !self.params.contains_key(&name) {
-                return Err(self.error(field, format!("`${name}` is not declared in [params]")));
-            }
-        }
-        Ok(expr)
-    }
-
-    pub(crate) fn number(
-        &self,
-        field: &str,
-        value: &NumberOrParam,
-    ) -> Result<ParamNumber, PolicyError> {
-        match value {
-            NumberOrParam::Number(n) if n.is_finite() => Ok(ParamNumber::Fixed(*n)),
-            NumberOrParam::Number(n) => {
-                Err(self.error(field, format!("{n} is not a finite number")))
-            }
-            NumberOrParam::Param(name) => match self.params.get(name) {
-                Some(Scalar::Number(_)) => Ok(ParamNumber::Param(name.clone())),
-                Some(other) => Err(self.error(
-                    field,
-                    format!("`${name}` is a {}, a number is needed", other.kind()),
-                )),
-                None => Err(self.error(field, format!("`${name}` is not declared in [params]"))),
-            },
-        }
-    }
-}
-
-/// The JSON Schema of the policy file, pretty-printed.
-pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(PolicyOptions);
-    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
-    text.push('\n');
-    text
 }

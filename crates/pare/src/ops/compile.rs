@@ -1,0 +1,156 @@
+//! What the ops need to compile their options: the context ([`CompileCx`]) that registers
+//! selectors and checks parameter and level references, and the error it reports
+//! ([`PolicyError`]).
+//!
+//! It sits with the ops, below the compiled policy: [`crate::policy::Policy::compile`] makes
+//! one context and hands it to each op in turn, and an op never sees the policy itself.
+
+use std::collections::BTreeMap;
+
+use crate::params::{NumberOrParam, ParamNumber, Scalar};
+use crate::query::expr::Expr;
+use crate::query::selector::Selector;
+
+/// The name of the level that is always the input unchanged.
+pub const FULL: &str = "full";
+
+/// A policy that could not be read or is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// The text is not valid TOML or JSON.
+    #[error("policy is not valid {format}: {message}")]
+    Syntax {
+        format: &'static str,
+        message: String,
+    },
+    /// A key has a bad value.
+    #[error("policy error at `{key}`: {message}")]
+    Invalid { key: String, message: String },
+}
+
+impl PolicyError {
+    pub(crate) fn invalid(key: impl Into<String>, message: impl Into<String>) -> PolicyError {
+        PolicyError::Invalid {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What ops see while compiling: registers selectors, validates references.
+pub struct CompileCx<'a> {
+    selectors: Vec<Selector>,
+    key: String,
+    params: &'a BTreeMap<String, Scalar>,
+    levels: &'a [String],
+}
+
+impl<'a> CompileCx<'a> {
+    /// A context for the policy's declared parameters and its validated level names.
+    pub(crate) fn new(params: &'a BTreeMap<String, Scalar>, levels: &'a [String]) -> Self {
+        CompileCx {
+            selectors: Vec::new(),
+            key: String::new(),
+            params,
+            levels,
+        }
+    }
+
+    /// Set the key errors are reported under (`ops[2]`, `omitted`).
+    pub(crate) fn at(&mut self, key: impl Into<String>) {
+        self.key = key.into();
+    }
+
+    /// The selectors registered, in index order.
+    pub(crate) fn into_selectors(self) -> Vec<Selector> {
+        self.selectors
+    }
+
+    /// A bit mask of level indices; `None` means every level but `full`.
+    pub fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
+        let Some(names) = names else {
+            return Ok((1u64 << (self.levels.len() - 1)) - 1);
+        };
+        let mut mask = 0;
+        for (j, name) in names.iter().enumerate() {
+            let key = format!("{field}[{j}]");
+            if name == FULL {
+                return Err(self.error(
+                    &key,
+                    "`full` is always the input unchanged; ops cannot run at it",
+                ));
+            }
+            let index = self.levels.iter().position(|l| l == name).ok_or_else(|| {
+                self.error(
+                    &key,
+                    format!(
+                        "unknown level `{name}`; allowed: {}",
+                        self.levels.join(", ")
+                    ),
+                )
+            })?;
+            mask |= 1 << index;
+        }
+        Ok(mask)
+    }
+
+    /// An error about `field` of the op being compiled.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
+        let key = if field.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}.{field}", self.key)
+        };
+        PolicyError::invalid(key, message)
+    }
+
+    /// Register a selector; returns its index in the policy's selector set.
+    pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
+        if let Some(i) = self.selectors.iter().position(|s| s.source() == src) {
+            return Ok(i);
+        }
+        let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+        self.selectors.push(sel);
+        Ok(self.selectors.len() - 1)
+    }
+
+    pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
+        srcs.iter()
+            .enumerate()
+            .map(|(i, s)| self.selector(&format!("{field}[{i}]"), s))
+            .collect()
+    }
+
+    /// Parse a filter expression and check the parameters it names.
+    pub fn expr(&self, field: &str, src: &str) -> Result<Expr, PolicyError> {
+        let expr = Expr::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+        for name in expr.params() {
+            if !self.params.contains_key(&name) {
+                return Err(self.error(field, format!("`${name}` is not declared in [params]")));
+            }
+        }
+        Ok(expr)
+    }
+
+    pub(crate) fn number(
+        &self,
+        field: &str,
+        value: &NumberOrParam,
+    ) -> Result<ParamNumber, PolicyError> {
+        match value {
+            NumberOrParam::Number(n) if n.is_finite() => Ok(ParamNumber::Fixed(*n)),
+            NumberOrParam::Number(n) => {
+                Err(self.error(field, format!("{n} is not a finite number")))
+            }
+            NumberOrParam::Param(name) => match self.params.get(name) {
+                Some(Scalar::Number(_)) => Ok(ParamNumber::Param(name.clone())),
+                Some(other) => Err(self.error(
+                    field,
+                    format!("`${name}` is a {}, a number is needed", other.kind()),
+                )),
+                None => Err(self.error(field, format!("`${name}` is not declared in [params]"))),
+            },
+        }
+    }
+}
