@@ -13,6 +13,8 @@ Modes:
            every answer.
   exit     like ok, but exits with status 3 on the first tools/call, without answering.
   big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed.
+
+In every mode the tool `file` returns the text of the file FAKE_FILE (env) as it is.
 """
 import json
 import os
@@ -22,6 +24,7 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 TOOLS = [
     {"name": "data", "description": "JSON rows", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
     {"name": "text", "description": "plain text", "inputSchema": {"type": "object"}},
+    {"name": "file", "description": "the text of FAKE_FILE", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -60,6 +63,9 @@ def answer(msg):
         if MODE == "exit":
             sys.exit(3)
         name, args = msg["params"]["name"], msg["params"].get("arguments") or {}
+        if name == "file":
+            with open(os.environ["FAKE_FILE"], encoding="utf-8") as f:
+                return {"content": [{"type": "text", "text": f.read()}]}
         if name == "data":
             if MODE == "big":
                 send_big(rid, int(os.environ.get("FAKE_BYTES", "100000")))
