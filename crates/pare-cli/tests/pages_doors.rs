@@ -107,3 +107,48 @@ fn cli_and_mcp_pages_are_byte_identical() {
         assert_eq!(through_cli, through_mcp, "{payload} at {budget}");
     }
 }
+
+#[test]
+fn mcp_text_that_is_not_json_over_the_budget_is_paged_at_line_ends() {
+    // A SQL server that returns Python reprs sent 279k tokens through unpaged.
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..3000)
+        .map(|i| {
+            format!("({i}, 'customer {i}', None, Decimal('{i}.50'), datetime.date(2026, 1, 2))\n")
+        })
+        .collect();
+    let file = dir.path().join("rows.txt");
+    std::fs::write(&file, &rows).unwrap();
+    let Some(py) = python() else { return };
+    let server = fake_server();
+    let args = ["--max-tokens", "2000", "--", &py, &server, "ok"];
+    let mut p = Proxy::spawn(&args, &[("FAKE_FILE", &file.display().to_string())]);
+    p.initialize();
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let mut reply = p.request(2, "tools/call", json!({"name": "file", "arguments": {}}));
+    let mut joined = String::new();
+    let mut pages = 0;
+    for id in 3.. {
+        let result = &reply["result"];
+        let content = result["content"].as_array().unwrap();
+        let total: usize = content
+            .iter()
+            .map(|c| tok.count(c["text"].as_str().unwrap()))
+            .sum();
+        assert!(total <= 2000, "page of {total} tokens");
+        let text = content[0]["text"].as_str().unwrap();
+        assert!(text.ends_with('\n'), "cut at a line end");
+        joined.push_str(text);
+        pages += 1;
+        let Some(cursor) = result["_meta"]["pare"]["nextCursor"].as_str() else {
+            break;
+        };
+        reply = p.request(
+            id,
+            "tools/call",
+            json!({"name": "pare_more", "arguments": {"cursor": cursor}}),
+        );
+    }
+    assert!(pages > 10, "{pages} pages");
+    assert_eq!(joined, rows);
+}
