@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The `pare mcp` acceptance figures on the memory server:
-#   read_graph tokens direct vs through pare (counted by ../shared/tools/peers.sh count),
+#   read_graph tokens direct vs through pare (counted by scripts/peers.sh count),
 #   first page at --max-tokens 3000, pare_more's page.
 #   bench/mcp_measure.sh PARE_BINARY [ENTITIES] [SEED]
 set -euo pipefail
@@ -35,4 +35,4 @@ echo "through pare: $(text_of "$tmp/pare.out" "$tmp/pare.txt")"
 echo "at 3000:      $(text_of "$tmp/page.out" "$tmp/page1.txt")"
 "$pare" expand "$tmp/pare.txt" > "$tmp/expanded.json"
 python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print('lossless:', a==b)" "$tmp/direct.txt" "$tmp/expanded.json"
-bash "$here/../shared/tools/peers.sh" count "$tmp/direct.txt" "$tmp/pare.txt" "$tmp/page1.txt" "$tmp/page1.txt.note"
+bash "$here/scripts/peers.sh" count "$tmp/direct.txt" "$tmp/pare.txt" "$tmp/page1.txt" "$tmp/page1.txt.note"

@@ -12,7 +12,7 @@
 # Repomix has no budget: it packs everything and reports the size. So pare packs the same
 # files as JSONL chunks (scores 0.5–1.0 from a fixed hash of the path) at a budget equal to
 # Repomix's own output, and at a quarter of it. For each output: o200k tokens (by the
-# reference counter, shared/tools/peers.sh), whether it is within the budget, and how many of
+# reference counter, scripts/peers.sh), whether it is within the budget, and how many of
 # the files' `def NAME` / `class NAME` signatures it names (Repomix rewrites signature lines,
 # dropping the colon, so lines can't be compared verbatim).
 # Environment: PARE_BENCH_DIR (default /tmp/pare-bench), PARE_BIN (default
@@ -66,7 +66,7 @@ PY
 
 echo "== outputs"
 (cd "$DIR" && "$REPOMIX" --compress --style markdown --quiet --no-file-summary --no-directory-structure -o "$DIR/out.repomix.md" src)
-REPOMIX_TOKENS=$(bash ../shared/tools/peers.sh count "$DIR/out.repomix.md" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tokens"])')
+REPOMIX_TOKENS=$(bash scripts/peers.sh count "$DIR/out.repomix.md" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tokens"])')
 QUARTER=$((REPOMIX_TOKENS / 4))
 # Every file matters here, so pare also runs with `breadth = true` (signatures of every file
 # first, then detail best first) beside its default best-first fill.
@@ -88,7 +88,7 @@ def recall(path):
     shown = names(open(path, encoding="utf-8", errors="replace").read())
     return len(sigs & shown) / len(sigs)
 def tokens(path):
-    out = subprocess.run(["bash", "../shared/tools/peers.sh", "count", path], capture_output=True, text=True, check=True)
+    out = subprocess.run(["bash", "scripts/peers.sh", "count", path], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)["tokens"]
 print(f"{'output':<28} {'budget':>8} {'tokens':>8} {'within':>7} {'signature recall':>17}")
 for label, path, budget in [("repomix --compress", "out.repomix.md", None),

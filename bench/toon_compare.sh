@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process TOON encoding speed: `pare encode --format toon` against the reference
-# encoder (`@toon-format/toon` in node: JSON.parse + encode, as shared/tools/peers.sh runs it),
+# encoder (`@toon-format/toon` in node: JSON.parse + encode, as scripts/peers.sh runs it),
 # on one large list_entities payload; also `pare encode --format auto` for scale.
 #
 #   bench/toon_compare.sh [--mb N] [--runs N] [--no-build]
@@ -39,7 +39,7 @@ mkdir -p "$DIR"
 FILE="$DIR/entities_${MB}mb.json"
 [ -s "$FILE" ] || "$PY" bench/gen_payload.py --mb "$MB" --out "$FILE"
 if [ ! -d "$PEERS/node_modules/@toon-format/toon" ]; then
-  bash ../shared/tools/peers.sh count /dev/null >/dev/null || { echo "toon_compare.sh: cannot install the reference peers" >&2; exit 1; }
+  bash scripts/peers.sh install >/dev/null || { echo "toon_compare.sh: cannot install the reference peers" >&2; exit 1; }
 fi
 [ "$BUILD" = 1 ] && cargo build --release -p pare-cli
 

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The README's encodings table: o200k_base tokens (counted by the reference counter,
-# shared/tools/peers.sh) of pretty JSON, minified JSON, TOON (reference encoder) and
+# scripts/peers.sh) of pretty JSON, minified JSON, TOON (reference encoder) and
 # `pare encode --format auto`, per corpus file and per real.sh payload, with
 # auto / min(minified, TOON) and its geometric mean.
 #
-#   scripts/encoding_table.sh [FILE.json ...]    (default: ../shared/corpus/*.json /tmp/pare-real/*.json)
+#   scripts/encoding_table.sh [FILE.json ...]    (default: the corpus, checked in, and /tmp/pare-real/*.json)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PARE_BIN="${PARE_BIN:-target/release/pare}"
-PEERS=../shared/tools/peers.sh
+PEERS=scripts/peers.sh
 [ -x "$PARE_BIN" ] || cargo build --release -q -p pare-cli
 if [ $# -eq 0 ]; then
-  [ -d /tmp/pare-real ] || bash ../shared/corpus/real.sh /tmp/pare-real >/dev/null 2>&1 || true
-  set -- ../shared/corpus/*.json /tmp/pare-real/*.json
+  [ -d /tmp/pare-real ] || bash scripts/real_payloads.sh /tmp/pare-real >/dev/null 2>&1 || true
+  set -- testdata/corpus/entities_systems.json examples/payloads/{narrative_day,search_memory,semantic_search_full}.json \
+    testdata/corpus/vendor_graph_full.json examples/payloads/website_usage.json /tmp/pare-real/*.json
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -4,13 +4,20 @@
 #   scripts/gen_token_fixtures.sh --fuzz N FILE   write N seeded random strings' counts to FILE
 #                                                 (check with PARE_TOKENS_EXTRA=FILE cargo test)
 # Reference: gpt-tokenizer v3 `countTokens` (o200k_base, and its cl100k_base encoding), the
-# counter ../shared/tools/peers.sh uses, installed by peers.sh into $PEERS_DIR.
+# counter scripts/peers.sh uses, installed by peers.sh into $PEERS_DIR.
 # Strings holding special-token text (<|endoftext|> ...) make countTokens throw by default;
 # those are counted as ordinary text (disallowedSpecial: new Set()) and marked "special".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-peers="${PEERS_SH:-$root/../shared/tools/peers.sh}"
-corpus="${CORPUS_DIR:-$root/../shared/corpus}"
+peers="${PEERS_SH:-$root/scripts/peers.sh}"
+# The corpus: $CORPUS_DIR, else the checked-in copies (testdata/README.md) gathered in one dir.
+if [ -n "${CORPUS_DIR:-}" ]; then
+  corpus="$CORPUS_DIR"
+else
+  corpus="$(mktemp -d)"
+  trap 'rm -rf "$corpus"' EXIT
+  ln -s "$root"/testdata/corpus/*.json "$root"/examples/payloads/{narrative_day,search_memory,semantic_search_full,website_usage}.json "$corpus"/
+fi
 dir="${PEERS_DIR:-/tmp/pare-peers}"
 "$peers" count /dev/null >/dev/null   # installs gpt-tokenizer once
 mode=fixture; n=0; out="$root/crates/pare/tests/fixtures/tokens/reference.json"

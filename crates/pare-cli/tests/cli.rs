@@ -11,6 +11,9 @@
 //! Update snapshots with `INSTA_UPDATE=always cargo test -p pare-cli --test cli` (or
 //! `cargo insta review`), then read every changed `.snap` before keeping it.
 
+#[path = "../../pare/tests/common/corpus.rs"]
+mod corpus;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -910,24 +913,9 @@ fn error_messages() {
 
 // ---------------------------------------------------------------- corpus
 
-fn corpus() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        eprintln!("note: {} is absent; corpus test skipped", dir.display());
-        return None;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    Some(files)
-}
-
 #[test]
 fn corpus_full_level_is_the_input() {
-    let Some(files) = corpus() else { return };
-    assert!(!files.is_empty());
+    let files = corpus::corpus_files();
     for file in &files {
         let text = fs::read_to_string(file).unwrap();
         let expected = json(&text);

@@ -1,21 +1,22 @@
 //! `pare mcp` against a stand-in server (`tests/mcp/fake_server.py`) for the faults a real
 //! server will not produce on demand: an upstream that exits mid-request, garbage lines,
 //! results pare cannot shape, unknown methods, oversized messages. Driven by raw JSON-RPC
-//! lines so every byte on pare's stdout is checked to be protocol.
+//! lines so every byte on pare's stdout is checked to be protocol. Needs python3 (a missing
+//! python3 fails these tests, saying so).
 
 mod mcp_support;
 
 use mcp_support::{Proxy, fake_server, python};
 use serde_json::{Value, json};
 
-fn start(args: &[&str], mode: &str) -> Option<Proxy> {
-    let py = python()?;
+fn start(args: &[&str], mode: &str) -> Proxy {
+    let py = python();
     let server = fake_server();
     let mut cmd: Vec<&str> = args.to_vec();
     cmd.extend(["--", &py, &server, mode]);
     let mut p = Proxy::spawn(&cmd, &[]);
     p.initialize();
-    Some(p)
+    p
 }
 
 fn call(p: &mut Proxy, id: u64, name: &str, args: Value) -> Value {
@@ -24,9 +25,7 @@ fn call(p: &mut Proxy, id: u64, name: &str, args: Value) -> Value {
 
 #[test]
 fn mcp_upstream_exit_mid_request_answers_pending_with_an_error_and_exits_nonzero() {
-    let Some(mut p) = start(&[], "exit") else {
-        return;
-    };
+    let mut p = start(&[], "exit");
     p.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "data", "arguments": {}}}));
     let reply = p.recv();
     assert_eq!(reply["id"], 7, "{reply}");
@@ -39,9 +38,7 @@ fn mcp_upstream_exit_mid_request_answers_pending_with_an_error_and_exits_nonzero
 
 #[test]
 fn mcp_when_upstream_dies_every_open_request_but_a_cancelled_one_gets_an_error() {
-    let Some(mut p) = start(&[], "ok") else {
-        return;
-    };
+    let mut p = start(&[], "ok");
     for id in [1, 2] {
         p.send(json!({"jsonrpc": "2.0", "id": id, "method": "test/never", "params": {}}));
     }
@@ -65,9 +62,7 @@ fn mcp_when_upstream_dies_every_open_request_but_a_cancelled_one_gets_an_error()
 
 #[test]
 fn mcp_garbage_lines_from_upstream_are_logged_and_skipped() {
-    let Some(mut p) = start(&[], "garbage") else {
-        return;
-    };
+    let mut p = start(&[], "garbage");
     let reply = p.request(2, "ping", json!({}));
     assert_eq!(reply["result"], json!({"echo": "ping"}));
     p.close_stdin();
@@ -82,9 +77,7 @@ fn mcp_garbage_lines_from_upstream_are_logged_and_skipped() {
 
 #[test]
 fn mcp_a_result_that_is_not_json_is_forwarded_unchanged_with_a_log_line() {
-    let Some(mut p) = start(&[], "ok") else {
-        return;
-    };
+    let mut p = start(&[], "ok");
     let reply = call(&mut p, 3, "text", json!({}));
     assert_eq!(
         reply["result"],
@@ -100,9 +93,7 @@ fn mcp_a_result_that_is_not_json_is_forwarded_unchanged_with_a_log_line() {
 
 #[test]
 fn mcp_unknown_methods_and_notifications_pass_through_both_ways() {
-    let Some(mut p) = start(&[], "ok") else {
-        return;
-    };
+    let mut p = start(&[], "ok");
     p.send(json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}}));
     p.send(json!({"jsonrpc": "2.0", "id": "u1", "method": "foo/unknown", "params": {"a": [1]}}));
     let note = p.recv();
@@ -119,9 +110,7 @@ fn mcp_unknown_methods_and_notifications_pass_through_both_ways() {
 
 #[test]
 fn mcp_detail_is_removed_before_forwarding_and_full_is_the_server_text() {
-    let Some(mut p) = start(&[], "ok") else {
-        return;
-    };
+    let mut p = start(&[], "ok");
     let list = p.request(1, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     assert_eq!(tools.last().unwrap()["name"], "pare_more");
@@ -181,9 +170,7 @@ fn mcp_detail_is_removed_before_forwarding_and_full_is_the_server_text() {
 
 #[test]
 fn mcp_over_budget_results_are_paged_and_pare_more_returns_the_rest() {
-    let Some(mut p) = start(&["--max-tokens", "2000"], "ok") else {
-        return;
-    };
+    let mut p = start(&["--max-tokens", "2000"], "ok");
     p.request(1, "tools/list", json!({}));
     // Asking for a level explicitly pages it rather than lowering it.
     let first = call(&mut p, 2, "data", json!({"n": 600, "detail": "standard"}));
@@ -227,7 +214,7 @@ fn mcp_over_budget_results_are_paged_and_pare_more_returns_the_rest() {
 
 #[test]
 fn mcp_a_100_mb_result_is_streamed_through_unchanged_in_bounded_memory() {
-    let Some(py) = python() else { return };
+    let py = python();
     let server = fake_server();
     let cmd = ["--", &py, &server, "big"];
     let mut p = Proxy::spawn(&cmd, &[("FAKE_BYTES", "100000000")]);
@@ -286,10 +273,10 @@ fn client_stops_reading(
     env: &[(&str, &str)],
     args: &[&str],
     then: &str,
-) -> Option<(std::process::ExitStatus, String)> {
+) -> (std::process::ExitStatus, String) {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::{Command, Stdio};
-    let py = python()?;
+    let py = python();
     let server = fake_server();
     let mut child = Command::new(mcp_support::pare_bin())
         .arg("mcp")
@@ -320,15 +307,13 @@ fn client_stops_reading(
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    Some((status, stderr))
+    (status, stderr)
 }
 
 #[test]
 fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let Some((status, stderr)) = client_stops_reading("ok", &[], &[], ping) else {
-        return;
-    };
+    let (status, stderr) = client_stops_reading("ok", &[], &[], ping);
     assert!(status.success(), "{status}: {stderr}");
     assert!(!stderr.contains("exited"), "{stderr}");
 }
@@ -338,14 +323,12 @@ fn mcp_client_that_stops_reading_is_not_reported_as_an_upstream_exit() {
 #[test]
 fn regression_client_that_stops_reading_during_an_oversize_message_is_not_an_upstream_exit() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "data", "arguments": {}}});
-    let Some((status, stderr)) = client_stops_reading(
+    let (status, stderr) = client_stops_reading(
         "big",
         &[("FAKE_BYTES", "2000000")],
         &["--max-message-bytes", "100000"],
         &call.to_string(),
-    ) else {
-        return;
-    };
+    );
     assert!(stderr.contains("forwarded unchanged"), "{stderr}");
     assert!(status.success(), "{status}: {stderr}");
     assert!(!stderr.contains("exited"), "{stderr}");

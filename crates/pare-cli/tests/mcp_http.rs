@@ -1,7 +1,9 @@
 //! `pare mcp` over MCP's streamable HTTP transport: `--upstream-url` in front of the reference
 //! everything server run with `streamableHttp`, driven by the official Python SDK over stdio,
-//! and the faults (an upstream that refuses connections, bad flags, a 100 MB reply). Skipped with a note when
-//! the peers are missing locally; in CI (`CI=true`) a missing peer fails.
+//! and the faults (an upstream that refuses connections, bad flags, a 100 MB reply). The
+//! tests that need the reference servers or the SDK are `#[ignore]`d with the reason
+//! (`.ci/run` installs them, `scripts/test` runs them, and a missing one then fails the
+//! test); the rest need python3.
 
 mod mcp_support;
 
@@ -16,11 +18,10 @@ use mcp_support::{
 use serde_json::{Value, json};
 
 #[test]
+#[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_to_client_requests()
 {
-    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
-        return;
-    };
+    let (py, script) = (sdk_python(), node_server("server-everything"));
     let direct = client(&py, "everything", &[], &["node", &script], &[]);
     let server = HttpServer::everything(&script);
     let through = client(
@@ -42,10 +43,9 @@ fn mcp_upstream_url_everything_server_over_http_passes_through_including_server_
 }
 
 #[test]
+#[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_upstream_url_tools_list_gets_detail_and_concurrent_requests_do_not_wait_for_each_other() {
-    let Some(script) = node_server("server-everything") else {
-        return;
-    };
+    let script = node_server("server-everything");
     let server = HttpServer::everything(&script);
     let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
     p.initialize();
@@ -164,7 +164,7 @@ impl Drop for FakeHttp {
 
 #[test]
 fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
-    let Some(py) = python() else { return };
+    let py = python();
     for mode in ["json", "sse"] {
         let bytes: usize = 100_000_000;
         let server = FakeHttp::spawn(&py, mode, &[("FAKE_BYTES", &bytes.to_string())]);
@@ -188,7 +188,7 @@ fn mcp_upstream_url_a_100_mb_reply_passes_in_pieces_in_bounded_memory() {
 
 #[test]
 fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_last_event() {
-    let Some(py) = python() else { return };
+    let py = python();
     let server = FakeHttp::spawn(&py, "get", &[]);
     let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
     p.initialize();
@@ -206,7 +206,7 @@ fn mcp_upstream_url_event_stream_is_reopened_after_it_ends_resuming_after_the_la
 
 #[test]
 fn mcp_upstream_url_a_forgotten_session_is_renewed_and_the_request_sent_again() {
-    let Some(py) = python() else { return };
+    let py = python();
     let server = FakeHttp::spawn(&py, "forget", &[]);
     let mut p = Proxy::spawn(&["--upstream-url", &server.url], &[]);
     p.initialize();

@@ -2,8 +2,9 @@
 //! Python SDK's streamable-HTTP client drives the reference memory and everything servers
 //! through it (the results must equal those over stdio), and raw HTTP exchanges check the
 //! transport's rules: sessions, Origin and Host checks, status codes, the GET stream, and an
-//! upstream that exits. Skipped with a note when the peers are missing locally; in CI
-//! (`CI=true`) a missing peer fails.
+//! upstream that exits. The tests that need the reference servers or the SDK are
+//! `#[ignore]`d with the reason (`.ci/run` installs them, `scripts/test` runs them, and a
+//! missing one then fails the test); the rest need python3.
 
 mod mcp_support;
 
@@ -269,10 +270,9 @@ fn without_cursors(v: &Value) -> Value {
 }
 
 #[test]
+#[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_listen_memory_server_over_http_gives_what_stdio_gives_including_pages() {
-    let (Some(py), Some(server)) = (sdk_python(), node_server("server-memory")) else {
-        return;
-    };
+    let (py, server) = (sdk_python(), node_server("server-memory"));
     let dir = tempfile::tempdir().unwrap();
     let policy = format!(
         "{}/../../examples/policies/memory.toml",
@@ -330,10 +330,9 @@ fn mcp_listen_memory_server_over_http_gives_what_stdio_gives_including_pages() {
 }
 
 #[test]
+#[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_listen_everything_server_requests_to_the_client_ride_the_http_streams() {
-    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
-        return;
-    };
+    let (py, script) = (sdk_python(), node_server("server-everything"));
     let direct = client(&py, "everything", &[], &["node", &script, "stdio"], &[]);
     let pare = Listening::spawn(&["--", "node", &script, "stdio"], &[]);
     let through = client(&py, "everything", &[], &[&pare.url()], &[]);
@@ -349,10 +348,9 @@ fn mcp_listen_everything_server_requests_to_the_client_ride_the_http_streams() {
 }
 
 #[test]
+#[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_listen_in_front_of_an_http_upstream_opens_a_session_there_per_client() {
-    let (Some(py), Some(script)) = (sdk_python(), node_server("server-everything")) else {
-        return;
-    };
+    let (py, script) = (sdk_python(), node_server("server-everything"));
     let direct = client(&py, "everything", &[], &["node", &script, "stdio"], &[]);
     let upstream = HttpServer::everything(&script);
     let pare = Listening::spawn(&["--upstream-url", &upstream.url], &[]);
@@ -362,7 +360,7 @@ fn mcp_listen_in_front_of_an_http_upstream_opens_a_session_there_per_client() {
 
 #[test]
 fn mcp_listen_follows_the_transport_rules() {
-    let Some(py) = python() else { return };
+    let py = python();
     let fake = fake_server();
     let pare = Listening::spawn(
         &["--max-message-bytes", "2048", "--", &py, &fake, "ok"],
@@ -479,7 +477,7 @@ fn mcp_listen_follows_the_transport_rules() {
 
 #[test]
 fn mcp_listen_sends_server_notifications_on_the_get_stream() {
-    let Some(py) = python() else { return };
+    let py = python();
     let fake = fake_server();
     let pare = Listening::spawn(&["--", &py, &fake, "ok"], &[]);
     let addr = pare.addr.clone();
@@ -538,7 +536,7 @@ fn mcp_listen_sends_server_notifications_on_the_get_stream() {
 
 #[test]
 fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
-    let Some(py) = python() else { return };
+    let py = python();
     let fake = fake_server();
     let pare = Listening::spawn(&["--", &py, &fake, "exit"], &[]);
     let addr = pare.addr.as_str();
@@ -567,7 +565,7 @@ fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
 
 #[test]
 fn mcp_listen_streams_a_result_over_the_message_cap_in_bounded_memory() {
-    let Some(py) = python() else { return };
+    let py = python();
     let fake = fake_server();
     let bytes: usize = 100_000_000;
     let pare = Listening::spawn(

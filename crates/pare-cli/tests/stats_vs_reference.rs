@@ -1,17 +1,22 @@
 //! `pare stats --json`'s `"tokens"` against the reference counter (gpt-tokenizer 3.4.0
 //! `countTokens`, o200k_base — what `shared/tools/peers.sh count` runs).
 //!
-//! * The six benchmark corpus files (`shared/corpus`): counts recorded below from
-//!   `peers.sh count /work/shared/corpus/*.json` (the files' exact bytes), and of the same
-//!   payloads minified / pretty-printed by `pare compact --level full`, then fed to
-//!   `pare stats`. Skipped with a note when the corpus is absent.
-//! * Live, when `node` and `/tmp/pare-peers/node_modules/gpt-tokenizer` exist (run
-//!   `peers.sh count` once to install them): generated JSON texts with awkward whitespace,
-//!   Unicode, numbers and contractions, counted by `pare stats` and by node (a few), and by
-//!   the engine's counter and node (a few hundred). Skipped with a note otherwise.
+//! * The six benchmark corpus files (checked in, see `testdata/README.md`): counts recorded
+//!   below from `peers.sh count` of `shared/corpus/*.json` (the files' exact bytes), and of
+//!   the same payloads minified / pretty-printed by `pare compact --level full`, then fed to
+//!   `pare stats`.
+//! * Live, against node and `/tmp/pare-peers/node_modules/gpt-tokenizer` (`.ci/run` installs
+//!   them): generated JSON texts with awkward whitespace, Unicode, numbers and contractions,
+//!   counted by `pare stats` and by node (a few), and by the engine's counter and node (a
+//!   few hundred). Ignored unless asked for; `scripts/test` runs them where the peers are.
+
+#[path = "../../pare/tests/common/corpus.rs"]
+mod corpus;
+#[path = "../../pare/tests/common/needs.rs"]
+mod needs;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// file; tokens of its exact bytes (`peers.sh count`); tokens of it minified as pare
@@ -32,18 +37,6 @@ const REFERENCE: &[(&str, u64, u64)] = &[
 /// entities_systems.json as `pare compact --level full --format pretty` writes it (without
 /// the trailing newline): the file's own text less its final newline, same count.
 const ENTITIES_PRETTY: u64 = 35423;
-
-const PEERS: &str = "/tmp/pare-peers/node_modules";
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} is absent; skipped", dir.display());
-        None
-    }
-}
 
 fn pare(args: &[&str], stdin: &[u8]) -> String {
     let out = assert_cmd::Command::cargo_bin("pare")
@@ -70,9 +63,8 @@ fn stats(file: &str, stdin: &[u8]) -> (u64, u64) {
 
 #[test]
 fn corpus_tokens_match_the_reference() {
-    let Some(dir) = corpus_dir() else { return };
     for (name, tokens, _) in REFERENCE {
-        let path = dir.join(name);
+        let path = corpus::corpus_file(name);
         let len = fs::metadata(&path).unwrap().len();
         let (got, bytes) = stats(path.to_str().unwrap(), b"");
         assert_eq!(bytes, len, "{name}");
@@ -82,9 +74,8 @@ fn corpus_tokens_match_the_reference() {
 
 #[test]
 fn corpus_minified_and_pretty_match_the_reference() {
-    let Some(dir) = corpus_dir() else { return };
     for (name, _, minified) in REFERENCE {
-        let path = dir.join(name);
+        let path = corpus::corpus_file(name);
         let path = path.to_str().unwrap();
         // chars4: the tokenizer plays no part in `full`, and o200k_base is slow to build
         // in a debug binary.
@@ -96,7 +87,7 @@ fn corpus_minified_and_pretty_match_the_reference() {
         let (got, _) = stats("-", text.as_bytes());
         assert_eq!(got, *minified, "{name} minified");
     }
-    let path = dir.join("entities_systems.json");
+    let path = corpus::corpus_file("entities_systems.json");
     let args = [
         "compact",
         "--level",
@@ -114,22 +105,12 @@ fn corpus_minified_and_pretty_match_the_reference() {
 
 // ---------------------------------------------------------------- live
 
-fn node_available() -> bool {
-    let node = Command::new("node").arg("--version").output();
-    let ok =
-        node.is_ok_and(|o| o.status.success()) && Path::new(PEERS).join("gpt-tokenizer").is_dir();
-    if !ok {
-        eprintln!("note: node or {PEERS}/gpt-tokenizer is missing; live comparison skipped");
-    }
-    ok
-}
-
-/// gpt-tokenizer's count of each file's exact bytes.
+/// gpt-tokenizer's count of each file's exact bytes; fails when node or the peer is missing.
 fn node_counts(files: &[PathBuf]) -> Vec<u64> {
     let script = "const fs = require('fs'); const { countTokens } = require('gpt-tokenizer');\n\
                   for (const f of process.argv.slice(1)) console.log(countTokens(fs.readFileSync(f, 'utf8')));";
     let out = Command::new("node")
-        .env("NODE_PATH", PEERS)
+        .env("NODE_PATH", needs::node_peers())
         .arg("-e")
         .arg(script)
         .args(files)
@@ -233,10 +214,8 @@ fn gen_text(rng: &mut Lcg, depth: usize) -> String {
 }
 
 #[test]
+#[ignore = "needs node peers: run .ci/run, then scripts/test"]
 fn live_generated_texts_match_gpt_tokenizer() {
-    if !node_available() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Lcg(0x5eed);
     let mut files = Vec::new();
@@ -263,10 +242,8 @@ fn live_generated_texts_match_gpt_tokenizer() {
 /// More texts, through the engine's counter (what `stats` calls) rather than one process
 /// per text: cheap enough for a few hundred.
 #[test]
+#[ignore = "needs node peers: run .ci/run, then scripts/test"]
 fn live_many_generated_texts_match_gpt_tokenizer() {
-    if !node_available() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Lcg(0xfeed);
     let texts: Vec<String> = (0..300)

@@ -2,6 +2,9 @@
 //! with each example policy on its corpus file, plus the entities policy on a larger payload
 //! made by repeating the corpus entities (so per-node costs dominate, as on big inputs).
 
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -10,11 +13,7 @@ use pare::policy::Policy;
 use pare::shape::{ShapeOptions, shape};
 
 fn corpus(name: &str) -> Option<String> {
-    let path = format!(
-        "{}/../../../shared/corpus/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(path).ok()
+    std::fs::read_to_string(corpus::corpus_file(name)).ok()
 }
 
 fn policy(name: &str) -> Policy {

@@ -3,7 +3,7 @@
 //!
 //! Why: the parser and writer are most of the time of a `pare` run on big payloads, so
 //! regressions here show up directly in the end-to-end comparison with `jq` and Python.
-//! Inputs: every `/work/shared/corpus/*.json` (skipped if absent) and a synthetic ~20 MB
+//! Inputs: the six corpus files (checked in, see `testdata/README.md`) and a synthetic ~20 MB
 //! document shaped like a tool response (records with strings, numbers, nulls, nesting,
 //! some escapes and non-ASCII).
 //!
@@ -11,6 +11,9 @@
 //! cargo bench -p pare --bench json              # all
 //! cargo bench -p pare --bench json -- synthetic # just the big document
 //! ```
+
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -100,26 +103,12 @@ fn synthetic(target: usize) -> String {
 
 fn inputs() -> Vec<(String, String)> {
     let mut inputs = Vec::new();
-    match std::fs::read_dir("/work/shared/corpus") {
-        Ok(dir) => {
-            let mut paths: Vec<_> = dir
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect();
-            paths.sort();
-            for p in paths {
-                if let Ok(text) = std::fs::read_to_string(&p) {
-                    let name = p
-                        .file_stem()
-                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-                    inputs.push((name, text));
-                }
-            }
-        }
-        Err(_) => {
-            eprintln!("note: no corpus at /work/shared/corpus, benchmarking synthetic data only")
-        }
+    for p in corpus::corpus_files() {
+        let text = std::fs::read_to_string(&p).expect("read corpus file");
+        let name = p
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        inputs.push((name, text));
     }
     inputs.push(("synthetic_20MB".to_owned(), synthetic(20 << 20)));
     inputs

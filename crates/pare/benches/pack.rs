@@ -2,10 +2,13 @@
 //! with a cold cache (every preview and count made afresh) and a warm one (a repeat call, as
 //! the MCP proxy makes them), and the structure-preserving preview of real source files.
 //!
-//! Reads `shared/corpus/semantic_search_full.json` (or `$PARE_CORPUS_DIR`) and Python's
+//! Reads the corpus's `semantic_search_full.json` (checked in; or `$PARE_CORPUS_DIR`) and Python's
 //! standard library at bench time; without them, generated chunks stand in.
 //!
 //!     cargo bench -p pare --bench pack
+
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -25,11 +28,7 @@ fn search_chunks() -> (Vec<Chunk>, PackOptions) {
         path: "source_file".into(),
         ..PackOptions::default()
     };
-    let dir = std::env::var_os("PARE_CORPUS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        PathBuf::from,
-    );
-    let text = std::fs::read_to_string(dir.join("semantic_search_full.json")).unwrap_or_else(|_| {
+    let text = std::fs::read_to_string(corpus::corpus_file("semantic_search_full.json")).unwrap_or_else(|_| {
         eprintln!("note: no corpus; using generated chunks");
         let items: Vec<String> = (0..20)
             .map(|i| {

@@ -1,50 +1,30 @@
 //! Token counting speed: whole payloads (MB/s) and many small strings (time per string).
 //!
-//! Reads the corpus at bench time from `shared/corpus` (or `$PARE_CORPUS_DIR`); without it,
-//! a generated JSON payload stands in. `bpe_openai`'s own `count` (tiktoken's splitting,
+//! Reads the corpus at bench time (checked in, see `testdata/README.md`; or
+//! `$PARE_CORPUS_DIR`). `bpe_openai`'s own `count` (tiktoken's splitting,
 //! same BPE) runs alongside as the tiktoken-like baseline.
 //!
 //!     cargo bench -p pare --bench tokens
 
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pare::tokens::{Tokenizer, by_name};
 use serde_json::Value;
 
-/// (name, text) of every corpus file, or one generated payload.
+/// (name, text) of every corpus file.
 fn corpus() -> Vec<(String, String)> {
-    let dir = std::env::var_os("PARE_CORPUS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        PathBuf::from,
-    );
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+    let mut files: Vec<(String, String)> = corpus::corpus_files()
         .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .filter_map(|p| {
             let name = p.file_stem()?.to_string_lossy().into_owned();
             Some((name, std::fs::read_to_string(&p).ok()?))
         })
         .collect();
     files.sort();
-    if files.is_empty() {
-        eprintln!(
-            "note: no corpus at {}; using a generated payload",
-            dir.display()
-        );
-        let items: Vec<String> = (0..2000)
-            .map(|i| {
-                format!(
-                    r#"{{"id": "ent_{i:06}", "name": "System {i}", "score": 0.{i:04}, "tags": ["a", "b"], "note": "Line one.\nLine two, with “quotes” and ünïcödé."}}"#
-                )
-            })
-            .collect();
-        files.push(("generated".into(), format!("[{}]", items.join(",\n"))));
-    }
     files
 }
 

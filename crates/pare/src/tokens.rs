@@ -1344,17 +1344,19 @@ mod tests {
         }
     }
 
-    /// The shared corpus's JSON files, when there is one beside the repository.
+    /// The benchmark corpus, checked in (`examples/payloads/`, `testdata/corpus/`; see
+    /// `testdata/README.md`): every JSON file of both.
     fn corpus_texts() -> Vec<std::path::PathBuf> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files: Vec<_> = ["examples/payloads", "testdata/corpus"]
+            .iter()
+            .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("checked-in corpus"))
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         files.sort();
+        assert!(files.len() >= 10, "checked-in corpus: {files:?}");
         files
     }
 

@@ -17,6 +17,9 @@
 //! what a fixture cannot say exactly: the `truncate` budget (its cut depends on the
 //! tokenizer), note membership, and the acceptance promises over the benchmark corpus.
 
+#[path = "common/corpus.rs"]
+mod corpus;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -385,15 +388,9 @@ fn truncate_stays_within_budget() {
 // The acceptance promises over the benchmark corpus: no entity, field value, relation, tag,
 // similar id, artifact or visit over the threshold lost; totals unchanged.
 
-fn corpus(name: &str) -> Option<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(format!("{name}.json"));
-    if !path.exists() {
-        eprintln!("note: {} is absent; skipping its promises", path.display());
-        return None;
-    }
-    Some(read_json(&path).unwrap())
+/// The checked-in corpus file `name` (`entities_systems`), parsed.
+fn corpus(name: &str) -> Value {
+    read_json(&corpus::corpus_file(&format!("{name}.json"))).unwrap()
 }
 
 fn shape_corpus(input: &Value, policy: &str) -> Value {
@@ -487,9 +484,7 @@ const INTERNAL: &[&str] = &[
 
 #[test]
 fn corpus_entities_keep_every_value() {
-    let Some(input) = corpus("entities_systems") else {
-        return;
-    };
+    let input = corpus("entities_systems");
     let out = shape_corpus(&input, "entities.toml");
     // Entities keep their order: each is compared with the one at its index.
     let entities = records(&out, "entities", "entity_type");
@@ -550,9 +545,7 @@ fn list_has(v: Option<&Value>, want: &Value) -> bool {
 
 #[test]
 fn corpus_search_memory_keeps_every_relation() {
-    let Some(input) = corpus("search_memory") else {
-        return;
-    };
+    let input = corpus("search_memory");
     let out = shape_corpus(&input, "meta_relations.toml");
     let results = arr(&out, "results");
     for (i, r) in arr(&input, "results").iter().enumerate() {
@@ -615,9 +608,7 @@ fn time(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn corpus_narrative_keeps_totals_and_time() {
-    let Some(input) = corpus("narrative_day") else {
-        return;
-    };
+    let input = corpus("narrative_day");
     let out = shape_corpus(&input, "narrative.toml");
     assert_eq!(
         field(&out, "totalActiveMinutes"),
@@ -672,9 +663,7 @@ fn corpus_narrative_keeps_totals_and_time() {
 
 #[test]
 fn corpus_website_usage_keeps_every_visit_over_the_threshold() {
-    let Some(input) = corpus("website_usage") else {
-        return;
-    };
+    let input = corpus("website_usage");
     let out = shape_corpus(&input, "website_usage.toml");
     let minutes = |v: &Value| field(v, "minutes").and_then(Value::as_f64).unwrap();
     let want: Vec<Value> = arr(&input, "websites")
@@ -701,9 +690,7 @@ fn corpus_rates_meet_the_acceptance_floors() {
         ("search_memory", "meta_relations.toml", 50.0),
         ("narrative_day", "narrative.toml", 60.0),
     ] {
-        let Some(input) = corpus(name) else {
-            continue;
-        };
+        let input = corpus(name);
         let before = o200k().count(&to_compact(&input));
         let after = o200k().count(&to_compact(&shape_corpus(&input, policy)));
         let fewer = 100.0 * (1.0 - after as f64 / before as f64);

@@ -3,13 +3,16 @@
 //! Why: the writer promises text identical to `JSON.stringify` and the parser promises to
 //! read back exactly what the writer wrote. Property tests check the second over arbitrary
 //! values (control characters, astral characters, odd keys, any number lexeme); the first
-//! is checked against a real `node` when one is installed (skipped with a note otherwise),
-//! on the benchmark corpus, on tricky strings and on generated values whose numbers and
-//! keys are already in the form JavaScript would print them.
+//! is checked against a real `node` (tests ignored unless asked for, which `scripts/test`
+//! does where node is installed), on the benchmark corpus, on tricky strings and on
+//! generated values whose numbers and keys are already in the form JavaScript would print
+//! them.
 //!
 //! ```text
-//! cargo test -p pare --test json_roundtrip
+//! cargo test -p pare --test json_roundtrip -- --include-ignored
 //! ```
+
+mod common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -152,25 +155,20 @@ proptest! {
 }
 
 /// Run `node`, giving it a JSON array of JSON texts on stdin; it answers with a JSON array
-/// of `[JSON.stringify(x), JSON.stringify(x, null, 2)]` for each. `None` if node is missing.
-fn node_stringify(texts: &[String]) -> Option<Vec<(String, String)>> {
+/// of `[JSON.stringify(x), JSON.stringify(x, null, 2)]` for each. Fails if node is missing.
+fn node_stringify(texts: &[String]) -> Vec<(String, String)> {
+    common::needs::node();
     const SCRIPT: &str = "let s='';process.stdin.setEncoding('utf8');\
         process.stdin.on('data',d=>s+=d);process.stdin.on('end',()=>{\
         const out=JSON.parse(s).map(t=>{const v=JSON.parse(t);\
         return [JSON.stringify(v),JSON.stringify(v,null,2)]});\
         process.stdout.write(JSON.stringify(out));});";
-    let mut child = match Command::new("node")
+    let mut child = Command::new("node")
         .args(["-e", SCRIPT])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-    {
-        Ok(child) => child,
-        Err(e) => {
-            eprintln!("note: skipping the JSON.stringify comparison, node is not available: {e}");
-            return None;
-        }
-    };
+        .expect("node runs");
     let input = to_compact(&Value::Array(
         texts.iter().map(|t| Value::from(t.as_str())).collect(),
     ));
@@ -180,7 +178,7 @@ fn node_stringify(texts: &[String]) -> Option<Vec<(String, String)>> {
     feeder.join().expect("feeder").expect("write to node");
     assert!(output.status.success(), "node failed: {output:?}");
     let answer = parse(std::str::from_utf8(&output.stdout).expect("utf-8")).expect("node's JSON");
-    let pairs = answer
+    answer
         .as_array()
         .expect("an array")
         .iter()
@@ -191,15 +189,12 @@ fn node_stringify(texts: &[String]) -> Option<Vec<(String, String)>> {
                 pair[1].as_str().expect("string").to_owned(),
             )
         })
-        .collect();
-    Some(pairs)
+        .collect()
 }
 
 /// Our compact and pretty forms of `node`'s own compact output must be node's outputs.
 fn assert_matches_node(label: &str, texts: &[String]) {
-    let Some(node) = node_stringify(texts) else {
-        return;
-    };
+    let node = node_stringify(texts);
     assert_eq!(node.len(), texts.len());
     for (i, (compact, pretty)) in node.iter().enumerate() {
         // node's compact output has JavaScript's number forms and key order; read it back
@@ -240,18 +235,9 @@ fn strip_numbers(v: &Value) -> Value {
 }
 
 #[test]
+#[ignore = "needs node: install node, then scripts/test"]
 fn corpus_matches_json_stringify() {
-    let Ok(dir) = std::fs::read_dir("/work/shared/corpus") else {
-        eprintln!("note: no corpus at /work/shared/corpus, skipping");
-        return;
-    };
-    let mut names: Vec<_> = dir
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    names.sort();
-    let texts: Vec<String> = names
+    let texts: Vec<String> = common::corpus::corpus_files()
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("readable corpus file"))
         .collect();
@@ -259,6 +245,7 @@ fn corpus_matches_json_stringify() {
 }
 
 #[test]
+#[ignore = "needs node: install node, then scripts/test"]
 fn tricky_strings_match_json_stringify() {
     let mut strings: Vec<String> = (0u32..0x80)
         .map(|c| format!("a{}b", char::from_u32(c).expect("ASCII")))
@@ -294,6 +281,7 @@ fn tricky_strings_match_json_stringify() {
 }
 
 #[test]
+#[ignore = "needs node: install node, then scripts/test"]
 fn generated_values_match_json_stringify() {
     let mut runner = TestRunner::new(Config {
         cases: 300,
@@ -307,14 +295,12 @@ fn generated_values_match_json_stringify() {
         })
         .collect();
     // node must give back exactly our compact text; assert_matches_node checks pretty too
-    if let Some(node) = node_stringify(&texts) {
-        for (i, (compact, _)) in node.iter().enumerate() {
-            assert!(
-                *compact == texts[i],
-                "#{i}: node printed\n{compact}\nwe printed\n{}",
-                texts[i]
-            );
-        }
+    for (i, (compact, _)) in node_stringify(&texts).iter().enumerate() {
+        assert!(
+            *compact == texts[i],
+            "#{i}: node printed\n{compact}\nwe printed\n{}",
+            texts[i]
+        );
     }
     assert_matches_node("generated", &texts);
 }

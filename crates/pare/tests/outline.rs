@@ -2,11 +2,13 @@
 //!
 //! * Small hand-written samples per language, with exact previews for some.
 //! * Real source read at test time from this machine (never committed): Rust files under
-//!   `~/.cargo/registry/src/*/`, Python's standard library (`$PARE_PY_STDLIB`, else asked
-//!   of `python3`), `.js`/`.ts` under `/tmp/pare-peers/node_modules` (`$PARE_NODE_MODULES`),
-//!   Markdown from the registry, Go/Java under `/usr/share/doc`. Files are cut into 40–80
-//!   line chunks at arbitrary offsets (mid-function) and every preview is checked against
-//!   the invariants below. Missing trees are skipped with a note.
+//!   the cargo registry (`$CARGO_HOME/registry/src/*/`), Python's standard library
+//!   (`$PARE_PY_STDLIB`, else asked of `python3`), Markdown from the registry, Go/Java under
+//!   `/usr/share/doc` where there are any, and, in a test ignored unless asked for (it needs
+//!   the node peers), `.js`/`.ts` under `/tmp/pare-peers/node_modules`
+//!   (`$PARE_NODE_MODULES`). Files are cut into 40–80 line chunks at arbitrary offsets
+//!   (mid-function) and every preview is checked against the invariants below. A missing
+//!   registry or standard library fails the test.
 //! * A proptest over random text (code-ish lines, random bytes as lines, unicode, CRLF,
 //!   tabs) for every language.
 //!
@@ -19,6 +21,9 @@
 //! ```text
 //! cargo test -p pare --test outline -- --nocapture   # shows the real-source counts
 //! ```
+
+#[path = "common/needs.rs"]
+mod needs;
 
 use std::path::{Path, PathBuf};
 
@@ -900,60 +905,11 @@ fn chunks(text: &str, seed: u64) -> Vec<(usize, String)> {
     out
 }
 
-#[test]
-fn real_sources() {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let registry = Path::new(&home).join(".cargo/registry/src");
-    let mut sets: Vec<(&str, Vec<PathBuf>)> = Vec::new();
-    let registry_dirs: Vec<PathBuf> = std::fs::read_dir(&registry)
-        .map(|r| r.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    if registry_dirs.is_empty() {
-        println!(
-            "outline: no cargo registry under {} (skipping Rust/Markdown)",
-            registry.display()
-        );
-    }
-    let mut rust = Vec::new();
-    let mut markdown = Vec::new();
-    for dir in &registry_dirs {
-        rust.extend(files_under(dir, &[".rs"], &["target"]));
-        markdown.extend(files_under(dir, &[".md"], &["target"]));
-    }
-    rust.sort();
-    markdown.sort();
-    sets.push(("rust", spread(rust, 32)));
-    sets.push(("markdown", spread(markdown, 16)));
-    match python_stdlib() {
-        Some(dir) => sets.push((
-            "python",
-            spread(files_under(&dir, &[".py"], &["site-packages"]), 32),
-        )),
-        None => {
-            println!("outline: no Python standard library found (set PARE_PY_STDLIB); skipping")
-        }
-    }
-    let node = std::env::var("PARE_NODE_MODULES")
-        .unwrap_or_else(|_| "/tmp/pare-peers/node_modules".into());
-    if Path::new(&node).is_dir() {
-        let js = files_under(
-            Path::new(&node),
-            &[".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"],
-            &[],
-        );
-        sets.push(("javascript/typescript", spread(js, 32)));
-    } else {
-        println!("outline: no {node} (skipping JavaScript/TypeScript)");
-    }
-    let doc = files_under(Path::new("/usr/share/doc"), &[".go", ".java"], &[]);
-    if doc.is_empty() {
-        println!("outline: no Go/Java sources under /usr/share/doc (skipping)");
-    }
-    sets.push(("go/java", spread(doc, 16)));
-
+/// Cuts each set's files into chunks and checks every preview; prints what it read.
+fn check_sets(sets: &[(&str, Vec<PathBuf>)]) {
     let mut total = Tally::default();
     let mut files = 0;
-    for (name, set) in &sets {
+    for (name, set) in sets {
         let mut tally = Tally::default();
         let mut read = 0;
         for (i, path) in set.iter().enumerate() {
@@ -990,6 +946,61 @@ fn real_sources() {
         "outline: {files} real files, {} chunks, {} symbols",
         total.chunks, total.symbols
     );
+}
+
+/// Rust and Markdown from the cargo registry (there on any machine that built this), Python's
+/// standard library (python3 is needed by other tests too), and whatever Go/Java sources
+/// `/usr/share/doc` holds (git's contrib on Debian; the Go and Java samples above cover
+/// those languages where there are none).
+#[test]
+fn real_sources() {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var("HOME").unwrap_or_default()).join(".cargo"));
+    let registry = cargo_home.join("registry/src");
+    let registry_dirs: Vec<PathBuf> = std::fs::read_dir(&registry)
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let mut rust = Vec::new();
+    let mut markdown = Vec::new();
+    for dir in &registry_dirs {
+        rust.extend(files_under(dir, &[".rs"], &["target"]));
+        markdown.extend(files_under(dir, &[".md"], &["target"]));
+    }
+    assert!(
+        rust.len() >= 8 && !markdown.is_empty(),
+        "no crate sources under {} (set CARGO_HOME to where cargo keeps its registry)",
+        registry.display()
+    );
+    rust.sort();
+    markdown.sort();
+    let stdlib = python_stdlib().expect(
+        "no Python standard library: this test asks python3 for it (or set PARE_PY_STDLIB)",
+    );
+    let python = files_under(&stdlib, &[".py"], &["site-packages"]);
+    assert!(python.len() >= 8, "no .py files under {}", stdlib.display());
+    let doc = files_under(Path::new("/usr/share/doc"), &[".go", ".java"], &[]);
+    check_sets(&[
+        ("rust", spread(rust, 32)),
+        ("markdown", spread(markdown, 16)),
+        ("python", spread(python, 32)),
+        ("go/java (/usr/share/doc)", spread(doc, 16)),
+    ]);
+}
+
+/// JavaScript and TypeScript from the node peers' packages (`$PARE_NODE_MODULES`, default
+/// `/tmp/pare-peers/node_modules`, which `.ci/run` installs).
+#[test]
+#[ignore = "needs node peers: run .ci/run, then scripts/test"]
+fn real_javascript_typescript_sources() {
+    let node = std::env::var("PARE_NODE_MODULES").unwrap_or_else(|_| needs::node_peers().into());
+    let js = files_under(
+        Path::new(&node),
+        &[".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"],
+        &[],
+    );
+    assert!(js.len() >= 8, "only {} JS/TS files under {node}", js.len());
+    check_sets(&[("javascript/typescript", spread(js, 32))]);
 }
 
 // ---------------------------------------------------------------- random text

@@ -16,12 +16,12 @@ fn tok() -> &'static dyn Tokenizer {
 }
 
 /// The corpus's search response as chunks, and its `total_found`.
-fn corpus(opts: &PackOptions) -> Option<(Vec<Chunk>, Option<usize>)> {
-    let v = common::search_response()?;
-    Some((
+fn corpus(opts: &PackOptions) -> (Vec<Chunk>, Option<usize>) {
+    let v = common::search_response();
+    (
         chunks::from_response(&v, opts).expect("chunks"),
         chunks::total(&v, opts),
-    ))
+    )
 }
 
 fn settings<'a>(opts: &'a PackOptions, budget: usize, total: Option<usize>) -> PackSettings<'a> {
@@ -44,9 +44,7 @@ fn envelope(packed: &Packed) -> serde_json::Value {
 fn envelope_states_the_exact_tokens_and_what_was_cut() {
     let mut opts = common::search_pack_options();
     opts.envelope = true;
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     for budget in [300, 800, 1500, 4000, 20_000] {
         let packed = pack(
             &list,
@@ -90,9 +88,7 @@ fn envelope_states_the_exact_tokens_and_what_was_cut() {
 fn pages_show_every_chunk_once_each_within_the_budget() {
     let mut opts = common::search_pack_options();
     opts.envelope = true;
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     let budget = 700;
     let s = settings(&opts, budget, total);
     let mut cache = PreviewCache::new(64);
@@ -123,9 +119,7 @@ fn pages_show_every_chunk_once_each_within_the_budget() {
 fn a_cursor_for_other_settings_is_refused() {
     let mut opts = common::search_pack_options();
     opts.envelope = true;
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     let mut cache = PreviewCache::new(64);
     let first = pack(&list, &settings(&opts, 800, total), &mut cache);
     let cursor = envelope(&first)["next_cursor"]
@@ -150,9 +144,7 @@ fn envelope_warns_over_a_clients_limit() {
     let mut opts = common::search_pack_options();
     opts.envelope = true;
     opts.client_limit = 1000;
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     let packed = pack(
         &list,
         &settings(&opts, 5000, total),
@@ -190,9 +182,7 @@ fn envelope_warns_over_a_clients_limit() {
 #[test]
 fn a_field_equal_on_every_chunk_is_said_once() {
     let opts = common::search_pack_options();
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     let packed = pack(
         &list,
         &settings(&opts, 4000, total),
@@ -292,7 +282,7 @@ proptest! {
     fn pages_never_over_budget(budgets in prop::collection::vec(0usize..3000, 10), page in 1u16..4) {
         let mut opts = common::search_pack_options();
         opts.envelope = true;
-        let Some((list, total)) = corpus(&opts) else { return Ok(()) };
+        let (list, total) = corpus(&opts);
         let mut cache = PreviewCache::new(256);
         for budget in budgets {
             let s = settings(&opts, budget, total);
@@ -316,9 +306,7 @@ proptest! {
 #[test]
 fn breadth_shows_every_chunk_before_detail() {
     let mut opts = common::search_pack_options();
-    let Some((list, total)) = corpus(&opts) else {
-        return;
-    };
+    let (list, total) = corpus(&opts);
     let budget = 1500;
     let best_first = pack(
         &list,

@@ -3,12 +3,13 @@
 //! `countTokens`, the counter `shared/tools/peers.sh count` runs).
 //!
 //! * Every recorded string must count exactly as recorded, for o200k_base and cl100k_base.
-//! * The benchmark corpus (`shared/corpus`, or `$PARE_CORPUS_DIR`) must count as recorded;
-//!   skipped with a note where the corpus is absent.
+//! * The benchmark corpus (checked in, see `testdata/README.md`; or `$PARE_CORPUS_DIR`) must
+//!   count as recorded.
 //! * `$PARE_TOKENS_EXTRA` may name another file of strings in the fixture's format (say
-//!   from `gen_token_fixtures.sh --fuzz N FILE`) to check the same way.
+//!   from `gen_token_fixtures.sh --fuzz N FILE`) to check the same way: an opt-in test,
+//!   ignored unless asked for (`scripts/test` runs it when the variable is set).
 
-use std::path::PathBuf;
+mod common;
 
 use pare::tokens::{Tokenizer, by_name};
 use serde_json::Value;
@@ -54,10 +55,10 @@ fn strings_count_as_the_reference_counts() {
 }
 
 #[test]
+#[ignore = "opt-in: set PARE_TOKENS_EXTRA=FILE (scripts/gen_token_fixtures.sh --fuzz N FILE)"]
 fn extra_strings_count_as_the_reference_counts() {
-    let Ok(path) = std::env::var("PARE_TOKENS_EXTRA") else {
-        return;
-    };
+    let path = std::env::var("PARE_TOKENS_EXTRA")
+        .expect("this test checks the file PARE_TOKENS_EXTRA names, and it is not set");
     let text = std::fs::read_to_string(&path).expect("PARE_TOKENS_EXTRA is readable");
     let extra: Value = serde_json::from_str(&text).expect("PARE_TOKENS_EXTRA is JSON");
     let n = check_strings(extra["strings"].as_array().expect("strings"), &path);
@@ -66,24 +67,17 @@ fn extra_strings_count_as_the_reference_counts() {
 
 #[test]
 fn corpus_counts_as_the_reference_counts() {
-    let dir = std::env::var_os("PARE_CORPUS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        PathBuf::from,
-    );
-    if !dir.is_dir() {
-        println!("note: corpus not found at {}; skipped", dir.display());
-        return;
-    }
     let fixture: Value = serde_json::from_str(FIXTURE).expect("fixture is JSON");
     let files = fixture["corpus"].as_array().expect("corpus");
-    assert!(!files.is_empty(), "fixture records no corpus files");
+    assert_eq!(
+        files.len(),
+        common::corpus::CORPUS.len(),
+        "fixture records every corpus file"
+    );
     for entry in files {
         let name = entry["file"].as_str().expect("file name");
-        let path = dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            println!("note: {} missing; skipped", path.display());
-            continue;
-        };
+        let text =
+            std::fs::read_to_string(common::corpus::corpus_file(name)).expect("read corpus file");
         assert_eq!(
             text.len() as u64,
             entry["bytes"].as_u64().expect("bytes"),

@@ -1,10 +1,12 @@
 //! The TOON v4 decoder against the spec's decode conformance fixtures, plus a no-panic
 //! property over random and mutated input.
 //!
-//! The fixtures live outside the repository (`/work/shared/peers/toon-spec`); without them
-//! the fixture test prints a note and passes.
+//! The fixtures are checked in (`testdata/toon-spec`, spec v4.0); `PARE_TOON_SPEC_DIR`
+//! points the test at another copy.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use pare::encode::toon::{DecodeOptions, decode};
 use pare::{Map, Value};
@@ -33,7 +35,7 @@ const REFERENCE_FAILS: &[(&str, &str)] = &[
 ];
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers/toon-spec/fixtures/decode")
+    common::corpus::toon_spec_dir("decode")
 }
 
 /// Numbers compare numerically (fixtures write `1.5` where TOON had `1.5000`), everything
@@ -111,13 +113,7 @@ fn run_case(case: &Map) -> Option<String> {
 #[test]
 fn decode_fixtures() {
     let dir = fixtures_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!(
-            "toon decode fixtures not found at {}; skipping",
-            dir.display()
-        );
-        return;
-    };
+    let entries = std::fs::read_dir(&dir).expect("read the decode fixtures");
     let mut files: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())

@@ -1,6 +1,7 @@
-//! TOON encoding against the spec's encode fixtures and, live, against the reference
-//! encoder (`@toon-format/toon`, installed by `shared/tools/peers.sh`): the corpus, the
-//! `real.sh` payloads and thousands of random values must encode byte for byte the same.
+//! TOON encoding against the spec's encode fixtures (checked in, `testdata/toon-spec`) and,
+//! live, against the reference encoder (`@toon-format/toon`, which `.ci/run` installs): the
+//! corpus, the `real.sh` payloads and thousands of random values must encode byte for byte
+//! the same. The live tests are `#[ignore]`d with the reason; `scripts/test` runs them.
 
 mod common;
 
@@ -9,7 +10,7 @@ use pare::json;
 use pare::value::Value;
 
 fn fixture_dir() -> std::path::PathBuf {
-    common::shared_dir().join("peers/toon-spec/fixtures/encode")
+    common::corpus::toon_spec_dir("encode")
 }
 
 fn options(case: &pare::Map) -> EncodeOptions {
@@ -27,10 +28,7 @@ fn options(case: &pare::Map) -> EncodeOptions {
 
 #[test]
 fn spec_encode_fixtures_pass() {
-    let Ok(dir) = std::fs::read_dir(fixture_dir()) else {
-        println!("note: {} is missing; skipped", fixture_dir().display());
-        return;
-    };
+    let dir = std::fs::read_dir(fixture_dir()).expect("read the encode fixtures");
     let (mut passed, mut failures) = (0, Vec::new());
     for file in dir {
         let path = file.expect("dir entry").path();
@@ -93,34 +91,29 @@ fn compare_with_reference(texts: &[String], opts: &EncodeOptions, js_options: &s
     );
 }
 
-#[test]
-fn live_corpus_and_real_payloads_match_the_reference() {
-    if !common::toon_reference_available() {
-        println!("note: reference encoder not installed (run shared/tools/peers.sh); skipped");
-        return;
-    }
-    let files: Vec<_> = common::corpus_files()
-        .into_iter()
-        .chain(common::real_files())
-        .collect();
+fn compare_files_with_reference(files: &[std::path::PathBuf], what: &str) {
     let texts: Vec<String> = files
         .iter()
         .map(|f| std::fs::read_to_string(f).expect("read"))
         .collect();
-    compare_with_reference(
-        &texts,
-        &EncodeOptions::default(),
-        "{}",
-        "corpus and real payloads",
-    );
+    compare_with_reference(&texts, &EncodeOptions::default(), "{}", what);
 }
 
 #[test]
+#[ignore = "needs node peers: run .ci/run, then scripts/test"]
+fn live_corpus_matches_the_reference() {
+    compare_files_with_reference(&common::corpus::corpus_files(), "corpus");
+}
+
+#[test]
+#[ignore = "needs node peers and real.sh payloads: run .ci/run, then scripts/test"]
+fn live_real_payloads_match_the_reference() {
+    compare_files_with_reference(&common::needs::real_files(), "real payloads");
+}
+
+#[test]
+#[ignore = "needs node peers: run .ci/run, then scripts/test"]
 fn live_random_values_match_the_reference() {
-    if !common::toon_reference_available() {
-        println!("note: reference encoder not installed (run shared/tools/peers.sh); skipped");
-        return;
-    }
     let texts: Vec<String> = common::arb::sample(3000, 7)
         .iter()
         .map(json::to_compact)

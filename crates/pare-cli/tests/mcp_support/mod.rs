@@ -22,22 +22,12 @@ pub fn fake_server() -> String {
     mcp_dir().join("fake_server.py").display().to_string()
 }
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// Skip (return `None`) with a note when a peer is missing locally; fail in CI.
-pub fn require(what: &str, found: Option<String>) -> Option<String> {
-    match found {
-        Some(f) => Some(f),
-        None if in_ci() => {
-            panic!("{what} is missing, and CI must run the MCP peer tests (.ci/run installs it)")
-        }
-        None => {
-            eprintln!("skipped: {what} not found (.ci/run installs it)");
-            None
-        }
-    }
+/// What a test needs, or a failure that names it. The tests that need the reference servers
+/// or the SDK are `#[ignore = "needs MCP peers: …"]`, so they run only when asked for
+/// (`scripts/test` asks where `.ci/run` installed the peers, and always with `CI=true`);
+/// python3 alone is needed by the stand-in server tests, which always run.
+pub fn require(what: &str, found: Option<String>) -> String {
+    found.unwrap_or_else(|| panic!("this test needs {what}, which is missing"))
 }
 
 fn works(cmd: &str, args: &[&str]) -> bool {
@@ -50,25 +40,25 @@ fn works(cmd: &str, args: &[&str]) -> bool {
 }
 
 /// python3 (plain: the stand-in server needs nothing else).
-pub fn python() -> Option<String> {
+pub fn python() -> String {
     require(
-        "python3",
+        "python3 on PATH (the stand-in MCP servers in tests/mcp are Python scripts)",
         works("python3", &["--version"]).then(|| "python3".to_owned()),
     )
 }
 
 /// The Python with the official `mcp` SDK: `$PARE_MCP_PYTHON`, default the venv `.ci/run` makes.
-pub fn sdk_python() -> Option<String> {
+pub fn sdk_python() -> String {
     let py =
         std::env::var("PARE_MCP_PYTHON").unwrap_or_else(|_| "/tmp/pare-mcp-venv/bin/python".into());
     require(
-        "the Python MCP SDK (`mcp`)",
+        &format!("the Python MCP SDK (`import mcp` in {py}; .ci/run installs it)"),
         works(&py, &["-c", "import mcp"]).then_some(py),
     )
 }
 
 /// The entry script of a reference server under `$PARE_MCP_PEERS` (default /tmp/pare-mcp-peers).
-pub fn node_server(package: &str) -> Option<String> {
+pub fn node_server(package: &str) -> String {
     let dir = std::env::var("PARE_MCP_PEERS").unwrap_or_else(|_| "/tmp/pare-mcp-peers".into());
     let script = Path::new(&dir)
         .join("node_modules/@modelcontextprotocol")
@@ -76,7 +66,10 @@ pub fn node_server(package: &str) -> Option<String> {
         .join("dist/index.js");
     let found =
         (script.is_file() && works("node", &["--version"])).then(|| script.display().to_string());
-    require(&format!("@modelcontextprotocol/{package}"), found)
+    require(
+        &format!("node and {} (.ci/run installs it)", script.display()),
+        found,
+    )
 }
 
 pub fn pare_bin() -> &'static str {
@@ -193,7 +186,7 @@ impl Proxy {
 /// A memory graph file of `n` entities (the generator's default seed) in `dir`.
 pub fn graph_file(dir: &Path, name: &str, n: usize) -> String {
     let path = dir.join(name);
-    let py = python().expect("python3");
+    let py = python();
     let ok = Command::new(py)
         .arg(mcp_dir().join("memory_graph.py"))
         .arg(&path)
