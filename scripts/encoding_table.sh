@@ -13,8 +13,8 @@ PEERS=scripts/peers.sh
 [ -x "$PARE_BIN" ] || cargo build --release -q -p pare-cli
 if [ $# -eq 0 ]; then
   [ -d /tmp/pare-real ] || bash scripts/real_payloads.sh /tmp/pare-real >/dev/null 2>&1 || true
-  set -- testdata/corpus/entities_systems.json examples/payloads/{narrative_day,search_memory,semantic_search_full}.json \
-    testdata/corpus/vendor_graph_full.json examples/payloads/website_usage.json /tmp/pare-real/*.json
+  set -- examples/payloads/entities_systems.json examples/payloads/{narrative_day,search_memory,semantic_search_full}.json \
+    examples/payloads/vendor_graph_full.json examples/payloads/website_usage.json /tmp/pare-real/*.json
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

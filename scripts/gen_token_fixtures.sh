@@ -16,7 +16,7 @@ if [ -n "${CORPUS_DIR:-}" ]; then
 else
   corpus="$(mktemp -d)"
   trap 'rm -rf "$corpus"' EXIT
-  ln -s "$root"/testdata/corpus/*.json "$root"/examples/payloads/{narrative_day,search_memory,semantic_search_full,website_usage}.json "$corpus"/
+  ln -s "$root"/examples/payloads/{entities_systems,narrative_day,search_memory,semantic_search_full,vendor_graph_full,website_usage}.json "$corpus"/
 fi
 dir="${PEERS_DIR:-/tmp/pare-peers}"
 "$peers" count /dev/null >/dev/null   # installs gpt-tokenizer once

@@ -48,8 +48,8 @@ fn cli_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Vec<Stri
 }
 
 /// Every page `pare mcp` returns for the `file` tool, following `pare_more`.
-fn mcp_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Option<Vec<String>> {
-    let py = python()?;
+fn mcp_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Vec<String> {
+    let py = python();
     let server = fake_server();
     let b = budget.to_string();
     let policy = policy.display().to_string();
@@ -86,7 +86,7 @@ fn mcp_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Option<V
             json!({"name": "pare_more", "arguments": {"cursor": cursor}}),
         );
     }
-    Some(pages)
+    pages
 }
 
 #[test]
@@ -99,9 +99,7 @@ fn cli_and_mcp_pages_are_byte_identical() {
     for (payload, policy, level, budget) in cases {
         let file = examples().join("payloads").join(payload);
         let policy = examples().join("policies").join(policy);
-        let Some(through_mcp) = mcp_pages(&file, &policy, level, budget) else {
-            return;
-        };
+        let through_mcp = mcp_pages(&file, &policy, level, budget);
         let through_cli = cli_pages(&file, &policy, level, budget);
         assert!(through_cli.len() > 1, "{payload}: paged");
         assert_eq!(through_cli, through_mcp, "{payload} at {budget}");
@@ -119,7 +117,7 @@ fn mcp_text_that_is_not_json_over_the_budget_is_paged_at_line_ends() {
         .collect();
     let file = dir.path().join("rows.txt");
     std::fs::write(&file, &rows).unwrap();
-    let Some(py) = python() else { return };
+    let py = python();
     let server = fake_server();
     let args = ["--max-tokens", "2000", "--", &py, &server, "ok"];
     let mut p = Proxy::spawn(&args, &[("FAKE_FILE", &file.display().to_string())]);

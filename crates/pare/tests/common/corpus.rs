@@ -10,14 +10,13 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The six corpus files and where each is checked in: four are the identical copies in
-/// `examples/payloads/`, two live in `testdata/corpus/`.
+/// The six corpus files and where each is checked in.
 pub const CORPUS: [(&str, &str); 6] = [
-    ("entities_systems.json", "testdata/corpus"),
+    ("entities_systems.json", "examples/payloads"),
     ("narrative_day.json", "examples/payloads"),
     ("search_memory.json", "examples/payloads"),
     ("semantic_search_full.json", "examples/payloads"),
-    ("vendor_graph_full.json", "testdata/corpus"),
+    ("vendor_graph_full.json", "examples/payloads"),
     ("website_usage.json", "examples/payloads"),
 ];
 
