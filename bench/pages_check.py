@@ -7,8 +7,8 @@ budget and format, through `pare compact --budget` walking every `--cursor`, and
                          [--no-mcp]
 
 For every page: its o200k_base tokens by the reference counter (`../shared/tools/peers.sh
-count`, gpt-tokenizer) plus the tokens of its note must be within the budget, and so must
-its chars/4 estimate; it must `pare expand` alone; the pages, merged by the rule the records
+count`, gpt-tokenizer) plus the tokens of its note (the CLI's, and the proxy's) must be
+within the budget, and so must its chars/4 estimate; it must `pare expand` alone; the pages, merged by the rule the records
 describe (objects by key, arrays concatenated, a `continues` item or string joined to the
 part before it), must equal the unpaged output expanded; and `pare mcp` must return the same
 page texts, byte for byte. Prints one row per payload × format × budget, and exits 1 if any
@@ -117,11 +117,19 @@ def sort_keys(v):
 class Mcp:
     """`pare mcp` in front of the stand-in server's `file` tool, spoken to over pipes."""
 
-    def __init__(self, pare, payload, policy, budget):
-        args = [pare, "mcp", "--max-tokens", str(budget), "--max-chars4", str(budget)]
-        if policy:
-            args += ["--policy", policy]
-        args += ["--", sys.executable, FAKE, "ok"]
+    def __init__(self, pare, payload, policy, fmt, budget, tmp):
+        # The proxy takes its format from the policy file's [mcp] section: a small file that
+        # names the payload's policy for the `file` tool, in this format.
+        wrapper = os.path.join(tmp, "mcp.toml")
+        with open(wrapper, "w") as f:
+            if policy:
+                f.write(f'[mcp]\nformat = "{fmt}"\n[[mcp.tools]]\nmatch = ["file"]\n'
+                        f'policy = {json.dumps(policy)}\n')
+            else:
+                # No policy: the CLI's built-in default (prune), as the file's own ops.
+                f.write(f'[mcp]\nformat = "{fmt}"\n[[ops]]\nop = "prune"\n')
+        args = [pare, "mcp", "--max-tokens", str(budget), "--max-chars4", str(budget),
+                "--policy", wrapper, "--", sys.executable, FAKE, "ok"]
         env = dict(os.environ, FAKE_FILE=payload)
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env, text=True)
@@ -142,14 +150,16 @@ class Mcp:
                 return msg
 
     def pages(self, level):
+        """(page text, note) of every page."""
         r = self.rpc("tools/call", {"name": "file", "arguments": {"detail": level}})
-        texts = []
+        pages = []
         while True:
             res = r["result"]
-            texts.append(res["content"][0]["text"])
+            content = res["content"]
+            pages.append((content[0]["text"], content[1]["text"] if len(content) > 1 else ""))
             cursor = res["_meta"]["pare"].get("nextCursor")
             if not cursor:
-                return texts
+                return pages
             r = self.rpc("tools/call", {"name": "pare_more", "arguments": {"cursor": cursor}})
 
     def close(self):
@@ -171,7 +181,7 @@ def main():
     if "--formats" in args:
         formats = args[args.index("--formats") + 1].split(",")
     failed = 0
-    print("| payload | format | budget | pages | max tokens (ref) | max note | max chars/4 "
+    print("| payload | format | budget | pages | max page tokens (ref) | max note | max chars/4, note included "
           "| all ≤ budget | decode alone | merge = whole | MCP identical |")
     print("|---|---|---:|---:|---:|---:|---:|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -191,16 +201,21 @@ def main():
                 for budget in budgets:
                     pages = cli_pages(pare, payload, policy, fmt, level, budget, tmp)
                     texts = [t for t, _ in pages]
-                    counts = reference_counts(texts, tmp)
-                    notes = []
-                    for i in range(len(pages)):
-                        n, cursor = len(pages), pages[i][1]["next_cursor"]
-                        # The proxy's note is the longest door's: count it by the reference.
-                        notes.append(f"pare: page {i + 1} of {n}, cut inside an item that goes on. "
-                                     f"Next page: call pare_more with {{\"cursor\":\"{cursor}\"}}."
-                                     if cursor else f"pare: page {n} of {n} (last).")
-                    note_counts = reference_counts(notes, tmp)
-                    c4 = [math.ceil(len(t) / 4) + math.ceil(len(nt) / 4) for t, nt in zip(texts, notes)]
+                    # What a door sends is the page and its note: the CLI's note (stderr),
+                    # and the proxy's (a second text item), each within the budget.
+                    with_notes = [(t, rec["note"] or "") for t, rec in pages]
+                    same = "—"
+                    if mcp:
+                        m = Mcp(pare, payload, policy, fmt, budget, tmp)
+                        try:
+                            through = m.pages(level)
+                        finally:
+                            m.close()
+                        same = "yes" if [t for t, _ in through] == texts else "NO"
+                        with_notes += through
+                    counts = reference_counts([t for t, _ in with_notes], tmp)
+                    note_counts = reference_counts([n for _, n in with_notes], tmp)
+                    c4 = [math.ceil(len(t) / 4) + math.ceil(len(n) / 4) for t, n in with_notes]
                     within = all(c + nc <= budget for c, nc in zip(counts, note_counts)) and max(c4) <= budget
                     merged, decoded = None, True
                     try:
@@ -213,13 +228,6 @@ def main():
                         decoded = False
                     equal = decoded and (sort_keys(merged) == sort_keys(whole) if fmt == "toon"
                                          else merged == whole)
-                    same = "—"
-                    if mcp:
-                        m = Mcp(pare, payload, policy, budget)
-                        try:
-                            same = "yes" if m.pages(level) == texts else "NO"
-                        finally:
-                            m.close()
                     ok = within and decoded and equal and same in ("yes", "—")
                     failed += not ok
                     print(f"| {name} | {fmt} | {budget} | {len(pages)} | {max(counts)} | "

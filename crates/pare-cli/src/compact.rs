@@ -176,6 +176,7 @@ pub fn run(args: Args) -> Result<()> {
         let paged = PagedReport {
             report,
             record: &page.record,
+            note: page.note.as_deref(),
             printed,
             next: page.record.next_cursor.as_deref().map(next_command),
         };
@@ -242,6 +243,8 @@ fn shell_word(word: &str) -> String {
 struct PagedReport<'r> {
     report: Report,
     record: &'r Record,
+    /// The line that follows the page (on stderr): where the reader is, how to go on.
+    note: Option<&'r str>,
     /// Tokens of exactly what was printed (the page and its newline).
     printed: usize,
     /// The command that prints the next page.
@@ -270,6 +273,7 @@ impl PagedReport<'_> {
         obj.insert("page".into(), self.record.page.into());
         obj.insert("pages".into(), self.record.pages.into());
         obj.insert("next_cursor".into(), self.record.next_cursor.clone().into());
+        obj.insert("note".into(), self.note.into());
         if let Some(c) = &self.record.continues {
             obj.insert("continues".into(), c.as_str().into());
         }

@@ -138,7 +138,7 @@ proptest! {
     #[test]
     fn random_values_page_within_budget_alone_and_merge_back(
         v in pageable(),
-        budget in 60usize..700,
+        budget in 80usize..700,
         format in prop::sample::select(vec![Format::Json, Format::Auto, Format::Toon, Format::Pretty]),
     ) {
         let policy = Policy::parse("").unwrap();

@@ -80,13 +80,22 @@ pub fn lowered_note(hint: &Hint, shown: &str, next: &str, budget: usize) -> Stri
 }
 
 /// The most a page note can cost by `fit`, for every door's hint and this request's own.
+///
+/// A cursor is random-looking base62, so how it tokenizes is not known in advance: it is
+/// counted as one token per character (a token holds at least one character), plus two for
+/// merges across its quotes, and as its full length for chars/4.
 pub fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
-    let worst_cursor = "Z".repeat(cursor::MAX_LEN);
+    let longest = "Z".repeat(cursor::MAX_LEN);
     let max = cursor::MAX_PAGES;
     BUILTIN
         .iter()
         .chain([own])
-        .map(|h| fit.count(&page_note(h, max, max, Some(&worst_cursor), true)))
+        .map(|h| {
+            let by_chars = fit.count(&page_note(h, max, max, Some(&longest), true));
+            let by_tokens =
+                fit.count(&page_note(h, max, max, Some(""), true)) + cursor::MAX_LEN + 2;
+            by_chars.max(by_tokens)
+        })
         .max()
         .unwrap_or(0)
 }
