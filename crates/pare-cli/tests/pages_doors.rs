@@ -68,16 +68,23 @@ fn mcp_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Vec<Stri
     let mut p = Proxy::spawn(&args, &[("FAKE_FILE", &file.display().to_string())]);
     p.initialize();
     p.request(1, "tools/list", json!({}));
-    let mut reply = p.request(
-        2,
-        "tools/call",
-        json!({"name": "file", "arguments": {"detail": level}}),
-    );
-    let mut pages = Vec::new();
+    file_results(&mut p, json!({"detail": level}))
+        .iter()
+        .map(|r| r["content"][0]["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Every result of the `file` tool called with `args`, following `pare_more`.
+fn file_results(p: &mut Proxy, args: serde_json::Value) -> Vec<serde_json::Value> {
+    let mut reply = p.request(2, "tools/call", json!({"name": "file", "arguments": args}));
+    let mut results = Vec::new();
     for id in 3.. {
-        let result = &reply["result"];
-        pages.push(result["content"][0]["text"].as_str().unwrap().to_owned());
-        let Some(cursor) = result["_meta"]["pare"]["nextCursor"].as_str() else {
+        let result = reply["result"].clone();
+        let cursor = result["_meta"]["pare"]["nextCursor"]
+            .as_str()
+            .map(str::to_owned);
+        results.push(result);
+        let Some(cursor) = cursor else {
             break;
         };
         reply = p.request(
@@ -86,7 +93,7 @@ fn mcp_pages(file: &Path, policy: &Path, level: &str, budget: usize) -> Vec<Stri
             json!({"name": "pare_more", "arguments": {"cursor": cursor}}),
         );
     }
-    pages
+    results
 }
 
 #[test]
@@ -123,11 +130,9 @@ fn mcp_text_that_is_not_json_over_the_budget_is_paged_at_line_ends() {
     let mut p = Proxy::spawn(&args, &[("FAKE_FILE", &file.display().to_string())]);
     p.initialize();
     let tok = pare::tokens::builtin("o200k_base").unwrap();
-    let mut reply = p.request(2, "tools/call", json!({"name": "file", "arguments": {}}));
+    let results = file_results(&mut p, json!({}));
     let mut joined = String::new();
-    let mut pages = 0;
-    for id in 3.. {
-        let result = &reply["result"];
+    for result in &results {
         let content = result["content"].as_array().unwrap();
         let total: usize = content
             .iter()
@@ -137,16 +142,7 @@ fn mcp_text_that_is_not_json_over_the_budget_is_paged_at_line_ends() {
         let text = content[0]["text"].as_str().unwrap();
         assert!(text.ends_with('\n'), "cut at a line end");
         joined.push_str(text);
-        pages += 1;
-        let Some(cursor) = result["_meta"]["pare"]["nextCursor"].as_str() else {
-            break;
-        };
-        reply = p.request(
-            id,
-            "tools/call",
-            json!({"name": "pare_more", "arguments": {"cursor": cursor}}),
-        );
     }
-    assert!(pages > 10, "{pages} pages");
+    assert!(results.len() > 10, "{} pages", results.len());
     assert_eq!(joined, rows);
 }

@@ -44,6 +44,31 @@ fn all_pages(request: impl Fn(Option<&str>) -> Response, check_cursors: usize) -
     pages
 }
 
+/// The unpaged text of `text` at `level`, and its pages under `budget` (walking the first
+/// `check_cursors` cursors and the last).
+fn paged(
+    text: &str,
+    policy: &Policy,
+    format: Format,
+    level: &str,
+    budget: usize,
+    check_cursors: usize,
+) -> (String, Vec<Page>) {
+    let run = |budget: Option<Budget>, cursor: Option<&str>| {
+        respond(Request {
+            format,
+            budget,
+            level: Some(level),
+            cursor,
+            ..Request::new(Input::Json(text), policy)
+        })
+        .unwrap()
+    };
+    let whole = run(None, None).page.text;
+    let pages = all_pages(|c| run(Some(Budget::tokens(budget)), c), check_cursors);
+    (whole, pages)
+}
+
 /// The three invariants. `whole` is the text of the unpaged response in the same format.
 /// TOON carries objects as JavaScript does (integer-like keys first, wherever they were), so
 /// a TOON page's keys are compared as a set.
@@ -121,20 +146,8 @@ fn pageable() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config(48))]
+    #![proptest_config(common::proptest_config(48))]
     #[test]
     fn random_values_page_within_budget_alone_and_merge_back(
         v in pageable(),
@@ -142,24 +155,7 @@ proptest! {
         format in prop::sample::select(vec![Format::Json, Format::Auto, Format::Toon, Format::Pretty]),
     ) {
         let policy = Policy::parse("").unwrap();
-        let text = to_compact(&v);
-        let whole = respond(Request { format, ..Request::new(Input::Json(&text), &policy) })
-            .unwrap()
-            .page
-            .text;
-        let pages = all_pages(
-            |cursor| {
-                respond(Request {
-                    format,
-                    budget: Some(Budget::tokens(budget)),
-                    level: Some("standard"),
-                    cursor,
-                    ..Request::new(Input::Json(&text), &policy)
-                })
-                .unwrap()
-            },
-            1,
-        );
+        let (whole, pages) = paged(&to_compact(&v), &policy, format, "standard", budget, 1);
         check_pages(&pages, &whole, budget)?;
     }
 }
@@ -189,27 +185,7 @@ fn corpus_pages(format: Format) {
         for &budget in BUDGETS {
             // A named level is paged, never lowered: every page is of the same value.
             let level = policy.default_level().to_owned();
-            let whole = respond(Request {
-                format,
-                level: Some(&level),
-                ..Request::new(Input::Json(&text), &policy)
-            })
-            .unwrap()
-            .page
-            .text;
-            let pages = all_pages(
-                |cursor| {
-                    respond(Request {
-                        format,
-                        budget: Some(Budget::tokens(budget)),
-                        level: Some(&level),
-                        cursor,
-                        ..Request::new(Input::Json(&text), &policy)
-                    })
-                    .unwrap()
-                },
-                2,
-            );
+            let (whole, pages) = paged(&text, &policy, format, &level, budget, 2);
             check_pages(&pages, &whole, budget)
                 .unwrap_or_else(|e| panic!("{file} at {budget} in {format:?}: {e}"));
             assert!(

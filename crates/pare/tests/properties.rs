@@ -21,6 +21,8 @@
 //! PROPTEST_CASES=2000 cargo test -p pare --test properties --release   # longer soak
 //! ```
 
+mod common;
+
 use std::sync::LazyLock;
 
 use pare::encode::{Format, render};
@@ -421,19 +423,8 @@ fn payload() -> impl Strategy<Value = Value> {
     ]
 }
 
-/// `cases`, or `$PROPTEST_CASES` when set (for a longer soak).
 fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig {
-        cases,
-        // Failures are reported with the shrunk input; no regression files are written
-        // into the source tree by CI runs.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    common::proptest_config(cases)
 }
 
 // ---------------------------------------------------------------- properties

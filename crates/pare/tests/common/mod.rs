@@ -69,3 +69,18 @@ pub fn search_response() -> pare::Value {
     let text = std::fs::read_to_string(path).expect("read semantic_search_full.json");
     pare::json::parse(&text).expect("corpus JSON")
 }
+
+/// Proptest settings: `cases`, or `$PROPTEST_CASES` when set (for a longer soak).
+/// Failures are reported with the shrunk input; no regression files are written into the
+/// source tree by CI runs.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
