@@ -34,15 +34,6 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         ),
     };
     let params = policy.params(req.params)?;
-    if let Some(b) = req.budget {
-        let floor = note::reserve(&Gate::new(req.tokenizer, b), &req.hint) + MIN_PAGE_TOKENS;
-        if b.tokens < floor || b.chars4 < floor {
-            return Err(RespondError::Budget(format!(
-                "a budget of {} tokens ({} by chars/4) is too small: a page needs at least {floor}, its note included",
-                b.tokens, b.chars4
-            )));
-        }
-    }
     let (text, value) = match &req.input {
         Input::Json(t) => (Some(*t), Some(json::parse(t)?)),
         Input::Text(t) => (Some(*t), json::parse(t).ok()),
@@ -69,6 +60,22 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
 
 /// Tokens a page must have room for besides its note: less and no page could say anything.
 const MIN_PAGE_TOKENS: usize = 16;
+
+/// What the notes of a paged response may cost (the same for every door), and the room
+/// that leaves each page; an error when the budget leaves no room. Asked only once a
+/// response is over its budget: a response that fits needs no note.
+fn page_room(gate: &Gate, hint: &note::Hint) -> Result<(usize, usize), RespondError> {
+    let reserve = note::reserve(gate, hint);
+    let floor = reserve + MIN_PAGE_TOKENS;
+    if gate.limit() < floor {
+        return Err(RespondError::Budget(format!(
+            "a budget of {} tokens is too small to page this response: a page needs at least \
+             {floor}, its note included",
+            gate.limit()
+        )));
+    }
+    Ok((reserve, gate.limit() - reserve))
+}
 
 /// One request, its level and parameters resolved.
 struct Run<'r, 'a> {
@@ -265,8 +272,7 @@ impl Run<'_, '_> {
         gate: &Gate,
     ) -> Result<Response, RespondError> {
         let req = self.req;
-        let reserve = note::reserve(gate, &req.hint);
-        let room = gate.limit() - reserve;
+        let (reserve, room) = page_room(gate, &req.hint)?;
         let mut warnings = Vec::new();
         let cuts: Vec<(String, Option<String>, bool)> =
             match cut::cut_value(&r.shaped.value, req.format, self.tok(), gate, room) {
@@ -429,8 +435,10 @@ impl Run<'_, '_> {
         let list = chunks::from_response(value, options)?;
         let level = self.level_name(self.level);
         let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
-        let reserve = gate.map_or(0, |g| note::reserve(&g, &req.hint));
-        let room = gate.map_or(1 << 40, |g| g.limit() - reserve);
+        let (reserve, room) = match &gate {
+            Some(g) => page_room(g, &req.hint)?,
+            None => (0, 1 << 40),
+        };
         let before = req.measure.then(|| self.tokens_before(value));
         let mut cache = PreviewCache::new(1024);
         // The pack counts real tokens; a chars/4 limit that binds is met by packing again
@@ -576,8 +584,8 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
         explicit: true,
         params: Params::default(),
     };
-    let reserve = note::reserve(&g, &req.hint);
-    let cuts = text_cuts(cut::cut_text(text, &g, g.limit() - reserve));
+    let (reserve, room) = page_room(&g, &req.hint)?;
+    let cuts = text_cuts(cut::cut_text(text, &g, room));
     let check = run.check(String::new, reserve);
     let pages = run.number_pages(cuts, record, check)?;
     run.pick(pages, check, None)

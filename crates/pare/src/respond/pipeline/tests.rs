@@ -229,12 +229,21 @@ fn a_cursor_of_another_input_or_budget_is_refused() {
 #[test]
 fn budgets_too_small_for_a_note_are_refused() {
     let p = Policy::builtin_default();
+    let long = format!("[{}]", vec!["1"; 200].join(","));
     let err = respond(Request {
         budget: Some(Budget::tokens(10)),
-        ..Request::new(Input::Json("[1,2,3]"), &p)
+        ..Request::new(Input::Json(&long), &p)
     })
     .unwrap_err();
     assert!(matches!(err, RespondError::Budget(_)), "{err}");
+    // What fits needs no note, so a small budget is enough for it.
+    assert!(
+        respond(Request {
+            budget: Some(Budget::tokens(10)),
+            ..Request::new(Input::Json("[1,2,3]"), &p)
+        })
+        .is_ok()
+    );
 }
 
 #[test]
