@@ -7,8 +7,26 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use pare::tokens::{self, Tokenizer};
 
-/// Read all of FILE, or stdin for `-` / no file.
+/// Read all of FILE, or stdin for `-` / no file: a JSON value, so an empty text (nothing
+/// but whitespace and a byte order mark) is an error.
 pub fn read_input(file: Option<&Path>) -> Result<String> {
+    let text = read_text(file)?;
+    if is_blank(&text) {
+        bail!("{}: empty input (expected a JSON value)", input_name(file));
+    }
+    Ok(text)
+}
+
+/// Whether `text` holds nothing but whitespace, after a byte order mark.
+fn is_blank(text: &str) -> bool {
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .trim()
+        .is_empty()
+}
+
+/// Read all of FILE, or stdin for `-` / no file, empty or not.
+pub fn read_text(file: Option<&Path>) -> Result<String> {
     let mut text = String::new();
     match file {
         None => {
@@ -31,9 +49,6 @@ pub fn read_input(file: Option<&Path>) -> Result<String> {
                 )
             })?;
         }
-    }
-    if text.trim().is_empty() {
-        bail!("{}: empty input (expected a JSON value)", input_name(file));
     }
     Ok(text)
 }
