@@ -456,6 +456,150 @@ fn jsonl_bad_line_with_output_file_writes_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "no file left");
 }
 
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// BUG: `compact --jsonl -o FILE` wrote into a temporary file that was never renamed into
+/// place (the `AtomicFile` was kept as a `Box<dyn Write>`, and dropping it discards it):
+/// exit 0, no FILE, and an existing FILE kept its old content. An input of no lines with
+/// `--report-json` likewise never wrote its report.
+#[test]
+fn regression_jsonl_output_file_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("r.json"));
+    let input = "{\"a\":1,\"b\":null}\n\n[1,null]\n";
+    let want = ok_fast(&["compact", "--jsonl"], input);
+    let jsonl_o = [
+        "compact",
+        "--jsonl",
+        "--tokenizer",
+        "chars4",
+        "-o",
+        "out.jsonl",
+    ];
+    // Created, then an existing file replaced.
+    for old in [None, Some("old\n")] {
+        if let Some(old) = old {
+            fs::write(&out, old).unwrap();
+        }
+        let run = run_in(dir.path(), &jsonl_o, input);
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&out).unwrap(), want, "old: {old:?}");
+    }
+    // With a report file too; and an input of no lines: empty output, a report of zeros.
+    let mut args = jsonl_o.to_vec();
+    args.extend(["--report-json", "r.json"]);
+    for (input, want, before, saved) in [(input, want.as_str(), 8, 3), ("", "", 0, 0)] {
+        fs::write(&out, "old\n").unwrap();
+        fs::write(&report, "old\n").unwrap();
+        let run = run_in(dir.path(), &args, input);
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&out).unwrap(), want, "{input:?}");
+        let r = json(&fs::read_to_string(&report).unwrap());
+        assert_eq!(
+            (&r["tokenizer"], &r["tokens_before"], &r["ops"]),
+            (
+                &serde_json::json!("chars4"),
+                &serde_json::json!(before),
+                &serde_json::json!([{"op": "prune", "saved": saved}])
+            ),
+            "{input:?}: {r}"
+        );
+    }
+    assert_eq!(
+        names_in(dir.path()),
+        ["out.jsonl", "r.json"],
+        "no temporary file left"
+    );
+}
+
+/// Every command that writes a file (`-o`, `--report-json`, `--metrics`) puts it in place,
+/// over an existing one, and the `-o` file holds exactly what stdout would have.
+#[test]
+fn every_output_file_replaces_an_existing_one() {
+    let search = root().join("examples/policies/search.toml");
+    let search = search.to_str().unwrap();
+    let search_in = r#"{"results":[{"chunk_id":1,"hybrid_score":0.9,"source_file":"a.rs","chunk_text":"fn a() {}"}]}"#;
+    let toon = "a[2]{x,y}:\n  1,b\n  2,c\n";
+    let cases: &[(&[&str], &str, &[&str])] = &[
+        (&["compact"], DEFAULT_IN, &[]),
+        (&["compact", "--format", "auto"], DEFAULT_IN, &[]),
+        (
+            &["compact", "--report-json", "side.json"],
+            DEFAULT_IN,
+            &["side.json"],
+        ),
+        (
+            &["compact", "--jsonl", "--report-json", "side.json"],
+            "{\"a\":null}\n[]\n",
+            &["side.json"],
+        ),
+        (&["encode", "--format", "toon"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "toon", "--report"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "auto"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "pretty"], DEFAULT_IN, &[]),
+        (&["expand"], toon, &[]),
+        (
+            &[
+                "pack",
+                "--policy",
+                search,
+                "--budget",
+                "200",
+                "--metrics",
+                "side.json",
+            ],
+            search_in,
+            &["side.json"],
+        ),
+    ];
+    for (args, input, sides) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let stdout = run_in(dir.path(), args, *input);
+        assert_eq!(stdout.code, 0, "{args:?}: {}", stdout.stderr);
+        fs::write(dir.path().join("out.txt"), "old\n").unwrap();
+        for side in *sides {
+            fs::write(dir.path().join(side), "old\n").unwrap();
+        }
+        let mut with_o = args.to_vec();
+        with_o.extend(["-o", "out.txt"]);
+        let run = run_in(dir.path(), &with_o, *input);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, ""),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+            stdout.stdout,
+            "{args:?}"
+        );
+        for side in *sides {
+            let text = fs::read_to_string(dir.path().join(side)).unwrap();
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v.is_object()),
+                "{args:?}: {side} is {text:?}"
+            );
+        }
+        let mut want = vec!["out.txt".to_owned()];
+        want.extend(sides.iter().map(|s| s.to_string()));
+        want.sort();
+        assert_eq!(
+            names_in(dir.path()),
+            want,
+            "{args:?}: no temporary file left"
+        );
+    }
+}
+
 #[test]
 fn jsonl_rejects_pretty() {
     let err = fail(&["compact", "--jsonl", "--format", "pretty"], "{}\n");
