@@ -16,12 +16,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(expr.source(), src);
     let params = expr.params();
     let mut item = Map::new();
-    item.insert("a".into(), Value::from(1));
-    item.insert("b".into(), Value::from("x"));
-    item.insert(
-        "c".into(),
-        Value::Array(vec![Value::Null, Value::Bool(true)]),
-    );
+    item.insert("a", Value::from(1));
+    item.insert("b", Value::from("x"));
+    item.insert("c", Value::Array(vec![Value::Null, Value::Bool(true)]));
     let item = Value::Object(item);
     let _ = expr.eval(&item, &|name| {
         params.iter().any(|p| p == name).then(|| Value::from(2))

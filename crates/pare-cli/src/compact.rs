@@ -367,12 +367,19 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         .map(AtomicFile::create)
         .transpose()?;
     let progress = progress_bar(size);
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(AtomicFile::create(p)?),
-        None => Box::new(io::BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+    // The file is kept by its own type, not as a `dyn Write`: it must be committed, and
+    // dropping it uncommitted discards it.
+    let mut file = args.output.as_deref().map(AtomicFile::create).transpose()?;
+    let mut stdout;
+    let out: &mut dyn Write = match &mut file {
+        Some(f) => f,
+        None => {
+            stdout = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            &mut stdout
+        }
     };
     let opts = setup.options();
-    let mut total = Total::default();
+    let mut total = Total::new(setup);
     let mut lines = reader.lines();
     let mut line_no = 0usize;
     loop {
@@ -421,11 +428,16 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         }
     }
     out.flush()?;
-    drop(out);
+    if let Some(f) = file {
+        f.commit()?;
+    }
     if let Some(pb) = progress {
         pb.finish_and_clear();
     }
-    if let Some(report) = total.finish() {
+    if setup.reporting {
+        // Written even for an input of no lines (a report of zeros): a requested
+        // --report-json that silently never appears would read as success.
+        let report = total.finish();
         match report_file.take() {
             Some(mut f) => {
                 let mut text = serde_json::to_string_pretty(&report.to_json())?;
@@ -454,33 +466,47 @@ fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// Reports of many lines added up.
-#[derive(Default)]
+/// Reports of many lines added up, from a report of zeros (no line yet).
 struct Total {
-    first: Option<Report>,
+    sum: Report,
 }
 
 impl Total {
-    fn add(&mut self, r: Report) {
-        match &mut self.first {
-            None => self.first = Some(r),
-            Some(t) => {
-                t.tokens_before += r.tokens_before;
-                t.tokens_after += r.tokens_after;
-                for (a, b) in t.ops.iter_mut().zip(r.ops) {
-                    debug_assert_eq!(a.op, b.op);
-                    a.saved += b.saved;
-                }
-                t.manifest.absorb(r.manifest);
-            }
+    fn new(setup: &Setup) -> Total {
+        let ops = setup.policy.ops_at(setup.level);
+        Total {
+            sum: Report {
+                tokenizer: setup.tok.name().to_owned(),
+                level: setup.policy.levels()[setup.level].clone(),
+                format: setup.format,
+                tokens_before: 0,
+                tokens_after: 0,
+                ops: ops
+                    .iter()
+                    .map(|op| OpSaving {
+                        op: op.to_string(),
+                        saved: 0,
+                    })
+                    .collect(),
+                manifest: Manifest::default(),
+                text: String::new(),
+            },
         }
     }
-    fn finish(self) -> Option<Report> {
-        self.first.map(|mut r| {
-            r.text.clear();
-            r.ops.retain(|o: &OpSaving| !o.op.is_empty());
-            r
-        })
+    fn add(&mut self, r: Report) {
+        let t = &mut self.sum;
+        t.tokens_before += r.tokens_before;
+        t.tokens_after += r.tokens_after;
+        for (a, b) in t.ops.iter_mut().zip(r.ops) {
+            debug_assert_eq!(a.op, b.op);
+            a.saved += b.saved;
+        }
+        t.manifest.absorb(r.manifest);
+    }
+    fn finish(self) -> Report {
+        let mut r = self.sum;
+        r.ops.retain(|o: &OpSaving| !o.op.is_empty());
+        r
     }
 }
 

@@ -10,7 +10,7 @@ use pare::encode::{Format, expand, render};
 
 use std::io::{self, Write};
 
-use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
+use crate::io::{AtomicFile, input_name, read_input, read_text, tokenizer, write_output};
 
 #[derive(ClapArgs)]
 pub struct EncodeArgs {
@@ -162,7 +162,9 @@ pub struct ExpandArgs {
 
 pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
     let name = input_name(args.file.as_deref());
-    let text = read_input(args.file.as_deref())?;
+    // An empty text is TOON's empty document, `{}` (what `encode --format toon` writes for
+    // it), so it is not refused here as it is where JSON is expected.
+    let text = read_text(args.file.as_deref())?;
     // A trailing newline (as `pare compact` prints) is not part of the encoding.
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let (value, detected) = expand(body).map_err(|e| anyhow!("{name}: {e}"))?;

@@ -7,8 +7,26 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use pare::tokens::{self, Tokenizer};
 
-/// Read all of FILE, or stdin for `-` / no file.
+/// Read all of FILE, or stdin for `-` / no file: a JSON value, so an empty text (nothing
+/// but whitespace and a byte order mark) is an error.
 pub fn read_input(file: Option<&Path>) -> Result<String> {
+    let text = read_text(file)?;
+    if is_blank(&text) {
+        bail!("{}: empty input (expected a JSON value)", input_name(file));
+    }
+    Ok(text)
+}
+
+/// Whether `text` holds nothing but whitespace, after a byte order mark.
+fn is_blank(text: &str) -> bool {
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .trim()
+        .is_empty()
+}
+
+/// Read all of FILE, or stdin for `-` / no file, empty or not.
+pub fn read_text(file: Option<&Path>) -> Result<String> {
     let mut text = String::new();
     match file {
         None => {
@@ -31,9 +49,6 @@ pub fn read_input(file: Option<&Path>) -> Result<String> {
                 )
             })?;
         }
-    }
-    if text.trim().is_empty() {
-        bail!("{}: empty input (expected a JSON value)", input_name(file));
     }
     Ok(text)
 }
@@ -99,10 +114,26 @@ pub fn write_output(out: Option<&Path>, text: &str) -> Result<()> {
 
 /// A file that appears under its name only when complete: never a partial write.
 ///
-/// The data goes to a temporary file beside the target and is renamed over it on
-/// [`AtomicFile::commit`]. A symlink is written through (its target is replaced, not the
-/// link), and a target that is not a regular file (`/dev/stdout`, a FIFO) is written
-/// directly, since it cannot be replaced atomically anyway.
+/// The data goes to a temporary file beside the target (`.NAME.pare-tmp-PID`, the same
+/// directory so the rename is atomic) and is renamed over it on [`AtomicFile::commit`].
+/// A symlink is written through (its target is replaced, not the link), and a target that
+/// is not a regular file (`/dev/stdout`, a FIFO) is written directly, since it cannot be
+/// replaced atomically anyway.
+///
+/// An existing target's permission bits carry over to its replacement (a `0600` file stays
+/// `0600`); they are set on the temporary file before any data goes in. Owner and group
+/// are not carried over (that would need privileges).
+///
+/// A run that is killed (SIGKILL, Ctrl-C: anything that skips `Drop`) leaves its temporary
+/// file behind, and large outputs add up. So creating one first removes the temporaries of
+/// earlier runs for the same target: `.NAME.pare-tmp-PID[.N]` files whose PID is no running
+/// process (`/proc/PID` tells, without `unsafe`; without `/proc` nothing is removed). A live
+/// PID's file is left alone: another pare may be writing it. The temporary stays beside the
+/// target rather than in a directory the system cleans (`/tmp`), because only a rename
+/// within one file system is atomic. Limits: a dead run's PID, reused by another process,
+/// keeps its file until a later run; a pare in another PID namespace writing the same file
+/// (a shared volume) looks dead, so its temporary may be removed under it — its rename then
+/// fails with an error, never a partial file.
 pub struct AtomicFile {
     /// `None` when writing directly.
     tmp: Option<PathBuf>,
@@ -140,17 +171,29 @@ impl AtomicFile {
         let name = real
             .file_name()
             .with_context(|| format!("{}: not a file name", target.display()))?;
-        let tmp = dir.join(format!(
-            ".{}.pare-tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let file = fs::File::create(&tmp).with_context(open_err)?;
-        Ok(AtomicFile {
+        let prefix = format!(".{}.pare-tmp-", name.to_string_lossy());
+        remove_stale_temporaries(dir, &prefix);
+        let existing = fs::metadata(&real).ok();
+        let (tmp, file) = create_temporary(dir, &prefix).with_context(open_err)?;
+        let out = AtomicFile {
             tmp: Some(tmp),
             target: real,
             file: io::BufWriter::new(file),
-        })
+        };
+        #[cfg(unix)]
+        if let Some(meta) = existing {
+            use std::os::unix::fs::PermissionsExt;
+            // fchmod, so the umask does not apply; only the rwx bits (no set-id bits
+            // carried onto new content).
+            let mode = meta.permissions().mode() & 0o777;
+            out.file
+                .get_ref()
+                .set_permissions(fs::Permissions::from_mode(mode))
+                .with_context(open_err)?;
+        }
+        #[cfg(not(unix))]
+        let _ = existing;
+        Ok(out)
     }
 
     pub fn commit(mut self) -> Result<()> {
@@ -181,6 +224,70 @@ impl Drop for AtomicFile {
             let _ = fs::remove_file(tmp);
         }
     }
+}
+
+/// A new file `PREFIX` + our PID in `dir` (`.N` added if that name is taken: another
+/// AtomicFile of this process, or a dead run's file that had our PID). Created exclusively,
+/// so nothing planted under the name (a symlink) is written through.
+fn create_temporary(dir: &Path, prefix: &str) -> io::Result<(PathBuf, fs::File)> {
+    let pid = std::process::id();
+    let mut attempt = 0u32;
+    loop {
+        let name = match attempt {
+            0 => format!("{prefix}{pid}"),
+            n => format!("{prefix}{pid}.{n}"),
+        };
+        let path = dir.join(name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 64 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Remove the temporary files of killed runs for one target: regular files in `dir` named
+/// `PREFIX` + `PID` or `PID.N` whose PID is no running process. Best effort: whatever
+/// cannot be read or removed is left as it is.
+fn remove_stale_temporaries(dir: &Path, prefix: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return; // no way to tell a live PID from a dead one
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(temporary_pid)
+        else {
+            continue;
+        };
+        if pid == own || proc.join(pid.to_string()).exists() {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The PID of a temporary file's suffix, `PID` or `PID.N` (digits only).
+fn temporary_pid(suffix: &str) -> Option<u32> {
+    let (pid, seq) = suffix.split_once('.').unwrap_or((suffix, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(seq) {
+        return None;
+    }
+    pid.parse().ok()
 }
 
 /// The tokenizer named on the command line: `--tokenizer-file` wins over `--tokenizer`.

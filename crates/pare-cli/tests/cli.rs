@@ -459,6 +459,150 @@ fn jsonl_bad_line_with_output_file_writes_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "no file left");
 }
 
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// BUG: `compact --jsonl -o FILE` wrote into a temporary file that was never renamed into
+/// place (the `AtomicFile` was kept as a `Box<dyn Write>`, and dropping it discards it):
+/// exit 0, no FILE, and an existing FILE kept its old content. An input of no lines with
+/// `--report-json` likewise never wrote its report.
+#[test]
+fn regression_jsonl_output_file_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("r.json"));
+    let input = "{\"a\":1,\"b\":null}\n\n[1,null]\n";
+    let want = ok_fast(&["compact", "--jsonl"], input);
+    let jsonl_o = [
+        "compact",
+        "--jsonl",
+        "--tokenizer",
+        "chars4",
+        "-o",
+        "out.jsonl",
+    ];
+    // Created, then an existing file replaced.
+    for old in [None, Some("old\n")] {
+        if let Some(old) = old {
+            fs::write(&out, old).unwrap();
+        }
+        let run = run_in(dir.path(), &jsonl_o, input);
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&out).unwrap(), want, "old: {old:?}");
+    }
+    // With a report file too; and an input of no lines: empty output, a report of zeros.
+    let mut args = jsonl_o.to_vec();
+    args.extend(["--report-json", "r.json"]);
+    for (input, want, before, saved) in [(input, want.as_str(), 8, 3), ("", "", 0, 0)] {
+        fs::write(&out, "old\n").unwrap();
+        fs::write(&report, "old\n").unwrap();
+        let run = run_in(dir.path(), &args, input);
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&out).unwrap(), want, "{input:?}");
+        let r = json(&fs::read_to_string(&report).unwrap());
+        assert_eq!(
+            (&r["tokenizer"], &r["tokens_before"], &r["ops"]),
+            (
+                &serde_json::json!("chars4"),
+                &serde_json::json!(before),
+                &serde_json::json!([{"op": "prune", "saved": saved}])
+            ),
+            "{input:?}: {r}"
+        );
+    }
+    assert_eq!(
+        names_in(dir.path()),
+        ["out.jsonl", "r.json"],
+        "no temporary file left"
+    );
+}
+
+/// Every command that writes a file (`-o`, `--report-json`, `--metrics`) puts it in place,
+/// over an existing one, and the `-o` file holds exactly what stdout would have.
+#[test]
+fn every_output_file_replaces_an_existing_one() {
+    let search = root().join("examples/policies/search.toml");
+    let search = search.to_str().unwrap();
+    let search_in = r#"{"results":[{"chunk_id":1,"hybrid_score":0.9,"source_file":"a.rs","chunk_text":"fn a() {}"}]}"#;
+    let toon = "a[2]{x,y}:\n  1,b\n  2,c\n";
+    let cases: &[(&[&str], &str, &[&str])] = &[
+        (&["compact"], DEFAULT_IN, &[]),
+        (&["compact", "--format", "auto"], DEFAULT_IN, &[]),
+        (
+            &["compact", "--report-json", "side.json"],
+            DEFAULT_IN,
+            &["side.json"],
+        ),
+        (
+            &["compact", "--jsonl", "--report-json", "side.json"],
+            "{\"a\":null}\n[]\n",
+            &["side.json"],
+        ),
+        (&["encode", "--format", "toon"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "toon", "--report"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "auto"], DEFAULT_IN, &[]),
+        (&["encode", "--format", "pretty"], DEFAULT_IN, &[]),
+        (&["expand"], toon, &[]),
+        (
+            &[
+                "pack",
+                "--policy",
+                search,
+                "--budget",
+                "200",
+                "--metrics",
+                "side.json",
+            ],
+            search_in,
+            &["side.json"],
+        ),
+    ];
+    for (args, input, sides) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let stdout = run_in(dir.path(), args, *input);
+        assert_eq!(stdout.code, 0, "{args:?}: {}", stdout.stderr);
+        fs::write(dir.path().join("out.txt"), "old\n").unwrap();
+        for side in *sides {
+            fs::write(dir.path().join(side), "old\n").unwrap();
+        }
+        let mut with_o = args.to_vec();
+        with_o.extend(["-o", "out.txt"]);
+        let run = run_in(dir.path(), &with_o, *input);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, ""),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+            stdout.stdout,
+            "{args:?}"
+        );
+        for side in *sides {
+            let text = fs::read_to_string(dir.path().join(side)).unwrap();
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v.is_object()),
+                "{args:?}: {side} is {text:?}"
+            );
+        }
+        let mut want = vec!["out.txt".to_owned()];
+        want.extend(sides.iter().map(|s| s.to_string()));
+        want.sort();
+        assert_eq!(
+            names_in(dir.path()),
+            want,
+            "{args:?}: no temporary file left"
+        );
+    }
+}
+
 #[test]
 fn jsonl_rejects_pretty() {
     let err = fail(&["compact", "--jsonl", "--format", "pretty"], "{}\n");
@@ -569,6 +713,163 @@ fn regression_output_file_replaces_symlink() {
     assert_eq!(
         fs::read_to_string(dir.path().join("real/out.json")).unwrap(),
         "[1]\n"
+    );
+}
+
+/// BUG: `-o` replaced a `0600` file by a `0644` one (the temporary file's default mode), so
+/// a private output became world-readable. The permission bits carry over, through a
+/// symlink too, for `-o`, `--report-json` and `--metrics` alike.
+#[cfg(unix)]
+#[test]
+fn regression_output_file_loses_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // In octal, as `ls -l` and `chmod` say it.
+    let mode_of = |name: &str| {
+        let mode = fs::metadata(dir.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        format!("{:o}", mode & 0o777)
+    };
+    let set_mode = |name: &str, mode: u32| {
+        fs::write(dir.path().join(name), "old\n").unwrap();
+        fs::set_permissions(dir.path().join(name), fs::Permissions::from_mode(mode)).unwrap();
+    };
+    for mode in [0o600, 0o640, 0o755] {
+        set_mode("out.json", mode);
+        set_mode("report.json", mode);
+        let args = ["compact", "-o", "out.json", "--report-json", "report.json"];
+        let out = run_in(dir.path(), &args, "[1]");
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.json")).unwrap(),
+            "[1]\n"
+        );
+        let want = format!("{mode:o}");
+        assert_eq!(
+            (mode_of("out.json"), mode_of("report.json")),
+            (want.clone(), want)
+        );
+    }
+    // Through a symlink: the file it points to keeps its mode.
+    fs::create_dir(dir.path().join("real")).unwrap();
+    set_mode("real/secret.json", 0o600);
+    std::os::unix::fs::symlink("real/secret.json", dir.path().join("link.json")).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["encode", "-f", "json", "-o", "link.json"],
+        "[2]",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("link.json")).unwrap(),
+        "[2]\n"
+    );
+    assert_eq!(mode_of("real/secret.json"), "600");
+    // A new file gets the usual mode (the umask's), not a copied one.
+    let out = run_in(
+        dir.path(),
+        &["encode", "-f", "json", "-o", "new.json"],
+        "[3]",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let new = u32::from_str_radix(&mode_of("new.json"), 8).unwrap();
+    assert_eq!(new & 0o600, 0o600, "readable and writable by its owner");
+}
+
+/// A PID no process has (for a killed run's temporary file).
+#[cfg(target_os = "linux")]
+fn dead_pid() -> u32 {
+    (999_999..)
+        .find(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        .unwrap()
+}
+
+/// BUG: a killed `-o` run leaves its `.NAME.pare-tmp-PID` file behind, and nothing ever
+/// removed them (13 kills left 4.6 GB). The next run writing the same file removes those
+/// of pare's naming whose PID is not running; a live PID's (another pare may be writing
+/// it), another target's and names pare does not make are left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_killed_runs_leave_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dead, live) = (dead_pid(), std::process::id());
+    let stale = [
+        format!(".out.json.pare-tmp-{dead}"),
+        format!(".out.json.pare-tmp-{dead}.2"),
+    ];
+    let kept = [
+        format!(".out.json.pare-tmp-{live}"),
+        format!(".other.json.pare-tmp-{dead}"),
+        format!(".out.json.pare-tmp-{dead}.bak"),
+        format!(".out.json.pare-tmp-x{dead}"),
+        "out.json".to_owned(),
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(dir.path().join(name), "partial").unwrap();
+    }
+    let out = run_in(dir.path(), &["compact", "-o", "out.json"], "[1]");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut want = kept.to_vec();
+    want.sort();
+    assert_eq!(names_in(dir.path()), want);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out.json")).unwrap(),
+        "[1]\n"
+    );
+}
+
+/// A `pare compact --jsonl -o` killed (SIGKILL) while its output is half written leaves
+/// its temporary file and no target; the next run for the same file removes it. (`--jsonl`
+/// from a pipe held open makes "mid-write" certain: the first 8 MiB batch is written, then
+/// pare waits for more input.)
+#[cfg(target_os = "linux")]
+#[test]
+fn killed_output_run_is_cleaned_up_by_the_next() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pare"))
+        .args([
+            "compact",
+            "--jsonl",
+            "--tokenizer",
+            "chars4",
+            "-o",
+            "out.jsonl",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let tmp = dir
+        .path()
+        .join(format!(".out.jsonl.pare-tmp-{}", child.id()));
+    let mut stdin = child.stdin.take().unwrap();
+    let line = format!("{{\"id\":1,\"name\":\"{}\",\"n\":null}}\n", "x".repeat(80));
+    let batch = line.repeat((8 << 20) / line.len() + 100);
+    stdin.write_all(batch.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while fs::metadata(&tmp).map_or(0, |m| m.len()) == 0 {
+        assert!(Instant::now() < deadline, "pare wrote nothing to {tmp:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(stdin);
+    assert!(tmp.exists(), "a killed run cannot clean up after itself");
+    assert!(!dir.path().join("out.jsonl").exists(), "no partial target");
+
+    let out = run_in(dir.path(), &["compact", "-o", "out.jsonl"], "[1]");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        names_in(dir.path()),
+        ["out.jsonl"],
+        "the killed run's file is gone"
     );
 }
 

@@ -158,8 +158,48 @@ fn expand_errors_have_line_and_column() {
         err.contains("not valid JSON") && err.contains("line 1 column 10"),
         "{err}"
     );
-    let err = fail(&["expand"], "");
-    assert!(err.contains("empty input"), "{err}");
+}
+
+/// BUG: `{}` was empty text in `--format auto`, which a model reads (and saw nothing), and
+/// `pare expand` refused the empty text `--format toon` rightly writes for it (the
+/// reference encoder's; TOON's empty document is `{}`), while a byte-order-mark-only text
+/// expanded to `{}`. Now `{}` round-trips through every format, encoded or compacted, and
+/// an empty text, on stdin or in a file, expands to `{}`. Where JSON is expected
+/// (`compact`, `encode`) an empty input stays an error.
+#[test]
+fn regression_empty_object_round_trips_in_every_format() {
+    for format in ["json", "pretty", "toon", "auto"] {
+        let encoded = ok(&["encode", "--format", format], "{}");
+        let want = if format == "toon" { "\n" } else { "{}\n" };
+        assert_eq!(encoded, want, "encode --format {format}");
+        assert_eq!(ok(&["expand"], encoded), "{}\n", "expand of {format}");
+        // The default policy drops the null, leaving `{}`.
+        let compacted = ok(&["compact", "--format", format], r#"{"a":null}"#);
+        assert_eq!(compacted, want, "compact --format {format}");
+        assert_eq!(ok(&["expand"], compacted), "{}\n", "expand of {format}");
+    }
+    for blank in ["", "\n", "  \r\n", "\u{feff}", "\u{feff}\n"] {
+        assert_eq!(ok(&["expand"], blank), "{}\n", "expand of {blank:?}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.toon");
+    std::fs::write(&empty, "").unwrap();
+    let empty = empty.to_str().unwrap();
+    assert_eq!(ok(&["expand", empty], ""), "{}\n");
+    for args in [
+        &["compact"][..],
+        &["encode"],
+        &["compact", empty],
+        &["encode", empty],
+    ] {
+        for blank in ["", "  \n", "\u{feff}"] {
+            let err = fail(args, blank);
+            assert!(
+                err.contains("empty input (expected a JSON value)"),
+                "{args:?} {blank:?}: {err}"
+            );
+        }
+    }
 }
 
 #[test]

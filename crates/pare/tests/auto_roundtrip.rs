@@ -15,6 +15,7 @@ mod common;
 use common::arb;
 use pare::encode::auto::{LEGEND_PREFIX, encode_auto, encode_auto_counted, encode_dialect};
 use pare::encode::toon::{self, DecodeOptions, Dialect, decode, is_dialect};
+use pare::encode::{Detected, Format, expand, render};
 use pare::json;
 use pare::tokens::Tokenizer;
 use pare::{Map, Number, Value};
@@ -74,6 +75,19 @@ fn check_dialect(v: &Value) -> Result<(), TestCaseError> {
 /// reader that tries JSON first is never misled by TOON or dialect text.
 fn check_auto(v: &Value) -> Result<(), TestCaseError> {
     let text = encode_auto(v, tok());
+    // A model handed no text cannot tell an empty object from a missing answer.
+    if text.trim().is_empty() {
+        return Err(failure(v, "auto", &text, "empty text"));
+    }
+    // `pare expand`'s reader (JSON first, then TOON or the dialect) gets it back exactly.
+    match expand(&text) {
+        Ok((got, _)) if got == *v => {}
+        Ok((got, _)) => {
+            let why = format!("expands to {}", json::to_compact(&got));
+            return Err(failure(v, "auto", &text, &why));
+        }
+        Err(e) => return Err(failure(v, "auto", &text, &format!("expand: {e}"))),
+    }
     // The count that comes with the text is the tokenizer's count of it, exactly.
     let (counted, tokens) = encode_auto_counted(v, tok());
     if counted != text || tokens != tok().count(&text) {
@@ -372,6 +386,35 @@ proptest! {
     fn dialect_reads_back_shared_values(v in arb::value()) {
         check_dialect(&v)?;
         check_auto(&v)?;
+    }
+}
+
+/// The generators reach `{}` at the root and nested (the value whose `auto` text was once
+/// empty), so the properties above check it.
+#[test]
+fn generators_reach_empty_objects() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    fn nested_empty(v: &Value) -> bool {
+        let empty = |v: &Value| matches!(v, Value::Object(m) if m.is_empty());
+        match v {
+            Value::Array(items) => items.iter().any(|i| empty(i) || nested_empty(i)),
+            Value::Object(m) => m.values().any(|i| empty(i) || nested_empty(i)),
+            _ => false,
+        }
+    }
+    let mut runner = TestRunner::deterministic();
+    for (name, strategy) in [("value", value()), ("arb::value", arb::value())] {
+        let (mut root, mut nested) = (0, 0);
+        for _ in 0..1000 {
+            let v = strategy.new_tree(&mut runner).unwrap().current();
+            root += usize::from(v == Value::Object(Map::new()));
+            nested += usize::from(nested_empty(&v));
+        }
+        assert!(
+            root >= 3 && nested >= 50,
+            "{name}: of 1000 values, {root} are {{}} and {nested} hold a nested {{}}"
+        );
     }
 }
 
@@ -741,6 +784,45 @@ fn regression_auto_took_toon_tables_that_reorder_members() {
             "TOON reorders"
         );
         check_auto(&v).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// BUG: `{}` rendered as empty text in `auto`, where a model reads it (and sees nothing).
+/// In `toon` empty text is right — it is what the reference encoder writes for `{}`, and
+/// TOON's empty document is `{}` (spec §5) — so `expand` must read an empty text back as
+/// `{}`, whatever whitespace or byte order mark it holds. Every format, and empty
+/// containers nested and at the root, expand back to the value.
+#[test]
+fn regression_empty_object_round_trips_in_every_format() {
+    let empty = Value::Object(Map::new());
+    assert_eq!(render(&empty, Format::Auto, tok()), "{}");
+    assert_eq!(render(&empty, Format::Toon, tok()), "");
+    for blank in ["", "\n", "  \r\n\t\n", "\u{feff}", "\u{feff}\n"] {
+        let got = expand(blank).unwrap_or_else(|e| panic!("{blank:?}: {e}"));
+        assert_eq!(got, (empty.clone(), Detected::Toon), "{blank:?}");
+    }
+    for src in [
+        "{}",
+        "[]",
+        "[{}]",
+        "[[]]",
+        "[{},[],{}]",
+        r#"{"a":{}}"#,
+        r#"{"a":[]}"#,
+        r#"{"a":{"b":{}},"c":[{}],"d":[[],{}]}"#,
+        r#"[{"a":{}},{"a":{}}]"#,
+    ] {
+        let v = json::parse(src).unwrap();
+        for format in [Format::Json, Format::Pretty, Format::Toon, Format::Auto] {
+            let text = render(&v, format, tok());
+            if format != Format::Toon {
+                assert!(!text.is_empty(), "{src} in {format:?}: empty text");
+            }
+            match expand(&text) {
+                Ok((back, _)) => assert_eq!(back, v, "{src} in {format:?}: {text:?}"),
+                Err(e) => panic!("{src} in {format:?}: {text:?}: {e}"),
+            }
+        }
     }
 }
 

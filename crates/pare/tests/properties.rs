@@ -9,7 +9,9 @@
 //! * (c) the built-in default (`prune`) never adds tokens (o200k_base), minified or pretty;
 //! * (d) `full` returns the input unchanged, notes requested or not;
 //! * (e) `report::measure`'s per-op savings add up to `tokens_before − tokens_after`, its
-//!   text is the shaped value as rendered, and its counts are of that text.
+//!   text is the shaped value as rendered, and its counts are of that text;
+//! * (f) the output in JSON, pretty JSON and `auto` expands (`encode::expand`) back to
+//!   exactly the output, and is never empty text — shaping often leaves `{}`.
 //!
 //! Inputs are generic trees over a small key alphabet (`created_at`, `metadata`, `id`,
 //! `type`, … with nulls and empty strings/arrays/objects), plus trees shaped like each
@@ -25,7 +27,7 @@ mod common;
 
 use std::sync::LazyLock;
 
-use pare::encode::{Format, render};
+use pare::encode::{Format, expand, render};
 use pare::json;
 use pare::policy::Policy;
 use pare::report::measure;
@@ -510,6 +512,26 @@ proptest! {
         }
     }
 
+    /// (f) Every lossless format expands back exactly; none is empty text. (TOON reads
+    /// back only equal in value, through doubles; its `{}`, empty text, is pinned by
+    /// `auto_roundtrip`'s regression test.)
+    #[test]
+    fn output_expands_back_in_every_exact_format(input in payload()) {
+        let tok = o200k();
+        for (n, level) in shaping_levels() {
+            let out = shape(input.clone(), &n.policy, &opts(&n.policy, level)).value;
+            for format in [Format::Json, Format::Pretty, Format::Auto] {
+                let text = render(&out, format, tok);
+                let name = level_name(n, level);
+                prop_assert!(!text.trim().is_empty(), "{} {:?}: empty text", name, format);
+                let (back, _) = expand(&text).map_err(|e| {
+                    TestCaseError::fail(format!("{name} {format:?}: {e}: {text}"))
+                })?;
+                prop_assert_eq!(&back, &out, "{} {:?}: {}", name, format, text);
+            }
+        }
+    }
+
     /// (e) Per-op savings add up; the report's text and counts are the shaped output's.
     #[test]
     fn report_savings_add_up(input in payload(), newline in any::<bool>()) {
@@ -584,6 +606,37 @@ fn generators_exercise_every_policy() {
             n.name
         );
     }
+}
+
+/// The generators reach empty objects, at the root and nested, in the input and (after
+/// shaping drops what was in them) in the output: the values `{}`'s rendering bugs hide in.
+#[test]
+fn generators_reach_empty_objects() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    fn nested_empty(v: &Value) -> bool {
+        let empty = |v: &Value| matches!(v, Value::Object(m) if m.is_empty());
+        match v {
+            Value::Array(items) => items.iter().any(|i| empty(i) || nested_empty(i)),
+            Value::Object(m) => m.values().any(|i| empty(i) || nested_empty(i)),
+            _ => false,
+        }
+    }
+    let builtin = &POLICIES[0].policy;
+    let mut runner = TestRunner::deterministic();
+    let strategy = payload();
+    let (mut root, mut nested, mut shaped_root) = (0, 0, 0);
+    for _ in 0..400 {
+        let v = strategy.new_tree(&mut runner).unwrap().current();
+        root += usize::from(v == Value::Object(Map::new()));
+        nested += usize::from(nested_empty(&v));
+        let out = shape(v, builtin, &opts(builtin, 0)).value;
+        shaped_root += usize::from(out == Value::Object(Map::new()));
+    }
+    assert!(
+        root >= 3 && nested >= 20 && shaped_root >= 10,
+        "of 400 inputs, {root} are {{}}, {nested} hold a nested {{}}, {shaped_root} shape to {{}}"
+    );
 }
 
 /// The entities generator reaches `partition`: some relationship lists come out keyed by

@@ -51,7 +51,8 @@ pub const LEGEND_PREFIX: &str = "# pare auto:";
 const INDENT: usize = 2;
 const DELIM: char = ',';
 
-/// The cheapest of minified JSON, TOON and pare's dialect for `value`.
+/// The cheapest of minified JSON, TOON and pare's dialect for `value`; never empty text
+/// (an empty root object is `{}`).
 ///
 /// A TOON or dialect candidate is taken only if it reads back (by [`toon::decode`]) as
 /// exactly `value`, so `auto` never loses anything: TOON carries numbers as doubles and
@@ -90,7 +91,9 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
     // Cheapest first; on a tie the dialect stays first (a stable sort).
     candidates.sort_by_key(|(tokens, _)| *tokens);
     for (tokens, text) in candidates {
-        if tokens < json_tokens && reads_back(&text, value) {
+        // `{}` is the empty document in TOON and the dialect: zero tokens, but a model
+        // handed no text cannot tell an empty object from a missing answer. JSON's `{}` it can.
+        if tokens < json_tokens && !text.is_empty() && reads_back(&text, value) {
             return (text, tokens);
         }
     }

@@ -123,14 +123,21 @@ pub enum ExpandError {
 /// JSON and `auto` read back exactly, number lexemes included. TOON carries numbers as
 /// JavaScript doubles (`20.0` is written `20`), so it reads back equal in value.
 ///
+/// An empty text (or one of only whitespace, after a byte order mark) is TOON's empty
+/// document, `{}` (spec §5): that is what the reference TOON encoder writes for `{}`.
+///
 /// ```
 /// use pare::encode::{expand, Detected};
 /// let (v, kind) = expand("a[2]{x,y}:\n  1,b\n  2,c").unwrap();
 /// assert_eq!(kind, Detected::Toon);
 /// assert_eq!(pare::json::to_compact(&v), r#"{"a":[{"x":1,"y":"b"},{"x":2,"y":"c"}]}"#);
+/// assert_eq!(expand("").unwrap(), (pare::Value::Object(pare::Map::new()), Detected::Toon));
 /// ```
 pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.trim().is_empty() {
+        return Ok((Value::Object(crate::value::Map::new()), Detected::Toon));
+    }
     if toon::is_dialect(body) {
         let value =
             toon::decode(body, &toon::DecodeOptions::default()).map_err(ExpandError::Auto)?;
