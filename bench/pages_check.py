@@ -6,7 +6,7 @@ budget and format, through `pare compact --budget` walking every `--cursor`, and
     bench/pages_check.py PARE_BINARY [--budgets 300,500,1000,3000,8000] [--formats json,auto]
                          [--no-mcp]
 
-For every page: its o200k_base tokens by the reference counter (`../shared/tools/peers.sh
+For every page: its o200k_base tokens by the reference counter (`scripts/peers.sh
 count`, gpt-tokenizer) plus the tokens of its note (the CLI's, and the proxy's) must be
 within the budget, and so must its chars/4 estimate; it must `pare expand` alone; the pages, merged by the rule the records
 describe (objects by key, arrays concatenated, a `continues` item or string joined to the
@@ -23,7 +23,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = os.path.join(ROOT, "..", "shared", "tools", "peers.sh")
+PEERS = os.path.join(ROOT, "scripts", "peers.sh")
 FAKE = os.path.join(ROOT, "crates", "pare-cli", "tests", "mcp", "fake_server.py")
 PAYLOADS = os.path.join(ROOT, "examples", "payloads")
 POLICIES = os.path.join(ROOT, "examples", "policies")
