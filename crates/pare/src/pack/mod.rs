@@ -35,6 +35,7 @@ pub mod overlap;
 mod page;
 mod render;
 
+pub(crate) use page::cursor_check;
 pub use page::{pack, pack_from_cursor};
 
 use serde::Serialize;

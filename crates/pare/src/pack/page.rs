@@ -12,7 +12,7 @@ use crate::respond::cursor as codec;
 
 /// Pack `chunks` within `settings.budget` tokens: the first page.
 pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
-    pack_page(chunks, settings, cache, 1, check(chunks, settings))
+    pack_page(chunks, settings, cache, 1, cursor_check(chunks, settings))
 }
 
 /// The page a cursor from an earlier pack names, of the same chunks with the same settings.
@@ -25,8 +25,8 @@ pub fn pack_from_cursor(
     let parsed = codec::Cursor::decode(cursor)
         .filter(|c| c.page >= 1)
         .ok_or_else(|| PackError::Cursor(format!("`{cursor}` is not a pare pack cursor")))?;
-    let cursor_check = check(chunks, settings);
-    if parsed.check != cursor_check {
+    let check = cursor_check(chunks, settings);
+    if parsed.check != check {
         return Err(PackError::Cursor(format!(
             "cursor `{cursor}` does not fit this response: a cursor is good for the same \
              chunks, budget, level, tokenizer and [pack] settings it came from"
@@ -37,12 +37,12 @@ pub fn pack_from_cursor(
         settings,
         cache,
         usize::from(parsed.page),
-        cursor_check,
+        check,
     ))
 }
 
 /// What a cursor is checked against: the chunks and everything that decides the pages.
-fn check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
+pub(crate) fn cursor_check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
     let options = serde_json::to_string(settings.options).expect("options serialize");
     let head = format!(
         "{}\u{1}{}\u{1}{}",

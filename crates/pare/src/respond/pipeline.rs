@@ -3,6 +3,7 @@
 
 use crate::encode::render_counted;
 use crate::json;
+use crate::manifest::Manifest;
 use crate::ops::compile::FULL;
 use crate::pack::{self, PackSettings, Tier, cache::PreviewCache, chunks};
 use crate::params::Params;
@@ -13,7 +14,7 @@ use crate::value::Value;
 
 use super::budget::Gate;
 use super::cursor::{self, Cursor};
-use super::cut::{self, TextPage, ValuePage};
+use super::cut::{self, TextPage};
 use super::note;
 use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 
@@ -75,6 +76,27 @@ fn page_room(gate: &Gate, hint: &note::Hint) -> Result<(usize, usize), RespondEr
         )));
     }
     Ok((reserve, gate.limit() - reserve))
+}
+
+/// One page's text before it is numbered: what it continues, what it is, and its real
+/// token count when the cutter already knows it.
+struct Cut {
+    text: String,
+    continues: Option<String>,
+    kind: PageKind,
+    tokens: Option<usize>,
+}
+
+impl Cut {
+    /// Whether the page ends inside something the next page goes on with: an item or a
+    /// string it continues, or (plain text) a line.
+    fn ends_inside(&self, next: &Cut) -> bool {
+        match self.kind {
+            PageKind::Value => next.continues.is_some(),
+            PageKind::Text => !self.text.ends_with('\n'),
+            PageKind::Input | PageKind::Packed => false,
+        }
+    }
 }
 
 /// One request, its level and parameters resolved.
@@ -226,7 +248,7 @@ impl Run<'_, '_> {
     ) -> Response {
         let counted = self.req.measure || self.req.budget.is_some();
         let note_tokens = lowered.as_ref().map_or(0, |(_, n)| self.tok().count(n));
-        let mut record = self.record(r.level, before, &r.shaped);
+        let mut record = self.record(r.level, before, &r.shaped.manifest);
         record.tokens_after = counted.then_some(r.tokens);
         record.note_tokens = counted.then_some(note_tokens);
         let (lowered_from, note) = lowered.unzip();
@@ -249,7 +271,7 @@ impl Run<'_, '_> {
             manifest: Default::default(),
             removed: Vec::new(),
         };
-        let mut record = self.record(self.level, Some(tokens), &shaped);
+        let mut record = self.record(self.level, Some(tokens), &shaped.manifest);
         record.kind = PageKind::Input;
         record.tokens_after = Some(tokens);
         record.note_tokens = Some(0);
@@ -273,19 +295,20 @@ impl Run<'_, '_> {
     ) -> Result<Response, RespondError> {
         let req = self.req;
         let (reserve, room) = page_room(gate, &req.hint)?;
-        let mut warnings = Vec::new();
-        let cuts: Vec<(String, Option<String>, bool)> =
+        let mut template = self.record(r.level, before, &r.shaped.manifest);
+        let cuts: Vec<Cut> =
             match cut::cut_value(&r.shaped.value, req.format, self.tok(), gate, room) {
                 Some(pages) => pages
                     .into_iter()
-                    .map(
-                        |ValuePage {
-                             text, continues, ..
-                         }| (text, continues, true),
-                    )
+                    .map(|p| Cut {
+                        text: p.text,
+                        continues: p.continues,
+                        kind: PageKind::Value,
+                        tokens: None,
+                    })
                     .collect(),
                 None => {
-                    warnings.push(
+                    template.warnings.push(
                         "a single key or number is over the budget: the pages are the text cut \
                          in pieces, and do not decode alone"
                             .to_owned(),
@@ -293,15 +316,15 @@ impl Run<'_, '_> {
                     text_cuts(cut::cut_text(&r.text, gate, room))
                 }
             };
-        let mut template = self.record(r.level, before, &r.shaped);
-        template.warnings.extend(warnings);
+        // A value given as such was moved into shaping: its shaped form stands for it in
+        // the check (the pages are a function of the shaped value).
         let check = self.check(|| json::to_compact(&r.shaped.value), reserve);
         let pages = self.number_pages(cuts, template, check)?;
         self.pick(pages, check, Some(r.shaped))
     }
 
     /// The record every page of this response starts from.
-    fn record(&self, level: usize, before: Option<usize>, shaped: &Shaped) -> Record {
+    fn record(&self, level: usize, before: Option<usize>, manifest: &Manifest) -> Record {
         Record {
             tokenizer: self.tok().name().to_owned(),
             format: self.req.format.name(),
@@ -315,8 +338,7 @@ impl Run<'_, '_> {
             next_cursor: None,
             continues: None,
             kind: PageKind::Value,
-            omitted: shaped
-                .manifest
+            omitted: manifest
                 .totals()
                 .into_iter()
                 .map(|(k, n)| (k.as_str(), n))
@@ -352,11 +374,10 @@ impl Run<'_, '_> {
         cursor::check([input.as_bytes(), policy.as_bytes(), settings.as_bytes()])
     }
 
-    /// Pages with their notes, cursors and records. `cuts`: text, the pointer it continues,
-    /// and whether it is a value (else text).
+    /// Pages with their notes, cursors and records. A response of one page has no note.
     fn number_pages(
         &self,
-        cuts: Vec<(String, Option<String>, bool)>,
+        cuts: Vec<Cut>,
         template: Record,
         check: u64,
     ) -> Result<Vec<Page>, RespondError> {
@@ -367,42 +388,37 @@ impl Run<'_, '_> {
                 cursor::MAX_PAGES
             )));
         }
-        let cursor_of = |page: usize| {
-            Cursor {
-                check,
-                page: page as u16,
-            }
-            .encode()
-        };
-        let cut_inside: Vec<bool> = (0..n)
-            .map(|i| {
-                cuts.get(i + 1)
-                    .is_some_and(|(_, continues, is_value)| !*is_value || continues.is_some())
-                    && (cuts[i].2 || !cuts[i].0.ends_with('\n'))
-            })
+        let ends_inside: Vec<bool> = cuts
+            .windows(2)
+            .map(|w| w[0].ends_inside(&w[1]))
+            .chain([false])
             .collect();
         Ok(cuts
             .into_iter()
             .enumerate()
-            .map(|(i, (text, continues, is_value))| {
-                let next = (i + 1 < n).then(|| cursor_of(i + 2));
-                let note =
-                    note::page_note(&self.req.hint, i + 1, n, next.as_deref(), cut_inside[i]);
+            .map(|(i, cut)| {
+                let next = (i + 1 < n).then(|| {
+                    Cursor {
+                        check,
+                        page: (i + 2) as u16,
+                    }
+                    .encode()
+                });
+                let note = (n > 1).then(|| {
+                    note::page_note(&self.req.hint, i + 1, n, next.as_deref(), ends_inside[i])
+                });
                 let mut record = template.clone();
-                record.tokens_after = Some(self.tok().count(&text));
-                record.note_tokens = Some(self.tok().count(&note));
+                record.tokens_after =
+                    Some(cut.tokens.unwrap_or_else(|| self.tok().count(&cut.text)));
+                record.note_tokens = Some(note.as_deref().map_or(0, |t| self.tok().count(t)));
                 record.page = i + 1;
                 record.pages = n;
                 record.next_cursor = next;
-                record.continues = continues;
-                record.kind = if is_value {
-                    PageKind::Value
-                } else {
-                    PageKind::Text
-                };
+                record.continues = cut.continues;
+                record.kind = cut.kind;
                 Page {
-                    text,
-                    note: Some(note),
+                    text: cut.text,
+                    note,
                     record,
                 }
             })
@@ -435,16 +451,16 @@ impl Run<'_, '_> {
         let list = chunks::from_response(value, options)?;
         let level = self.level_name(self.level);
         let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
-        let (reserve, room) = match &gate {
-            Some(g) => page_room(g, &req.hint)?,
-            None => (0, 1 << 40),
+        let room = match &gate {
+            Some(g) => page_room(g, &req.hint)?.1,
+            None => 1 << 40,
         };
         let before = req.measure.then(|| self.tokens_before(value));
         let mut cache = PreviewCache::new(1024);
         // The pack counts real tokens; a chars/4 limit that binds is met by packing again
         // under a proportionally smaller budget.
         let mut pack_budget = room;
-        let packs = loop {
+        let (packs, settings) = loop {
             let settings = PackSettings {
                 options,
                 budget: pack_budget,
@@ -465,58 +481,38 @@ impl Run<'_, '_> {
                     .unwrap_or(0)
             });
             if worst <= room || pack_budget <= MIN_PAGE_TOKENS {
-                break packs;
+                break (packs, settings);
             }
             pack_budget = (pack_budget * room / worst).min(pack_budget - 1);
         };
-        let check = self.check(|| json::to_compact(value), reserve);
-        let n = packs.len();
-        let mut template = self.record(
-            self.level,
-            before,
-            &Shaped {
-                value: Value::Null,
-                manifest: Default::default(),
-                removed: Vec::new(),
-            },
-        );
-        template.kind = PageKind::Packed;
-        let pages: Vec<Page> = packs
+        // The pack names its next page in its own text, with the check of its chunks and
+        // settings: the pages are numbered with that check, so both cursors are one.
+        let check = pack::cursor_check(&list, &settings);
+        let cuts = packs
             .into_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let next = p.next_cursor.clone();
-                let note =
-                    (n > 1).then(|| note::page_note(&req.hint, i + 1, n, next.as_deref(), false));
-                let mut record = template.clone();
-                record.tokens_after = Some(p.tokens);
-                record.note_tokens = Some(note.as_deref().map_or(0, |t| req.tokenizer.count(t)));
-                record.page = i + 1;
-                record.pages = n;
-                record.next_cursor = next;
-                Page {
-                    text: p.text,
-                    note,
-                    record,
-                }
+            .map(|p| Cut {
+                text: p.text,
+                continues: None,
+                kind: PageKind::Packed,
+                tokens: Some(p.tokens),
             })
             .collect();
-        // A pack's cursors check the chunks and pack settings; the first page's own check
-        // is what a cursor for page 2 carries.
-        let pack_check = pages
-            .first()
-            .and_then(|p| p.record.next_cursor.as_deref())
-            .and_then(Cursor::decode)
-            .map_or(check, |c| c.check);
-        self.pick(pages, pack_check, None)
+        let template = self.record(self.level, before, &Manifest::default());
+        let pages = self.number_pages(cuts, template, check)?;
+        self.pick(pages, check, None)
     }
 }
 
-/// Plain-text pieces as page cuts (each continues the one before when it did not end a line).
-fn text_cuts(pages: Vec<TextPage>) -> Vec<(String, Option<String>, bool)> {
+/// Plain-text pieces as page cuts.
+fn text_cuts(pages: Vec<TextPage>) -> Vec<Cut> {
     pages
         .into_iter()
-        .map(|TextPage { text, .. }| (text, None, false))
+        .map(|TextPage { text, .. }| Cut {
+            text,
+            continues: None,
+            kind: PageKind::Text,
+            tokens: None,
+        })
         .collect()
 }
 
@@ -541,31 +537,27 @@ fn cursor_page(text: &str, check: u64, pages: usize) -> Result<usize, RespondErr
 
 /// Plain text (not JSON): the text itself when it fits, else pieces cut at line ends.
 fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, RespondError> {
+    let run = Run {
+        req,
+        text: Some(text),
+        level,
+        explicit: true,
+        params: Params::default(),
+    };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();
     let tokens = counted.then(|| tok.count(text));
-    let record = Record {
-        tokenizer: tok.name().to_owned(),
-        format: "text",
-        level: req.policy.levels()[level].clone(),
-        lowered_from: None,
-        tokens_before: tokens,
-        tokens_after: tokens,
-        note_tokens: counted.then_some(0),
-        page: 1,
-        pages: 1,
-        next_cursor: None,
-        continues: None,
-        kind: PageKind::Input,
-        omitted: Default::default(),
-        warnings: Vec::new(),
-    };
+    let mut record = run.record(level, tokens, &Manifest::default());
+    record.format = "text";
     let gate = req.budget.map(|b| Gate::new(tok, b));
     let over = match (gate, tokens) {
         (Some(g), Some(t)) => g.count_known(text, t) > g.limit(),
         _ => false,
     };
-    if !over {
+    let Some(g) = gate.filter(|_| over) else {
+        record.kind = PageKind::Input;
+        record.tokens_after = tokens;
+        record.note_tokens = counted.then_some(0);
         return Ok(Response {
             page: Page {
                 text: text.to_owned(),
@@ -575,14 +567,6 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
             rest: Vec::new(),
             shaped: None,
         });
-    }
-    let g = gate.expect("over a budget");
-    let run = Run {
-        req,
-        text: Some(text),
-        level,
-        explicit: true,
-        params: Params::default(),
     };
     let (reserve, room) = page_room(&g, &req.hint)?;
     let cuts = text_cuts(cut::cut_text(text, &g, room));
