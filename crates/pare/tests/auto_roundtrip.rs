@@ -395,21 +395,13 @@ proptest! {
 fn generators_reach_empty_objects() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
-    fn nested_empty(v: &Value) -> bool {
-        let empty = |v: &Value| matches!(v, Value::Object(m) if m.is_empty());
-        match v {
-            Value::Array(items) => items.iter().any(|i| empty(i) || nested_empty(i)),
-            Value::Object(m) => m.values().any(|i| empty(i) || nested_empty(i)),
-            _ => false,
-        }
-    }
     let mut runner = TestRunner::deterministic();
     for (name, strategy) in [("value", value()), ("arb::value", arb::value())] {
         let (mut root, mut nested) = (0, 0);
         for _ in 0..1000 {
             let v = strategy.new_tree(&mut runner).unwrap().current();
             root += usize::from(v == Value::Object(Map::new()));
-            nested += usize::from(nested_empty(&v));
+            nested += usize::from(arb::has_nested_empty_object(&v));
         }
         assert!(
             root >= 3 && nested >= 50,

@@ -27,6 +27,8 @@ mod common;
 
 use std::sync::LazyLock;
 
+use common::arb;
+
 use pare::encode::{Format, expand, render};
 use pare::json;
 use pare::policy::Policy;
@@ -614,14 +616,6 @@ fn generators_exercise_every_policy() {
 fn generators_reach_empty_objects() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
-    fn nested_empty(v: &Value) -> bool {
-        let empty = |v: &Value| matches!(v, Value::Object(m) if m.is_empty());
-        match v {
-            Value::Array(items) => items.iter().any(|i| empty(i) || nested_empty(i)),
-            Value::Object(m) => m.values().any(|i| empty(i) || nested_empty(i)),
-            _ => false,
-        }
-    }
     let builtin = &POLICIES[0].policy;
     let mut runner = TestRunner::deterministic();
     let strategy = payload();
@@ -629,7 +623,7 @@ fn generators_reach_empty_objects() {
     for _ in 0..400 {
         let v = strategy.new_tree(&mut runner).unwrap().current();
         root += usize::from(v == Value::Object(Map::new()));
-        nested += usize::from(nested_empty(&v));
+        nested += usize::from(arb::has_nested_empty_object(&v));
         let out = shape(v, builtin, &opts(builtin, 0)).value;
         shaped_root += usize::from(out == Value::Object(Map::new()));
     }

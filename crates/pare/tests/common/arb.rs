@@ -171,3 +171,14 @@ pub fn sample(n: usize, seed: u8) -> Vec<Value> {
         .map(|_| strategy.new_tree(&mut runner).expect("a value").current())
         .collect()
 }
+
+/// Whether `v` holds an empty object below its root (in an array or as a member): the
+/// values `{}`'s rendering bugs hide in, which the generators must reach.
+pub fn has_nested_empty_object(v: &Value) -> bool {
+    let empty = |v: &Value| matches!(v, Value::Object(m) if m.is_empty());
+    match v {
+        Value::Array(items) => items.iter().any(|i| empty(i) || has_nested_empty_object(i)),
+        Value::Object(m) => m.values().any(|i| empty(i) || has_nested_empty_object(i)),
+        _ => false,
+    }
+}
