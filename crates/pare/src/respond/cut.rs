@@ -46,8 +46,6 @@ struct Unit {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValuePage {
     pub text: String,
-    /// The page's exact count by the gate it was cut with.
-    pub gate_tokens: usize,
     /// JSON Pointer (in the whole value) of the item or string this page continues from the
     /// page before it; `None` when it starts with a whole unit.
     pub continues: Option<String>,
@@ -114,12 +112,7 @@ impl Cutter<'_> {
                 .then(|| continuation(&self.units[from - 1], &self.units[from]))
                 .flatten()
                 .map(|steps| pointer(self.value, &steps));
-            let gate_tokens = self.fit.count(&text);
-            pages.push(ValuePage {
-                text,
-                gate_tokens,
-                continues,
-            });
+            pages.push(ValuePage { text, continues });
             from += run;
             guess = run;
         }
@@ -444,25 +437,15 @@ fn pointer(value: &Value, path: &[Step]) -> String {
     out
 }
 
-/// One page of plain text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TextPage {
-    pub text: String,
-    pub gate_tokens: usize,
-}
-
 /// Text pieces of at most `budget` by `fit`, cut after the last line end in the second half
 /// of the longest piece that fits, else (one long line) inside the line. A single character
 /// over the budget is still taken whole, so the cutting always ends.
-pub fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<TextPage> {
+pub fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<String> {
     let mut pages = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
         if fit.fits(rest, budget) {
-            pages.push(TextPage {
-                gate_tokens: fit.count(rest),
-                text: rest.to_owned(),
-            });
+            pages.push(rest.to_owned());
             break;
         }
         let mut cut = fit.prefix_len(rest, budget.max(1));
@@ -474,11 +457,7 @@ pub fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<TextPage>
         if cut == 0 {
             cut = rest.chars().next().map_or(rest.len(), char::len_utf8);
         }
-        let piece = &rest[..cut];
-        pages.push(TextPage {
-            gate_tokens: fit.count(piece),
-            text: piece.to_owned(),
-        });
+        pages.push(rest[..cut].to_owned());
         rest = &rest[cut..];
     }
     pages
@@ -593,9 +572,9 @@ mod tests {
         assert!(
             pages
                 .iter()
-                .all(|p| tok().count(&p.text) <= 200 && p.text.ends_with('\n'))
+                .all(|p| tok().count(p) <= 200 && p.ends_with('\n'))
         );
-        let joined: String = pages.iter().map(|p| p.text.as_str()).collect();
+        let joined: String = pages.concat();
         assert_eq!(joined, text);
     }
 }

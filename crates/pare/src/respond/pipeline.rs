@@ -14,7 +14,7 @@ use crate::value::Value;
 
 use super::budget::Gate;
 use super::cursor::{self, Cursor};
-use super::cut::{self, TextPage};
+use super::cut;
 use super::note;
 use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 
@@ -504,10 +504,10 @@ impl Run<'_, '_> {
 }
 
 /// Plain-text pieces as page cuts.
-fn text_cuts(pages: Vec<TextPage>) -> Vec<Cut> {
+fn text_cuts(pages: Vec<String>) -> Vec<Cut> {
     pages
         .into_iter()
-        .map(|TextPage { text, .. }| Cut {
+        .map(|text| Cut {
             text,
             continues: None,
             kind: PageKind::Text,
