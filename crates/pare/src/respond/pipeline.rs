@@ -1,7 +1,7 @@
 //! [`respond`]: one request through the pipeline, and the choices on the way (which level,
 //! the input text itself or a rendering, one page or many).
 
-use crate::encode::render_counted;
+use crate::encode::{Format, render_counted};
 use crate::json;
 use crate::manifest::Manifest;
 use crate::ops::compile::FULL;
@@ -143,6 +143,13 @@ impl Run<'_, '_> {
         let counted = self.req.measure || self.req.budget.is_some();
         let (text, tokens) = if counted {
             render_counted(&shaped.value, self.req.format, self.tok())
+        } else if self.req.format == Format::Json {
+            // Minified JSON is at most about as long as the input text: one buffer of that
+            // size, instead of a string that grows by doubling (on a large payload the copies
+            // and fresh pages cost more than writing the JSON).
+            let mut out = String::with_capacity(self.text.map_or(0, str::len));
+            json::write_compact(&shaped.value, &mut out);
+            (out, 0)
         } else {
             (
                 crate::encode::render(&shaped.value, self.req.format, self.tok()),
@@ -189,7 +196,9 @@ impl Run<'_, '_> {
         // The input's count runs on another core while this one shapes and renders. A value
         // given as such is counted as minified JSON.
         let value_text = (want_before && self.text.is_none()).then(|| json::to_compact(&value));
-        let before_text = self.text.or(value_text.as_deref());
+        let before_text = want_before
+            .then(|| self.text.or(value_text.as_deref()))
+            .flatten();
         let (value_for_lower, to_shape) = if lowerable {
             (Some(value.clone()), value)
         } else {
