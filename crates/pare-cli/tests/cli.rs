@@ -406,7 +406,8 @@ fn jsonl_lines_in_order_blank_lines_skipped() {
     let input: String = (0..5000)
         .map(|i| format!("{{\"i\":{i},\"n\":null,\"s\":\"{}\"}}\n", "x".repeat(i % 7)))
         .collect();
-    let out = ok_fast(&["compact", "--jsonl"], input);
+    let prune = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/prune.toml");
+    let out = ok_fast(&["compact", "--policy", prune, "--jsonl"], input);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 5000);
     for (i, line) in lines.iter().enumerate() {
@@ -478,9 +479,12 @@ fn regression_jsonl_output_file_is_never_written() {
     let dir = tempfile::tempdir().unwrap();
     let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("r.json"));
     let input = "{\"a\":1,\"b\":null}\n\n[1,null]\n";
-    let want = ok_fast(&["compact", "--jsonl"], input);
+    let prune = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/prune.toml");
+    let want = ok_fast(&["compact", "--policy", prune, "--jsonl"], input);
     let jsonl_o = [
         "compact",
+        "--policy",
+        prune,
         "--jsonl",
         "--tokenizer",
         "chars4",

@@ -173,8 +173,12 @@ fn regression_empty_object_round_trips_in_every_format() {
         let want = if format == "toon" { "\n" } else { "{}\n" };
         assert_eq!(encoded, want, "encode --format {format}");
         assert_eq!(ok(&["expand"], encoded), "{}\n", "expand of {format}");
-        // The default policy drops the null, leaving `{}`.
-        let compacted = ok(&["compact", "--format", format], r#"{"a":null}"#);
+        // A pruning policy drops the null, leaving `{}`.
+        let prune = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/prune.toml");
+        let compacted = ok(
+            &["compact", "--policy", prune, "--format", format],
+            r#"{"a":null}"#,
+        );
         assert_eq!(compacted, want, "compact --format {format}");
         assert_eq!(ok(&["expand"], compacted), "{}\n", "expand of {format}");
     }

@@ -110,7 +110,8 @@ fn mcp_unknown_methods_and_notifications_pass_through_both_ways() {
 
 #[test]
 fn mcp_detail_is_removed_before_forwarding_and_full_is_the_server_text() {
-    let mut p = start(&[], "ok");
+    let prune = mcp_support::mcp_dir().join("prune.toml");
+    let mut p = start(&["--policy", prune.to_str().unwrap()], "ok");
     let list = p.request(1, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     assert_eq!(tools.last().unwrap()["name"], "pare_more");

@@ -101,13 +101,12 @@ impl Policy {
         Policy::compile(options)
     }
 
-    /// The built-in policy used when none is given: drop `null`, `""`, `[]` and `{}` object
-    /// members, nothing domain-specific.
+    /// The built-in policy used when none is given: no ops, so every door without a policy
+    /// is lossless (it only re-encodes; `pare expand` gives the input back). Lossy ops such
+    /// as `prune` are one policy line away.
     pub fn builtin_default() -> Policy {
-        Policy::from_toml(
-            "description = \"built-in default: drop null and empty object members\"\n[[ops]]\nop = \"prune\"\n",
-        )
-        .expect("the built-in policy is valid")
+        Policy::from_toml("description = \"built-in default: lossless, re-encode only\"\n")
+            .expect("the built-in policy is valid")
     }
 
     /// Validate and compile options.

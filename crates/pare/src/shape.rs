@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use pare::{json, policy::Policy, shape::{shape, ShapeOptions}};
-//! let policy = Policy::builtin_default();
+//! let policy = Policy::parse("[[ops]]\nop = \"prune\"\n").unwrap();
 //! let input = json::parse(r#"{"a":1,"b":null,"c":[null,""]}"#).unwrap();
 //! let out = shape(input, &policy, &ShapeOptions::new(&policy));
 //! assert_eq!(json::to_compact(&out.value), r#"{"a":1,"c":[null,""]}"#);

@@ -32,9 +32,26 @@ pub struct McpOptions {
     /// Default: true.
     #[serde(default = "yes")]
     pub shape_unmatched: bool,
+    /// How `tools/list` reaches the client. Default: `server` (the server's definitions,
+    /// minus what no client or model uses).
+    #[serde(default)]
+    pub tool_list: ToolList,
     /// Per-tool settings; the first entry whose `match` names a tool wins.
     #[serde(default)]
     pub tools: Vec<McpTool>,
+}
+
+/// How `pare mcp` passes on the server's tool definitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolList {
+    /// The server's definitions as written, minus what neither a client nor a model uses
+    /// (such as a `$schema` URL on every input schema).
+    #[default]
+    Server,
+    /// Descriptions and input schemas rewritten compactly; every tool stays callable with
+    /// the same arguments.
+    Compact,
 }
 
 impl Default for McpOptions {
@@ -42,6 +59,7 @@ impl Default for McpOptions {
         McpOptions {
             format: McpFormat::default(),
             shape_unmatched: true,
+            tool_list: ToolList::default(),
             tools: Vec::new(),
         }
     }
@@ -71,6 +89,15 @@ pub struct McpTool {
     /// no `detail` argument. Default: true.
     #[serde(default = "yes")]
     pub shape: bool,
+    /// Pass the result's text byte for byte, never re-encoded: for tools that return a
+    /// file's contents, which a model edits by quoting what it read. Default: pare decides
+    /// (see `pare_mcp::verbatim`: file-reading tool names and annotations).
+    #[serde(default)]
+    pub verbatim: Option<bool>,
+    /// Policy parameters callers may set per call: each becomes an optional argument of
+    /// the tool (taken out before the call is forwarded, like `detail`). Default: none.
+    #[serde(default)]
+    pub params: Vec<String>,
 }
 
 /// An output format of shaped tool results.
