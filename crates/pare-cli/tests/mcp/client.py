@@ -5,8 +5,16 @@ print what the client observed as one JSON document on stdout.
     client.py SCENARIO [--arg K=V]... -- COMMAND [ARGS]...
     client.py SCENARIO [--arg K=V]... -- http://HOST:PORT/mcp   (streamable HTTP)
 
-Scenarios: memory, paging, everything. The Rust tests (crates/pare-mcp/tests/peers.rs) run
-a scenario through pare and directly and compare, so the assertions live there.
+Scenarios: memory, paging, everything (tests/mcp_peers.rs, mcp_http.rs, mcp_listen.rs);
+calls, edit (tests/mcp_real.rs). The Rust tests run a scenario through pare and directly and
+compare, so the assertions live there.
+
+    --arg calls=JSON   calls: [[TOOL, ARGUMENTS], ...], each result's texts recorded
+    --arg file=PATH    edit: the file to read with read_text_file and edit with edit_file
+    --arg root=DIR     the one root the client offers (default /tmp/pare-root); the
+                       filesystem server takes the client's roots as its allowed directories
+    --arg env=NAMES    the server gets only these (comma-separated) of our environment
+                       variables, over the SDK's safe defaults (PATH, HOME, ...); default: all
 """
 import asyncio
 import json
@@ -70,8 +78,11 @@ async def elicitation_cb(context, params):
     return types.ElicitResult(action="decline")
 
 
+ROOT = ["/tmp/pare-root"]
+
+
 async def roots_cb(context):
-    return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/pare-root", name="pare-root")])
+    return types.ListRootsResult(roots=[types.Root(uri="file://" + ROOT[0], name="pare-root")])
 
 
 async def everything(s, out, args):
@@ -89,15 +100,48 @@ async def everything(s, out, args):
     out["prompts"] = dump(await s.list_prompts())
 
 
+def result(r):
+    return {"texts": texts(r), "is_error": bool(r.is_error), "meta": (r.meta or {}).get("pare"),
+            "structured": r.structured_content}
+
+
+async def calls(s, out, args):
+    """Any server: its tools/list, then each call's result (or the JSON-RPC error)."""
+    out["tools"] = dump(await s.list_tools())
+    out["calls"] = []
+    for name, arguments in json.loads(args.get("calls", "[]")):
+        try:
+            out["calls"].append(result(await s.call_tool(name, arguments)))
+        except Exception as e:  # the SDK raises on a JSON-RPC error
+            out["calls"].append({"error": str(e)})
+
+
+async def edit(s, out, args):
+    """What a model does to change a config file: read it, then edit_file with the text it
+    was shown as oldText (one changed value in newText), then read it again."""
+    path = args["file"]
+    out["tools"] = dump(await s.list_tools())
+    read = await s.call_tool("read_text_file", {"path": path})
+    out["read"] = result(read)
+    seen = "".join(texts(read))
+    new = seen.replace("8080", "9090", 1)
+    out["edit"] = result(await s.call_tool("edit_file", {"path": path, "edits": [{"oldText": seen, "newText": new}]}))
+    out["reread"] = result(await s.call_tool("read_text_file", {"path": path}))
+
+
 async def main():
     argv = sys.argv[1:]
     sep = argv.index("--")
     scenario, opts, cmd = argv[0], argv[1:sep], argv[sep + 1:]
     args = dict(o.split("=", 1) for o in opts if "=" in o)
+    ROOT[0] = args.get("root", ROOT[0])
     if len(cmd) == 1 and cmd[0].startswith(("http://", "https://")):
         transport = streamable_http_client(cmd[0])
     else:
-        transport = stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
+        env = dict(os.environ)
+        if "env" in args:
+            env = {k: os.environ[k] for k in args["env"].split(",") if k in os.environ}
+        transport = stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=env))
     out = {}
     async with transport as (read, write):
         async with ClientSession(read, write, sampling_callback=sampling_cb,
@@ -105,7 +149,8 @@ async def main():
                                  list_roots_callback=roots_cb) as s:
             init = await s.initialize()
             out["server"] = init.server_info.name
-            await {"memory": memory, "paging": paging, "everything": everything}[scenario](s, out, args)
+            scenarios = {"memory": memory, "paging": paging, "everything": everything, "calls": calls, "edit": edit}
+            await scenarios[scenario](s, out, args)
     json.dump(out, sys.stdout)
 
 

@@ -307,3 +307,63 @@ pub fn assert_everything_results_match(direct: &Value, through: &Value, how: &st
         assert_eq!(through[key], direct[key], "{key} differs {how}");
     }
 }
+
+/// `scripts/pg_fixture.sh` (a throwaway PostgreSQL cluster with the `orders` fixture).
+fn pg_fixture_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg_fixture.sh")
+}
+
+/// A PostgreSQL cluster of its own in a temporary directory, on a free loopback port,
+/// holding the `orders` fixture (2,000 rows); stopped and removed on drop. The tests that
+/// need one are `#[ignore = "… PostgreSQL: …"]`; `scripts/test` runs the same
+/// `pg_fixture.sh check` to decide whether they can run.
+pub struct PgCluster {
+    dir: tempfile::TempDir,
+    pub url: String,
+}
+
+impl PgCluster {
+    pub fn start() -> PgCluster {
+        let script = pg_fixture_script();
+        let check = Command::new("bash").arg(&script).arg("check").output();
+        let why = match &check {
+            Ok(out) if out.status.success() => {
+                String::from_utf8_lossy(&out.stdout).trim().to_owned()
+            }
+            Ok(out) => String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            Err(e) => format!("bash {}: {e}", script.display()),
+        };
+        require(
+            &format!("PostgreSQL ({why})"),
+            why.is_empty().then(String::new),
+        );
+        let dir = tempfile::Builder::new()
+            .prefix("pare-pg-")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("start")
+            .arg(dir.path())
+            .arg(free_port().to_string())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "pg_fixture.sh start failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let url = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        PgCluster { dir, url }
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(pg_fixture_script())
+            .arg("stop")
+            .arg(self.dir.path())
+            .status();
+    }
+}
