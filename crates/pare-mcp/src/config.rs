@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pare::encode::Format;
 use pare::ops::compile::PolicyError;
 use pare::policy::Policy;
-use pare::schema::mcp::{McpOptions, glob_match};
+use pare::schema::mcp::{McpOptions, ToolList, glob_match};
 
 /// A bad policy file: the proxy refuses to start.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +58,8 @@ pub struct Config {
     entries: Vec<Entry>,
     /// For tools no entry matches; `None` when `shape_unmatched = false`.
     default: Option<Arc<ToolPolicy>>,
+    /// `[mcp] tool_list`: how `tools/list` reaches the client.
+    tool_list: ToolList,
 }
 
 impl Config {
@@ -119,7 +121,16 @@ impl Config {
                 format: mcp.format.format(),
             })
         });
-        Ok(Config { entries, default })
+        Ok(Config {
+            entries,
+            default,
+            tool_list: mcp.tool_list,
+        })
+    }
+
+    /// How `tools/list` reaches the client (`[mcp] tool_list`).
+    pub fn tool_list(&self) -> ToolList {
+        self.tool_list
     }
 
     /// How the tool `name` is shaped; `None` when it is passed through untouched.
@@ -182,6 +193,14 @@ mod tests {
         let d = c.tool("anything").unwrap();
         assert_eq!(d.format, Format::Json);
         assert_eq!(d.levels()[d.default_level], "standard");
+    }
+
+    #[test]
+    fn tool_list_is_read_from_the_mcp_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "p.toml", "[mcp]\ntool_list = \"compact\"\n");
+        assert_eq!(Config::load(&p).unwrap().tool_list(), ToolList::Compact);
+        assert_eq!(Config::builtin().tool_list(), ToolList::Server);
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod proxy;
 pub mod rpc;
 pub mod shape_result;
 pub mod sse;
+pub mod tools_compact;
 pub mod tools_list;
 
 use std::io::BufReader;

@@ -1,9 +1,12 @@
-//! Rewriting the `tools/list` result: a `detail` argument on each shaped tool, and the
-//! synthetic `pare_more` tool at the end of the list.
+//! Rewriting the `tools/list` result: the server's definitions compacted when the policy
+//! asks for it (`[mcp] tool_list = "compact"`, [`crate::tools_compact`]), a `detail`
+//! argument on each shaped tool, and the synthetic `pare_more` tool at the end of the list.
 
 use std::collections::HashMap;
 
 use serde_json::{Value as Json, json};
+
+use pare::schema::mcp::ToolList;
 
 use crate::config::Config;
 
@@ -23,6 +26,10 @@ pub fn rewrite(result: &mut Json, config: &Config, args: &mut DetailArgs) {
     let Some(tools) = result.get_mut("tools").and_then(Json::as_array_mut) else {
         return;
     };
+    if config.tool_list() == ToolList::Compact {
+        // The server's own definitions only: pare's additions below are already terse.
+        crate::tools_compact::compact(tools);
+    }
     let mut has_more = false;
     for tool in tools.iter_mut() {
         let Some(name) = tool.get("name").and_then(Json::as_str).map(str::to_owned) else {
@@ -106,6 +113,23 @@ mod tests {
         assert_eq!(r["tools"][2]["name"], "pare_more");
         assert_eq!(args["a"], "detail");
         assert_eq!(args["b"], "pare_detail");
+    }
+
+    #[test]
+    fn compact_tool_list_when_the_policy_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p.toml");
+        std::fs::write(&p, "[mcp]\ntool_list = \"compact\"\n").unwrap();
+        let tool = json!({"name": "a", "title": "A", "description": "Do a. Then more.",
+                          "inputSchema": {"$schema": "x", "type": "object"}});
+        let mut r = json!({"tools": [tool.clone()]});
+        rewrite(&mut r, &Config::load(&p).unwrap(), &mut DetailArgs::new());
+        assert_eq!(r["tools"][0]["description"], "Do a");
+        assert!(r["tools"][0].get("title").is_none());
+        assert!(r["tools"][0]["inputSchema"]["properties"]["detail"].is_object());
+        let mut r = json!({"tools": [tool.clone()]});
+        rewrite(&mut r, &Config::builtin(), &mut DetailArgs::new());
+        assert_eq!(r["tools"][0]["description"], tool["description"]);
     }
 
     #[test]
