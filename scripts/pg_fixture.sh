@@ -95,6 +95,8 @@ case "$verb" in
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     [ "$(id -u)" -ne 0 ] || chown postgres: "$dir"
+    as_owner test -w "$dir" -a -x "$dir" \
+      || { echo "pg_fixture.sh: the postgres user cannot reach $dir (a parent directory is private?)" >&2; exit 1; }
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
