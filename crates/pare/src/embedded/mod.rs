@@ -21,12 +21,13 @@
 //!
 //! ```
 //! use pare::embedded::{find, Kind};
-//! let text = "Contents of https://example.com/api:\n{\"items\":[1,2,3],\"next\":null}\n\n(3 more results available)";
-//! let found = find(text).unwrap();
+//! let json = r#"{"items":[{"id":1,"name":"Ada"},{"id":2,"name":"Bo"}],"next":null}"#;
+//! let text = format!("Contents of https://example.com/api:\n{json}\n\n(3 more results available)");
+//! let found = find(&text).unwrap();
 //! assert_eq!(found.kind, Kind::JsonSpan);
 //! assert_eq!(found.prefix, "Contents of https://example.com/api:\n");
 //! assert_eq!(found.suffix, "\n\n(3 more results available)");
-//! assert_eq!(pare::json::to_compact(&found.value), r#"{"items":[1,2,3],"next":null}"#);
+//! assert_eq!(pare::json::to_compact(&found.value), json);
 //!
 //! let rows = find("[{'id': 1, 'name': 'Ada', 'admin': True}]").unwrap();
 //! assert_eq!(rows.kind, Kind::PyRepr);

@@ -16,6 +16,7 @@
 //! assert_eq!(page_note(&Hint::Flags, 9, 9, None, false), "pare: page 9 of 9 (last).");
 //! ```
 
+use crate::manifest::{Kind, Manifest};
 use crate::tokens::Tokenizer;
 
 use super::cursor;
@@ -113,4 +114,54 @@ pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budge
         .map(|h| fit.count(&lowered_note(h, longest, longest, budget)))
         .max()
         .unwrap_or(0)
+}
+
+/// The line that says the policy removed members at this level, so that a reader does not
+/// take an absent member for an empty one (or for one the data never had); `None` when
+/// `prune`, `drop` and `keep` removed nothing. It comes first in a page's note, on every
+/// page, and has no door's words, so it costs every door the same.
+///
+/// ```
+/// use pare::manifest::{Entry, Kind, Manifest};
+/// use pare::respond::note::removed_line;
+/// let pruned = Entry { op: "prune", kind: Kind::Empty, path: "$.owner".into(), count: 1 };
+/// let manifest = Manifest { entries: vec![pruned] };
+/// assert_eq!(
+///     removed_line(&manifest),
+///     Some(r#"pare: absent members may have been null, "", [] or {} (pruned)."#)
+/// );
+/// assert_eq!(removed_line(&Manifest::default()), None);
+/// ```
+pub fn removed_line(manifest: &Manifest) -> Option<&'static str> {
+    let pruned = manifest
+        .entries
+        .iter()
+        .any(|e| e.op == "prune" && e.kind == Kind::Empty);
+    // `drop` and `keep` record an empty member they remove as `empty`, the rest `stripped`.
+    let dropped = manifest
+        .entries
+        .iter()
+        .any(|e| matches!(e.op, "drop" | "keep"));
+    match (pruned, dropped) {
+        (true, false) => Some(r#"pare: absent members may have been null, "", [] or {} (pruned)."#),
+        (false, true) => Some("pare: some members were left out by the policy (dropped)."),
+        (true, true) => Some(
+            r#"pare: absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)."#,
+        ),
+        (false, false) => None,
+    }
+}
+
+/// What [`removed_line`] adds to a note by `fit`: the line and the line break after it.
+pub fn removed_cost(fit: &dyn Tokenizer, line: Option<&str>) -> usize {
+    line.map_or(0, |l| fit.count(&format!("{l}\n")))
+}
+
+/// A note of the removed line (first) and another note, either of which may be absent.
+pub fn join(removed: Option<&str>, other: Option<String>) -> Option<String> {
+    match (removed, other) {
+        (Some(r), Some(o)) => Some(format!("{r}\n{o}")),
+        (Some(r), None) => Some(r.to_owned()),
+        (None, o) => o,
+    }
 }
