@@ -143,13 +143,38 @@ pub fn removed_line(manifest: &Manifest) -> Option<&'static str> {
         .iter()
         .any(|e| matches!(e.op, "drop" | "keep"));
     match (pruned, dropped) {
-        (true, false) => Some(r#"pare: absent members may have been null, "", [] or {} (pruned)."#),
-        (false, true) => Some("pare: some members were left out by the policy (dropped)."),
-        (true, true) => Some(
-            r#"pare: absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)."#,
-        ),
+        (true, false) => Some(REMOVED_LINES[0]),
+        (false, true) => Some(REMOVED_LINES[1]),
+        (true, true) => Some(REMOVED_LINES[2]),
         (false, false) => None,
     }
+}
+
+/// What [`removed_line`] can say.
+const REMOVED_LINES: [&str; 3] = [
+    r#"pare: absent members may have been null, "", [] or {} (pruned)."#,
+    "pare: some members were left out by the policy (dropped).",
+    r#"pare: absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)."#,
+];
+
+/// A note without its [`removed_line`], for a door that reports removals its own way (the
+/// CLI's stderr summary); `None` when nothing else is left.
+///
+/// ```
+/// use pare::respond::note::without_removed_line;
+/// let note = "pare: some members were left out by the policy (dropped).\npare: page 2 of 2 (last).";
+/// assert_eq!(without_removed_line(note), Some("pare: page 2 of 2 (last)."));
+/// assert_eq!(without_removed_line("pare: some members were left out by the policy (dropped)."), None);
+/// assert_eq!(without_removed_line("pare: page 2 of 2 (last)."), Some("pare: page 2 of 2 (last)."));
+/// ```
+pub fn without_removed_line(note: &str) -> Option<&str> {
+    let (first, rest) = note.split_once('\n').unwrap_or((note, ""));
+    let rest = if REMOVED_LINES.contains(&first) {
+        rest
+    } else {
+        note
+    };
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// What [`removed_line`] adds to a note by `fit`: the line and the line break after it.
