@@ -10,7 +10,7 @@ use pare::encode::{Format, render};
 use pare::manifest::Manifest;
 use pare::policy::Policy;
 use pare::report::{OpSaving, Report, measure};
-use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, respond};
+use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
 use pare::shape::{ShapeOptions, shape};
 use rayon::prelude::*;
 
@@ -192,7 +192,9 @@ pub fn run(args: Args) -> Result<()> {
         if let Some(shaped) = &response.shaped {
             summarize(&shaped.manifest);
         }
-        if let Some(note) = &page.note {
+        // What the policy removed the summary above says (on a terminal): the note's line
+        // for a model reading the page would only repeat it, on every run.
+        if let Some(note) = page.note.as_deref().and_then(note::without_removed_line) {
             // Pages and lowered levels are said where a user sees them, never on stdout.
             match page.record.next_cursor.as_deref() {
                 Some(c) => eprintln!("{note}\n  next: {}", next_command(c)),

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! 1. **input**: [`json`] parses the response into a [`Value`] that keeps number lexemes and
-//!    key order, so what no op touches comes back byte for byte;
+//!    key order, so what no op touches comes back byte for byte; [`embedded`] reads a value
+//!    out of text that is almost JSON (a caption, a trailer, a Python repr);
 //! 2. **policy**: [`schema`] is the policy file as written (serde structs, the JSON Schema);
 //!    [`policy`] validates and compiles it into a [`Policy`], each op compiling its own
 //!    options through [`ops::compile`];
@@ -29,10 +30,11 @@
 //!
 //! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
 //! profiles where a payload's tokens go. Modules depend one way, each on the ones before it:
-//! [`value`] → [`json`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
+//! [`value`] → [`json`] → [`embedded`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
 //! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`]. No
 //! I/O happens here; the CLI and the proxies are thin doors over it.
 
+pub mod embedded;
 pub mod encode;
 pub mod json;
 pub mod manifest;

@@ -26,8 +26,8 @@ mod fork;
 mod parse;
 mod write;
 
-pub(crate) use parse::KeyIndex;
 pub use parse::{JsonError, JsonErrorKind, MAX_DEPTH, parse, parse_with_max_depth};
+pub(crate) use parse::{KeyIndex, parse_leading};
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 
 /// Index of the first byte at or after `i` that is `"`, `\` or a control character

@@ -127,6 +127,17 @@ pub(crate) fn parse_forking_from(
     result.map_err(|fail| fail.into_error(text, max_depth))
 }
 
+/// One JSON value at the start of `text` (no byte order mark, no leading whitespace) and
+/// the byte offset just after it; what follows is the caller's. For values found inside
+/// other text ([`crate::embedded`]): one thread, nesting limited to [`MAX_DEPTH`].
+pub(crate) fn parse_leading(text: &str) -> Result<(Value, usize), JsonError> {
+    let mut p = Parser::new(text, 0, MAX_DEPTH, None);
+    match p.value() {
+        Ok(v) => Ok((v, p.pos)),
+        Err(fail) => Err(fail.into_error(text, MAX_DEPTH)),
+    }
+}
+
 /// Everything that can go wrong; the details (which escape, which character) are read back
 /// from the text at the failure offset when the message is built.
 #[derive(Debug, Clone, Copy)]

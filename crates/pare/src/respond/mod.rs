@@ -3,8 +3,9 @@
 //! happened.
 //!
 //! ```text
-//! Request ─▶ input (JSON text, a value, or plain text) ─▶ level (asked, or the default,
-//!   lowered to fit) ─▶ shape ─▶ render ─▶ count ─▶ fit / page ─▶ Page { text, note, record }
+//! Request ─▶ input (JSON text, a value, text holding one, or plain text) ─▶ level
+//!   (asked, or the default, lowered to fit) ─▶ shape ─▶ render ─▶ count ─▶ fit / page
+//!   ─▶ Page { text, note, record }
 //!                  └─ a policy with [pack]: packed search results, same record and cursor ─┘
 //! ```
 //!
@@ -21,6 +22,13 @@
 //!   is paged ([`cut`]): every page decodes alone and the pages merge back ([`merge`]).
 //! - **Cursors** ([`cursor`]) check the input and settings and carry the page number, so a
 //!   door can read the input again instead of keeping state.
+//! - **Text holding a value** ([`crate::embedded`]: JSON after a caption or before a
+//!   trailer, a Python repr) is shaped like JSON; the caption and trailer stand around
+//!   every page, byte for byte, inside the budget, and the record names the kind
+//!   ([`Record::embedded`]).
+//! - **Notes say what a policy removed**: once `prune`, `drop` or `keep` removed a member
+//!   at the level shown, every page's note opens with a line saying so
+//!   ([`note::removed_line`]), so an absent member is not taken for an empty one.
 //!
 //! ```
 //! use pare::respond::{respond, Budget, Input, Request};
@@ -45,6 +53,7 @@
 pub mod budget;
 pub mod cursor;
 pub mod cut;
+mod frame;
 pub mod merge;
 pub mod note;
 mod pipeline;
@@ -68,7 +77,9 @@ use crate::value::Value;
 pub enum Input<'a> {
     /// JSON text; anything else is an error (with line and column).
     Json(&'a str),
-    /// Text that is shaped when it is JSON and paged as plain text when it is not.
+    /// Text that is shaped when it is JSON or holds a value pare reads back exactly
+    /// ([`crate::embedded`]: JSON after a caption or before a trailer, a Python repr; the
+    /// caption and trailer stand around every page), and paged as plain text otherwise.
     Text(&'a str),
     /// A value the door already has (a binding's native object).
     Value(Value),
@@ -132,8 +143,8 @@ pub struct Response {
     pub page: Page,
     /// The pages after `page`, in order.
     pub rest: Vec<Page>,
-    /// The shaped value, whole (before rendering and paging), when the input was JSON and
-    /// not packed: for callers that serialize it themselves, and for a process about to
+    /// The shaped value, whole (before rendering and paging), when the input was JSON (or
+    /// held a value, [`Input::Text`]) and not packed: for callers that serialize it themselves, and for a process about to
     /// exit, which can skip freeing it.
     pub shaped: Option<Shaped>,
 }
@@ -175,6 +186,11 @@ pub struct Record {
     pub continues: Option<String>,
     /// What the page is.
     pub kind: PageKind,
+    /// How the value was read out of text ([`crate::embedded::Kind::as_str`]: `json-span`
+    /// or `py-repr`); the page's text is then the caption, the page of the value (in
+    /// `format`) and the trailer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedded: Option<&'static str>,
     /// What the policy removed, by kind (`stripped`, `empty`, …): counts, never values.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub omitted: BTreeMap<&'static str, u64>,

@@ -16,6 +16,7 @@
 //! assert_eq!(page_note(&Hint::Flags, 9, 9, None, false), "pare: page 9 of 9 (last).");
 //! ```
 
+use crate::manifest::{Kind, Manifest};
 use crate::tokens::Tokenizer;
 
 use super::cursor;
@@ -113,4 +114,79 @@ pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budge
         .map(|h| fit.count(&lowered_note(h, longest, longest, budget)))
         .max()
         .unwrap_or(0)
+}
+
+/// The line that says the policy removed members at this level, so that a reader does not
+/// take an absent member for an empty one (or for one the data never had); `None` when
+/// `prune`, `drop` and `keep` removed nothing. It comes first in a page's note, on every
+/// page, and has no door's words, so it costs every door the same.
+///
+/// ```
+/// use pare::manifest::{Entry, Kind, Manifest};
+/// use pare::respond::note::removed_line;
+/// let pruned = Entry { op: "prune", kind: Kind::Empty, path: "$.owner".into(), count: 1 };
+/// let manifest = Manifest { entries: vec![pruned] };
+/// assert_eq!(
+///     removed_line(&manifest),
+///     Some(r#"pare: absent members may have been null, "", [] or {} (pruned)."#)
+/// );
+/// assert_eq!(removed_line(&Manifest::default()), None);
+/// ```
+pub fn removed_line(manifest: &Manifest) -> Option<&'static str> {
+    let pruned = manifest
+        .entries
+        .iter()
+        .any(|e| e.op == "prune" && e.kind == Kind::Empty);
+    // `drop` and `keep` record an empty member they remove as `empty`, the rest `stripped`.
+    let dropped = manifest
+        .entries
+        .iter()
+        .any(|e| matches!(e.op, "drop" | "keep"));
+    match (pruned, dropped) {
+        (true, false) => Some(REMOVED_LINES[0]),
+        (false, true) => Some(REMOVED_LINES[1]),
+        (true, true) => Some(REMOVED_LINES[2]),
+        (false, false) => None,
+    }
+}
+
+/// What [`removed_line`] can say.
+const REMOVED_LINES: [&str; 3] = [
+    r#"pare: absent members may have been null, "", [] or {} (pruned)."#,
+    "pare: some members were left out by the policy (dropped).",
+    r#"pare: absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)."#,
+];
+
+/// A note without its [`removed_line`], for a door that reports removals its own way (the
+/// CLI's stderr summary); `None` when nothing else is left.
+///
+/// ```
+/// use pare::respond::note::without_removed_line;
+/// let note = "pare: some members were left out by the policy (dropped).\npare: page 2 of 2 (last).";
+/// assert_eq!(without_removed_line(note), Some("pare: page 2 of 2 (last)."));
+/// assert_eq!(without_removed_line("pare: some members were left out by the policy (dropped)."), None);
+/// assert_eq!(without_removed_line("pare: page 2 of 2 (last)."), Some("pare: page 2 of 2 (last)."));
+/// ```
+pub fn without_removed_line(note: &str) -> Option<&str> {
+    let (first, rest) = note.split_once('\n').unwrap_or((note, ""));
+    let rest = if REMOVED_LINES.contains(&first) {
+        rest
+    } else {
+        note
+    };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// What [`removed_line`] adds to a note by `fit`: the line and the line break after it.
+pub fn removed_cost(fit: &dyn Tokenizer, line: Option<&str>) -> usize {
+    line.map_or(0, |l| fit.count(&format!("{l}\n")))
+}
+
+/// A note of the removed line (first) and another note, either of which may be absent.
+pub fn join(removed: Option<&str>, other: Option<String>) -> Option<String> {
+    match (removed, other) {
+        (Some(r), Some(o)) => Some(format!("{r}\n{o}")),
+        (Some(r), None) => Some(r.to_owned()),
+        (None, o) => o,
+    }
 }

@@ -1,6 +1,7 @@
 //! [`respond`]: one request through the pipeline, and the choices on the way (which level,
 //! the input text itself or a rendering, one page or many).
 
+use crate::embedded;
 use crate::encode::{Format, render_counted};
 use crate::json;
 use crate::manifest::Manifest;
@@ -15,6 +16,7 @@ use crate::value::Value;
 use super::budget::Gate;
 use super::cursor::{self, Cursor};
 use super::cut;
+use super::frame::{self, Frame};
 use super::note;
 use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 
@@ -41,10 +43,27 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         Input::Value(_) => (None, None),
     };
     let input = std::mem::replace(&mut req.input, Input::Text(""));
+    let mut frame = None;
     let value = match (value, input) {
         (Some(v), _) => v,
         (None, Input::Value(v)) => v,
-        (None, _) => return text_response(&req, text.unwrap_or_default(), level),
+        (None, _) => {
+            let text = text.unwrap_or_default();
+            // Packing reads search results of its own layout: no caption to put back.
+            match policy
+                .options()
+                .pack
+                .is_none()
+                .then(|| embedded::find(text))
+                .flatten()
+            {
+                Some(found) => {
+                    frame = Some(Frame::of(&found));
+                    found.value
+                }
+                None => return text_response(&req, text, level),
+            }
+        }
     };
     let run = Run {
         req: &req,
@@ -52,6 +71,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         level,
         explicit,
         params,
+        frame,
     };
     if let Some(options) = &policy.options().pack {
         return run.packed(&value, options);
@@ -62,11 +82,16 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
 /// Tokens a page must have room for besides its note: less and no page could say anything.
 const MIN_PAGE_TOKENS: usize = 16;
 
-/// What the notes of a paged response may cost (the same for every door), and the room
-/// that leaves each page; an error when the budget leaves no room. Asked only once a
-/// response is over its budget: a response that fits needs no note.
-fn page_room(gate: &Gate, hint: &note::Hint) -> Result<(usize, usize), RespondError> {
-    let reserve = note::reserve(gate, hint);
+/// What the notes of a paged response may cost (the same for every door), with the line
+/// saying what the policy `removed`, and the room that leaves each page; an error when the
+/// budget leaves no room. Asked only once a response is over its budget: a response that
+/// fits needs no page note.
+fn page_room(
+    gate: &Gate,
+    hint: &note::Hint,
+    removed: Option<&str>,
+) -> Result<(usize, usize), RespondError> {
+    let reserve = note::reserve(gate, hint) + note::removed_cost(gate, removed);
     let floor = reserve + MIN_PAGE_TOKENS;
     if gate.limit() < floor {
         return Err(RespondError::Budget(format!(
@@ -107,6 +132,8 @@ struct Run<'r, 'a> {
     level: usize,
     explicit: bool,
     params: Params,
+    /// Around the value, when it was read out of text.
+    frame: Option<Frame<'a>>,
 }
 
 /// The value shaped at one level and rendered, with its real token count.
@@ -155,6 +182,18 @@ impl Run<'_, '_> {
                 crate::encode::render(&shaped.value, self.req.format, self.tok()),
                 0,
             )
+        };
+        let (text, tokens) = match self.frame {
+            Some(f) => {
+                let framed = f.wrap(&text);
+                let tokens = if counted {
+                    self.tok().count(&framed)
+                } else {
+                    0
+                };
+                (framed, tokens)
+            }
+            None => (text, tokens),
         };
         Rendering {
             level,
@@ -223,7 +262,13 @@ impl Run<'_, '_> {
             return Ok(self.input_page(text, before, first.shaped.value));
         }
 
-        let fits = |r: &Rendering, room: usize| gate_count(&r.text, r.tokens) <= room;
+        // The line saying what the policy removed is part of the note, in the budget.
+        let removed = |r: &Rendering| {
+            gate.map_or(0, |g| {
+                note::removed_cost(&g, note::removed_line(&r.shaped.manifest))
+            })
+        };
+        let fits = |r: &Rendering, room: usize| gate_count(&r.text, r.tokens) + removed(r) <= room;
         if fits(&first, limit) {
             return Ok(self.single(first, before, None));
         }
@@ -256,11 +301,12 @@ impl Run<'_, '_> {
         lowered: Option<(String, String)>,
     ) -> Response {
         let counted = self.req.measure || self.req.budget.is_some();
-        let note_tokens = lowered.as_ref().map_or(0, |(_, n)| self.tok().count(n));
         let mut record = self.record(r.level, before, &r.shaped.manifest);
+        let (lowered_from, note) = lowered.unzip();
+        let note = note::join(note::removed_line(&r.shaped.manifest), note);
+        let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
         record.tokens_after = counted.then_some(r.tokens);
         record.note_tokens = counted.then_some(note_tokens);
-        let (lowered_from, note) = lowered.unzip();
         record.lowered_from = lowered_from;
         Response {
             page: Page {
@@ -282,6 +328,7 @@ impl Run<'_, '_> {
         };
         let mut record = self.record(self.level, Some(tokens), &shaped.manifest);
         record.kind = PageKind::Input;
+        record.embedded = None;
         record.tokens_after = Some(tokens);
         record.note_tokens = Some(0);
         Response {
@@ -302,34 +349,47 @@ impl Run<'_, '_> {
         before: Option<usize>,
         gate: &Gate,
     ) -> Result<Response, RespondError> {
-        let req = self.req;
-        let (reserve, room) = page_room(gate, &req.hint)?;
+        let removed = note::removed_line(&r.shaped.manifest);
+        let (reserve, room) = page_room(gate, &self.req.hint, removed)?;
         let mut template = self.record(r.level, before, &r.shaped.manifest);
-        let cuts: Vec<Cut> =
-            match cut::cut_value(&r.shaped.value, req.format, self.tok(), gate, room) {
-                Some(pages) => pages
-                    .into_iter()
-                    .map(|p| Cut {
-                        text: p.text,
-                        continues: p.continues,
-                        kind: PageKind::Value,
-                        tokens: None,
-                    })
-                    .collect(),
-                None => {
-                    template.warnings.push(
-                        "a single key or number is over the budget: the pages are the text cut \
-                         in pieces, and do not decode alone"
-                            .to_owned(),
-                    );
-                    text_cuts(cut::cut_text(&r.text, gate, room))
-                }
-            };
+        let cuts: Vec<Cut> = match self.value_cuts(&r.shaped.value, gate, room) {
+            Ok(cuts) => cuts,
+            Err(why) => {
+                template.warnings.push(format!(
+                    "{why}: the pages are the text cut in pieces, and do not decode alone"
+                ));
+                text_cuts(cut::cut_text(&r.text, gate, room))
+            }
+        };
         // A value given as such was moved into shaping: its shaped form stands for it in
         // the check (the pages are a function of the shaped value).
         let check = self.check(|| json::to_compact(&r.shaped.value), reserve);
-        let pages = self.number_pages(cuts, template, check)?;
+        let pages = self.number_pages(cuts, template, check, removed)?;
         self.pick(pages, check, Some(r.shaped))
+    }
+
+    /// The value's pages, each within `room` by `gate`, with the frame around each when
+    /// the value was read out of text; why not, when a page cannot hold a part of it.
+    fn value_cuts(&self, value: &Value, gate: &Gate, room: usize) -> Result<Vec<Cut>, String> {
+        let (format, tok) = (self.req.format, self.tok());
+        let cut = |(p, tokens): (cut::ValuePage, Option<usize>)| Cut {
+            text: p.text,
+            continues: p.continues,
+            kind: PageKind::Value,
+            tokens,
+        };
+        Ok(match self.frame {
+            None => cut::cut_value(value, format, tok, gate, room)
+                .ok_or(frame::TOO_BIG)?
+                .into_iter()
+                .map(|p| cut((p, None)))
+                .collect(),
+            Some(f) => f
+                .cut(value, format, tok, gate, room)?
+                .into_iter()
+                .map(|(p, tokens)| cut((p, Some(tokens))))
+                .collect(),
+        })
     }
 
     /// The record every page of this response starts from.
@@ -347,6 +407,7 @@ impl Run<'_, '_> {
             next_cursor: None,
             continues: None,
             kind: PageKind::Value,
+            embedded: self.frame.map(|f| f.kind.as_str()),
             omitted: manifest
                 .totals()
                 .into_iter()
@@ -383,12 +444,14 @@ impl Run<'_, '_> {
         cursor::check([input.as_bytes(), policy.as_bytes(), settings.as_bytes()])
     }
 
-    /// Pages with their notes, cursors and records. A response of one page has no note.
+    /// Pages with their notes, cursors and records. A response of one page has no page
+    /// note; `removed` ([`note::removed_line`]) opens every page's note.
     fn number_pages(
         &self,
         cuts: Vec<Cut>,
         template: Record,
         check: u64,
+        removed: Option<&str>,
     ) -> Result<Vec<Page>, RespondError> {
         let n = cuts.len();
         if n > cursor::MAX_PAGES {
@@ -413,9 +476,10 @@ impl Run<'_, '_> {
                     }
                     .encode()
                 });
-                let note = (n > 1).then(|| {
+                let page_note = (n > 1).then(|| {
                     note::page_note(&self.req.hint, i + 1, n, next.as_deref(), ends_inside[i])
                 });
+                let note = note::join(removed, page_note);
                 let mut record = template.clone();
                 record.tokens_after =
                     Some(cut.tokens.unwrap_or_else(|| self.tok().count(&cut.text)));
@@ -461,7 +525,7 @@ impl Run<'_, '_> {
         let level = self.level_name(self.level);
         let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
         let room = match &gate {
-            Some(g) => page_room(g, &req.hint)?.1,
+            Some(g) => page_room(g, &req.hint, None)?.1,
             None => 1 << 40,
         };
         let before = req.measure.then(|| self.tokens_before(value));
@@ -507,7 +571,7 @@ impl Run<'_, '_> {
             })
             .collect();
         let template = self.record(self.level, before, &Manifest::default());
-        let pages = self.number_pages(cuts, template, check)?;
+        let pages = self.number_pages(cuts, template, check, None)?;
         self.pick(pages, check, None)
     }
 }
@@ -552,6 +616,7 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
         level,
         explicit: true,
         params: Params::default(),
+        frame: None,
     };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();
@@ -577,10 +642,10 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
             shaped: None,
         });
     };
-    let (reserve, room) = page_room(&g, &req.hint)?;
+    let (reserve, room) = page_room(&g, &req.hint, None)?;
     let cuts = text_cuts(cut::cut_text(text, &g, room));
     let check = run.check(String::new, reserve);
-    let pages = run.number_pages(cuts, record, check)?;
+    let pages = run.number_pages(cuts, record, check, None)?;
     run.pick(pages, check, None)
 }
 

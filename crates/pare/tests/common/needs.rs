@@ -31,6 +31,14 @@ pub fn node() {
     );
 }
 
+/// python3 on PATH.
+pub fn python3() {
+    assert!(
+        works("python3", &["--version"]),
+        "this test needs python3 on PATH, which is missing"
+    );
+}
+
 /// node and the reference peers under [`PEERS`]; returns [`PEERS`].
 pub fn node_peers() -> &'static str {
     node();
