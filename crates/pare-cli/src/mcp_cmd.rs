@@ -102,6 +102,10 @@ pub fn run(args: Args) -> Result<()> {
         },
         drain: Duration::from_secs(5),
     };
+    if args.upstream_url.is_none() {
+        // Before any server starts: a signal to pare stops its servers, then pare exits.
+        pare_mcp::child::exit_on_signals()?;
+    }
     if let Some(addr) = &args.listen {
         let listen = Listen {
             addr: listen_addr(addr),

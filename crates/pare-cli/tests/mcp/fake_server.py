@@ -13,12 +13,20 @@ Modes:
            every answer.
   exit     like ok, but exits with status 3 on the first tools/call, without answering.
   big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed.
+  orphan   like ok, but starts a child (`sleep`), writes "SERVER_PID CHILD_PID" to a file in
+           the directory FAKE_PIDS (env), and does not exit when its stdin closes.
+  stubborn like orphan, and it and its child ignore SIGTERM.
+  escape   like ok, but starts a child in a session of its own (out of the server's process
+           group) that holds the server's stderr, and writes "SERVER_PID CHILD_PID" likewise.
 
 In every mode the tool `file` returns the text of the file FAKE_FILE (env) as it is.
 """
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 TOOLS = [
@@ -83,6 +91,20 @@ def answer(msg):
     return {"echo": method}
 
 
+def start_child():
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the child inherits it
+    child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             start_new_session=(MODE == "escape"))
+    path = os.path.join(os.environ["FAKE_PIDS"], "pids-%d" % os.getpid())
+    with open(path + ".tmp", "w") as f:
+        f.write("%d %d" % (os.getpid(), child.pid))
+    os.rename(path + ".tmp", path)
+
+
+if MODE in ("orphan", "stubborn", "escape"):
+    start_child()
+
 for line in sys.stdin:
     line = line.strip()
     if not line:
@@ -96,3 +118,7 @@ for line in sys.stdin:
     result = answer(msg)
     if result is not None:
         send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+if MODE in ("orphan", "stubborn"):
+    while True:  # ignores the end of its input
+        time.sleep(1000)

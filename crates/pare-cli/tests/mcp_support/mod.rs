@@ -171,6 +171,11 @@ impl Proxy {
         line.split_whitespace().nth(1)?.parse().ok()
     }
 
+    /// pare's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin.take();
     }
