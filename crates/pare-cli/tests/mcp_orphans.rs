@@ -23,7 +23,7 @@ fn pids(dir: &Path, servers: usize) -> Vec<u32> {
         let files: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| !p.extension().is_some_and(|x| x == "tmp"))
+            .filter(|p| p.extension().is_none_or(|x| x != "tmp"))
             .collect();
         if files.len() >= servers {
             return files

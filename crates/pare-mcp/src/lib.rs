@@ -21,6 +21,7 @@ pub mod lines;
 pub mod listen;
 pub mod proxy;
 pub mod rpc;
+pub mod scan;
 pub mod shape_result;
 pub mod sse;
 pub mod tools_list;

@@ -80,7 +80,7 @@ pub fn pare_bin() -> &'static str {
 pub struct Proxy {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    lines: mpsc::Receiver<Vec<u8>>,
     stderr: mpsc::Receiver<String>,
 }
 
@@ -99,8 +99,16 @@ impl Proxy {
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            let mut out = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match out.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -127,12 +135,22 @@ impl Proxy {
         stdin.flush().unwrap();
     }
 
+    /// The next line on pare's stdout as it is, without its newline.
+    pub fn recv_raw(&mut self) -> Vec<u8> {
+        self.lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("a reply from pare")
+    }
+
+    /// The next line on pare's stdout, if there is one before pare closes it.
+    pub fn try_recv_raw(&mut self) -> Option<Vec<u8>> {
+        self.lines.recv_timeout(REPLY_TIMEOUT).ok()
+    }
+
     /// The next line on pare's stdout, which must be a JSON-RPC 2.0 message.
     pub fn recv(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(REPLY_TIMEOUT)
-            .expect("a reply from pare");
+        let raw = self.recv_raw();
+        let line = String::from_utf8(raw).expect("stdout carried a line that is not UTF-8");
         let v: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:.200}"));
         assert_eq!(
