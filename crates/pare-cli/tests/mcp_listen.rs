@@ -738,3 +738,56 @@ fn regression_ambiguous_framing_is_refused_with_400() {
     let fine = format!("Host: {addr}\r\nContent-Length: {n}\r\n");
     assert_eq!(raw_status(addr, &post(&fine)), 200);
 }
+
+/// With its id last and two requests open, a 100 MB reply was held whole in memory until its
+/// end named its request (266 MB peak): now it waits in a temporary file.
+#[test]
+fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_held_in_memory() {
+    let py = python();
+    let fake = fake_server();
+    let bytes: usize = 100_000_000;
+    let pare = Listening::spawn(
+        &["--", &py, &fake, "big"],
+        &[("FAKE_BYTES", &bytes.to_string())],
+    );
+    let addr = pare.addr.as_str();
+    let session = initialize(addr);
+    // A request the server never answers stays open (its connection is kept, unread).
+    let never =
+        json!({"jsonrpc": "2.0", "id": 10, "method": "test/never", "params": {}}).to_string();
+    let mut open = TcpStream::connect(addr).unwrap();
+    let head = request_head(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", &session)],
+        &never,
+    );
+    open.write_all((head + &never).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let r = call(
+        addr,
+        &session,
+        11,
+        "tools/call",
+        json!({"name": "data", "arguments": {}}),
+    );
+    assert_eq!(r.status, 200);
+    let msg = r.messages().pop().unwrap();
+    assert_eq!(msg["id"], 11);
+    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pare.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    eprintln!(
+        "--listen, id last, two requests open: a {bytes}-byte result passed at {peak_kb} kB peak RSS"
+    );
+    assert!(
+        peak_kb < 100_000,
+        "pare peaked at {peak_kb} kB for a {bytes}-byte result"
+    );
+    drop(open);
+}

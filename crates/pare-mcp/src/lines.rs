@@ -160,11 +160,25 @@ impl Spool {
 
     /// Copy everything written to `out`.
     pub fn copy_to(&mut self, out: &mut dyn Write) -> io::Result<u64> {
-        self.file.rewind()?;
         io::copy(
-            &mut io::BufReader::with_capacity(1 << 16, &mut self.file),
+            &mut io::BufReader::with_capacity(1 << 16, self.read_back()?),
             out,
         )
+    }
+
+    /// Everything written, from the start.
+    pub fn read_back(&mut self) -> io::Result<&mut File> {
+        self.file.rewind()?;
+        Ok(&mut self.file)
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
