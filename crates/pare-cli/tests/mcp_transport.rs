@@ -146,3 +146,15 @@ fn an_oversize_reply_with_jsonrpc_and_id_last_is_forwarded() {
     assert_eq!(rest.len(), 1, "{rest:?}");
     assert_eq!(rest[0]["id"], 6);
 }
+
+/// A client request that is not strict JSON (a lone surrogate in its params) was forwarded
+/// but not tracked, so when the server then exited it never got an answer.
+#[test]
+fn regression_a_client_request_that_is_not_strict_json_is_answered_if_the_server_exits() {
+    let mut p = start(&[], "ok", &[]);
+    p.send_raw(br#"{"jsonrpc":"2.0","id":9,"method":"test/die","params":{"path":"a\udc80b"}}"#);
+    let rest = rest_of_stdout(&mut p);
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["id"], 9);
+    assert_eq!(rest[0]["error"]["code"], -32603);
+}

@@ -129,6 +129,14 @@ impl Proxy {
         }
     }
 
+    /// Send one line as it is (it need not be strict JSON).
+    pub fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn send(&mut self, msg: Value) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{msg}").unwrap();
