@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use pare_mcp::cache::Limits;
-use pare_mcp::listen::{Listen, Upstream};
+use pare_mcp::listen::{Deadlines, Listen, Upstream};
 use pare_mcp::shape_result::Budget;
 use pare_mcp::{Config, Options};
 
@@ -65,6 +65,13 @@ pub struct Args {
     /// With --listen: a session with no request for this many seconds is closed.
     #[arg(long, default_value_t = 1800, requires = "listen")]
     pub session_idle: u64,
+    /// With --listen: connections at once, at most (an SSE stream holds one); more get 503.
+    #[arg(long, default_value_t = 256, requires = "listen")]
+    pub max_connections: usize,
+    /// With --listen: seconds a request's body may take to arrive once its head has (its
+    /// head has 10 s); a slower request gets 408 and its connection is closed.
+    #[arg(long, default_value_t = 60, requires = "listen")]
+    pub body_timeout: u64,
     /// The server to run, with its arguments (after `--`).
     #[arg(
         last = true,
@@ -102,14 +109,22 @@ pub fn run(args: Args) -> Result<()> {
         },
         drain: Duration::from_secs(5),
     };
+    if args.upstream_url.is_none() {
+        // Before any server starts: a signal to pare stops its servers, then pare exits.
+        pare_mcp::child::exit_on_signals()?;
+    }
     if let Some(addr) = &args.listen {
         let listen = Listen {
             addr: listen_addr(addr),
             allow_remote: args.allow_remote,
             allowed_origins: args.allow_origin.clone(),
             max_sessions: args.max_sessions.max(1),
-            max_connections: 256,
+            max_connections: args.max_connections.max(1),
             session_idle: Duration::from_secs(args.session_idle.max(1)),
+            deadlines: Deadlines {
+                head: pare_mcp::listen::HEAD_DEADLINE,
+                body: Duration::from_secs(args.body_timeout.max(1)),
+            },
         };
         let upstream = match &args.upstream_url {
             Some(url) => Upstream::Url(url.clone()),

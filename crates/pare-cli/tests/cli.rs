@@ -1285,3 +1285,77 @@ fn broken_pipe_is_not_an_error() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// `pare policy check FILE | head -0` and `pare policy schema | head -1` panicked
+/// (`println!` on a closed pipe). Every stdout writer must take a reader that is gone
+/// before it writes quietly: exit 0, no panic, nothing on stderr.
+#[test]
+fn regression_a_stdout_closed_before_anything_is_written_is_a_quiet_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let item = r#"{"id":1,"name":"xxxxxxxx","n":null}"#;
+    fs::write(
+        dir.path().join("big.json"),
+        format!("[{}]", vec![item; 2_000].join(",")),
+    )
+    .unwrap();
+    let policy = root().join(ENTITIES).display().to_string();
+    let cases: &[&[&str]] = &[
+        &["policy", "check", &policy],
+        &["policy", "schema"],
+        &["compact", "big.json", "--tokenizer", "chars4"],
+        &["encode", "big.json", "--format", "toon"],
+        &["stats", "big.json", "--tokenizer", "chars4"],
+        &["expand", "big.json"],
+    ];
+    for args in cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pare"))
+            .args(*args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
+
+/// `pare policy check` said ok for an `[mcp]` section that `pare mcp --policy` refuses: a
+/// level the tool's policy does not have, a policy file that does not exist.
+#[test]
+fn regression_policy_check_refuses_what_pare_mcp_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("level.toml"),
+        "[mcp]\n[[mcp.tools]]\nmatch = [\"x\"]\nlevel = \"huge\"\n",
+    )
+    .unwrap();
+    let err = fail_in(dir.path(), &["policy", "check", "level.toml"], "");
+    assert!(
+        err.contains("mcp.tools[0].level")
+            && err.contains("huge")
+            && err.contains("none, minimal, standard, full"),
+        "{err}"
+    );
+    fs::write(
+        dir.path().join("missing.toml"),
+        "[mcp]\n[[mcp.tools]]\nmatch = [\"x\"]\nlevel = \"full\"\n[[mcp.tools]]\nmatch = [\"y\"]\npolicy = \"nowhere.toml\"\n",
+    )
+    .unwrap();
+    let err = fail_in(dir.path(), &["policy", "check", "missing.toml"], "");
+    assert!(
+        err.contains("mcp.tools[1].policy") && err.contains("nowhere.toml"),
+        "{err}"
+    );
+    // What pare mcp accepts, policy check accepts.
+    fs::write(
+        dir.path().join("ok.toml"),
+        "[mcp]\n[[mcp.tools]]\nmatch = [\"y\"]\npolicy = \"level.toml\"\nshape = false\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["policy", "check", "ok.toml"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

@@ -617,3 +617,177 @@ fn mcp_listen_refuses_bad_addresses_with_exit_2() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// A raw request on a fresh connection, read to its end: its status, `None` if the
+/// connection broke first (a refused connection may be reset).
+fn try_status(addr: &str, raw: &str) -> Option<u16> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let _ = s.write_all(raw.as_bytes());
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    String::from_utf8_lossy(&got)
+        .strip_prefix("HTTP/1.1 ")?
+        .get(..3)?
+        .parse()
+        .ok()
+}
+
+fn raw_status(addr: &str, raw: &str) -> u16 {
+    try_status(addr, raw).expect("a response")
+}
+
+/// Connections that send their head a byte a second held every connection slot for as long
+/// as they kept sending (each read reset a 300 s timeout), so every real request got 503.
+/// Now a head has 10 s from the connection's start, and the slots come back.
+#[test]
+fn regression_slow_heads_do_not_lock_out_clients() {
+    let py = python();
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--max-connections", "8", "--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.clone();
+    let slow: Vec<_> = (0..8)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(&addr).unwrap();
+                let head = format!(
+                    "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Slow: {}",
+                    "a".repeat(200)
+                );
+                let start = Instant::now();
+                for b in head.bytes() {
+                    if s.write_all(&[b]).is_err() || start.elapsed() > Duration::from_secs(120) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                let mut reply = Vec::new();
+                let _ = s.read_to_end(&mut reply);
+                String::from_utf8_lossy(&reply).into_owned()
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let start = Instant::now();
+    let mut statuses = Vec::new();
+    loop {
+        let raw = request_head(&addr, "POST", &[ACCEPT_BOTH, JSON_BODY], &init) + &init;
+        let status = try_status(&addr, &raw);
+        statuses.push(status);
+        if status == Some(200) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(90),
+            "still refused after 90 s: {statuses:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    for t in slow {
+        let reply = t.join().unwrap();
+        assert!(
+            reply.is_empty() || reply.starts_with("HTTP/1.1 408"),
+            "{reply}"
+        );
+    }
+}
+
+/// An `initialize` sent as a notification (no id) started a session and a server that no
+/// one could address or delete; `--max-sessions` of them locked everyone out for 30 minutes.
+#[test]
+fn regression_an_initialize_without_an_id_starts_no_session() {
+    let py = python();
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--max-sessions", "1", "--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.as_str();
+    let note = r#"{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    for _ in 0..3 {
+        let r = http(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], note);
+        assert_eq!(r.status, 400, "{}", r.body);
+        assert!(r.header("mcp-session-id").is_none());
+    }
+    initialize(addr);
+}
+
+/// Framing RFC 9112 calls ambiguous was accepted: two Content-Length or Host headers, a
+/// signed length.
+#[test]
+fn regression_ambiguous_framing_is_refused_with_400() {
+    let py = python();
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.as_str();
+    // A request that would start a session if its framing were taken.
+    let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let n = body.len();
+    let post = |headers: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\n{headers}Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{body}"
+        )
+    };
+    for headers in [
+        format!("Host: {addr}\r\nContent-Length: {n}\r\nContent-Length: {n}\r\n"),
+        format!("Host: {addr}\r\nContent-Length: +{n}\r\n"),
+        format!("Host: {addr}\r\nHost: {addr}\r\nContent-Length: {n}\r\n"),
+        format!("Content-Length: {n}\r\n"),
+    ] {
+        assert_eq!(raw_status(addr, &post(&headers)), 400, "{headers:?}");
+    }
+    let fine = format!("Host: {addr}\r\nContent-Length: {n}\r\n");
+    assert_eq!(raw_status(addr, &post(&fine)), 200);
+}
+
+/// With its id last and two requests open, a 100 MB reply was held whole in memory until its
+/// end named its request (266 MB peak): now it waits in a temporary file.
+#[test]
+fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_held_in_memory() {
+    let py = python();
+    let fake = fake_server();
+    let bytes: usize = 100_000_000;
+    let pare = Listening::spawn(
+        &["--", &py, &fake, "big"],
+        &[("FAKE_BYTES", &bytes.to_string())],
+    );
+    let addr = pare.addr.as_str();
+    let session = initialize(addr);
+    // A request the server never answers stays open (its connection is kept, unread).
+    let never =
+        json!({"jsonrpc": "2.0", "id": 10, "method": "test/never", "params": {}}).to_string();
+    let mut open = TcpStream::connect(addr).unwrap();
+    let head = request_head(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", &session)],
+        &never,
+    );
+    open.write_all((head + &never).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let r = call(
+        addr,
+        &session,
+        11,
+        "tools/call",
+        json!({"name": "data", "arguments": {}}),
+    );
+    assert_eq!(r.status, 200);
+    let msg = r.messages().pop().unwrap();
+    assert_eq!(msg["id"], 11);
+    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pare.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    eprintln!(
+        "--listen, id last, two requests open: a {bytes}-byte result passed at {peak_kb} kB peak RSS"
+    );
+    assert!(
+        peak_kb < 100_000,
+        "pare peaked at {peak_kb} kB for a {bytes}-byte result"
+    );
+    drop(open);
+}

@@ -14,20 +14,20 @@
 //! Nothing but protocol is written to stdout.
 
 pub mod cache;
+pub mod child;
 pub mod config;
 pub mod http_upstream;
 pub mod lines;
 pub mod listen;
 pub mod proxy;
 pub mod rpc;
+pub mod scan;
 pub mod shape_result;
 pub mod sse;
 pub mod tools_compact;
 pub mod tools_list;
 
 use std::io::BufReader;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
 
 pub use config::{Config, ConfigError};
 pub use proxy::{Ending, Options};
@@ -58,12 +58,11 @@ pub enum McpError {
 }
 
 /// Run the server `command` as a child and proxy this process's stdin/stdout to it.
-/// Returns when the client closes stdin (Ok) or the server exits first (Err).
+/// Returns when the client closes stdin (Ok) or the server exits first (Err); either way
+/// the server's process group is gone by then ([`child`]).
 pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
-    let mut child = spawn_server(command)?;
-    let upstream_in = child.stdin.take().expect("piped stdin");
-    let upstream_out =
-        BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
+    let (server, upstream_in, upstream_out) = child::spawn(command)?;
+    let upstream_out = BufReader::with_capacity(1 << 16, upstream_out);
     let client_in = BufReader::with_capacity(1 << 16, std::io::stdin());
     let ending = proxy::run(
         opts,
@@ -72,7 +71,7 @@ pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
         upstream_in,
         upstream_out,
     );
-    let status = stop(&mut child, Duration::from_secs(2));
+    let status = server.stop(child::GRACE);
     match ending {
         Ending::ClientClosed => Ok(()),
         Ending::UpstreamExited { pending } => Err(McpError::UpstreamExited {
@@ -80,33 +79,4 @@ pub fn run_stdio(opts: Options, command: &[String]) -> Result<(), McpError> {
             pending,
         }),
     }
-}
-
-/// Start the server `command` with piped stdin and stdout (its stderr is pare's).
-pub(crate) fn spawn_server(command: &[String]) -> Result<Child, McpError> {
-    let (program, args) = command.split_first().ok_or(McpError::NoCommand)?;
-    Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|source| McpError::Spawn {
-            command: command.join(" "),
-            source,
-        })
-}
-
-/// Wait up to `grace` for the child to exit, then kill it. Its exit status, if it exited.
-pub(crate) fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
-    let start = Instant::now();
-    while start.elapsed() < grace {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
 }

@@ -2,9 +2,12 @@
 //!
 //! MCP's stdio transport is one JSON-RPC message per line. A line longer than the cap is not
 //! held in memory: the reader hands out its first `cap` bytes and the caller streams the rest
-//! ([`LineReader::copy_rest`]) straight to its destination (or discards it).
+//! ([`LineReader::copy_rest`]) straight to its destination (or discards it), such as a
+//! [`Spool`] that keeps it out of memory until the whole line has been seen.
 
-use std::io::{self, BufRead, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, Seek, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How many bytes of an oversized line's end [`LineReader::copy_rest`] keeps (enough for the
 /// `"id":…}` a JSON-RPC message usually ends with).
@@ -19,6 +22,16 @@ pub enum Line {
     Oversize(Vec<u8>),
     /// End of input.
     Eof,
+}
+
+/// The end of an oversized line, from [`LineReader::copy_rest`].
+#[derive(Debug, PartialEq)]
+pub struct Rest {
+    /// The line's last [`TAIL`] bytes (without `\r`).
+    pub tail: Vec<u8>,
+    /// The line ended with a newline, not with the end of the input (a writer that died
+    /// mid-message).
+    pub newline: bool,
 }
 
 /// Reads lines of at most `cap` bytes.
@@ -68,8 +81,8 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// Copy the rest of an oversized line to `out` (or drop it when `None`), without its
-    /// newline, in bounded memory. Returns the line's last [`TAIL`] bytes.
-    pub fn copy_rest(&mut self, mut out: Option<&mut dyn Write>) -> io::Result<Vec<u8>> {
+    /// newline, in bounded memory.
+    pub fn copy_rest(&mut self, mut out: Option<&mut dyn Write>) -> io::Result<Rest> {
         let mut tail: Vec<u8> = Vec::with_capacity(2 * TAIL);
         loop {
             let avail = match self.inner.fill_buf() {
@@ -78,7 +91,10 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if avail.is_empty() {
-                return Ok(tail);
+                return Ok(Rest {
+                    tail,
+                    newline: false,
+                });
             }
             let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
                 Some(i) => (&avail[..i], Some(i + 1)),
@@ -97,9 +113,72 @@ impl<R: BufRead> LineReader<R> {
                 if tail.last() == Some(&b'\r') {
                     tail.pop();
                 }
-                return Ok(tail);
+                return Ok(Rest {
+                    tail,
+                    newline: true,
+                });
             }
         }
+    }
+}
+
+/// An unnamed temporary file: a message too large to hold waits here until its end has
+/// been seen (page cache and disk, not pare's memory). Removed from the directory as soon
+/// as it is created, so nothing is left behind however pare ends.
+pub struct Spool {
+    file: File,
+}
+
+impl Spool {
+    /// In `std::env::temp_dir()` (`$TMPDIR`, else /tmp).
+    pub fn new() -> io::Result<Spool> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir();
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path = dir.join(format!("pare-spool-{}-{n}", std::process::id()));
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => {
+                    std::fs::remove_file(&path)?;
+                    return Ok(Spool { file });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Where the bytes go (buffered: flush it before [`Spool::copy_to`]).
+    pub fn writer(&mut self) -> io::BufWriter<&mut File> {
+        io::BufWriter::with_capacity(1 << 16, &mut self.file)
+    }
+
+    /// Copy everything written to `out`.
+    pub fn copy_to(&mut self, out: &mut dyn Write) -> io::Result<u64> {
+        io::copy(
+            &mut io::BufReader::with_capacity(1 << 16, self.read_back()?),
+            out,
+        )
+    }
+
+    /// Everything written, from the start.
+    pub fn read_back(&mut self) -> io::Result<&mut File> {
+        self.file.rewind()?;
+        Ok(&mut self.file)
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -132,10 +211,26 @@ mod tests {
             Line::Oversize(b"xxxxxxxxxx".to_vec())
         );
         let mut out = Vec::new();
-        let tail = r.copy_rest(Some(&mut out)).unwrap();
+        let rest = r.copy_rest(Some(&mut out)).unwrap();
         assert_eq!(out.len(), 990);
-        assert_eq!(tail.len(), TAIL);
+        assert_eq!(rest.tail.len(), TAIL);
+        assert!(rest.newline);
         assert_eq!(r.next_line().unwrap(), Line::Whole(b"next".to_vec()));
+    }
+
+    #[test]
+    fn an_oversized_line_cut_by_the_end_of_input_says_so_and_a_spool_gives_it_back() {
+        let mut r = LineReader::new(&b"0123456789abc"[..], 10);
+        assert!(matches!(r.next_line().unwrap(), Line::Oversize(_)));
+        let mut spool = Spool::new().unwrap();
+        let mut w = spool.writer();
+        let rest = r.copy_rest(Some(&mut w)).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        assert_eq!((rest.tail.as_slice(), rest.newline), (&b"abc"[..], false));
+        let mut back = Vec::new();
+        spool.copy_to(&mut back).unwrap();
+        assert_eq!(back, b"abc");
     }
 
     #[test]

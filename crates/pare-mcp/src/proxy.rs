@@ -6,8 +6,12 @@
 //! taken out), their results ([`crate::shape_result`]), and `pare_more` calls, which pare
 //! answers itself. Requests from the client are tracked by id so that, when the upstream
 //! server exits, each one still open gets a JSON-RPC error. Lines from upstream that are not
-//! JSON-RPC are logged and skipped. Lines longer than the message cap are streamed through
-//! unchanged, never held whole.
+//! JSON-RPC are logged and skipped; a JSON-RPC message that is not strict JSON (a lone
+//! surrogate escape, bytes that are not UTF-8) is recognised by a tolerant scan
+//! ([`crate::scan`]) and passed on unchanged, never dropped. Lines longer than the message
+//! cap are never held whole ([`oversize`]).
+
+mod oversize;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
@@ -23,6 +27,7 @@ use crate::cache::{Limits, PageCache};
 use crate::config::{Config, ToolPolicy};
 use crate::lines::{Line, LineReader};
 use crate::rpc::{self, Kind};
+use crate::scan;
 use crate::shape_result::{Budget, Call, Shaped, page_result, shape_result};
 use crate::tools_list::{self, DETAIL, DetailArgs, PARE_MORE};
 
@@ -77,6 +82,26 @@ impl Shared {
         out.write_all(line)?;
         out.write_all(b"\n")?;
         out.flush()
+    }
+
+    /// Stop waiting for the request `id`; `true` if it was open.
+    fn settle(&self, id: &Json) -> bool {
+        self.pending
+            .lock()
+            .expect("pending")
+            .remove(&rpc::id_key(id))
+            .is_some()
+    }
+
+    /// Wait for the answer to a request pare could not read whole (over the cap, or not
+    /// strict JSON), so that it is answered if the server exits first.
+    fn track_unread(&self, h: &scan::Head) {
+        if let (true, Some(id)) = (h.method, &h.id) {
+            self.pending
+                .lock()
+                .expect("pending")
+                .insert(rpc::id_key(id), (id.clone(), Pending::Other));
+        }
     }
 }
 
@@ -159,6 +184,7 @@ fn client_loop(shared: &Shared, client_in: impl BufRead, upstream_in: impl Write
             Ok(Line::Whole(line)) => line,
             Ok(Line::Oversize(head)) => {
                 // Too large to read: pass it on as it is.
+                shared.track_unread(&scan::head(&head));
                 let sent = upstream
                     .write_all(&head)
                     .and_then(|()| reader.copy_rest(Some(&mut upstream)).map(drop))
@@ -190,6 +216,7 @@ fn client_loop(shared: &Shared, client_in: impl BufRead, upstream_in: impl Write
 fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
     let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
         // Not ours to judge: the server answers a bad request.
+        shared.track_unread(&scan::head(line));
         return Some(None);
     };
     match rpc::kind(&msg) {
@@ -349,49 +376,8 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
                 }
             }
             Ok(Line::Oversize(head)) => {
-                let start = head.iter().find(|b| !b.is_ascii_whitespace());
-                if start != Some(&b'{') {
-                    log(&format!(
-                        "skipped a line from the server (not JSON-RPC): {}",
-                        preview(&head)
-                    ));
-                    if reader.copy_rest(None).is_err() {
-                        return UpstreamEnd::Closed;
-                    }
-                    continue;
-                }
-                log(&format!(
-                    "a message of more than {cap} bytes is forwarded unchanged (raise --max-message-bytes to shape it)"
-                ));
-                let mut out = shared.client_out.lock().expect("client writer");
-                let mut client = Watched {
-                    inner: &mut **out,
-                    failed: false,
-                };
-                let tail = client
-                    .write_all(&head)
-                    .and_then(|()| reader.copy_rest(Some(&mut client)))
-                    .and_then(|tail| {
-                        client
-                            .write_all(b"\n")
-                            .and_then(|()| client.flush())
-                            .map(|()| tail)
-                    });
-                let client_gone = client.failed;
-                drop(out);
-                match tail {
-                    Ok(tail) => {
-                        if let Some(id) = rpc::id_in_tail(&tail) {
-                            shared
-                                .pending
-                                .lock()
-                                .expect("pending")
-                                .remove(&rpc::id_key(&id));
-                        }
-                    }
-                    // The copy reads the server and writes the client: either may have failed.
-                    Err(_) if client_gone => return UpstreamEnd::ClientGone,
-                    Err(_) => return UpstreamEnd::Closed,
+                if let Some(end) = oversize::from_upstream(shared, &mut reader, &head) {
+                    return end;
                 }
             }
         }
@@ -401,7 +387,9 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
 /// Handle one message from the server: `Ok(None)` forward it unchanged, `Ok(Some(bytes))`
 /// forward these instead, `Err(why)` it is not a JSON-RPC message.
 fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
-    let mut msg: Json = serde_json::from_slice(line).map_err(|_| "not JSON")?;
+    let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
+        return unreadable_message(shared, line);
+    };
     let id = match rpc::kind(&msg) {
         None => return Err("not JSON-RPC 2.0"),
         Some(Kind::Response(id)) => id.clone(),
@@ -461,6 +449,24 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
             }
         }
     }
+}
+
+/// A line from the server that is not strict JSON. A JSON-RPC message all the same (a lone
+/// surrogate escape, bytes that are not UTF-8 in a string) goes on unchanged, settling its
+/// request: dropped, its request would never be answered.
+fn unreadable_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
+    let h = scan::head(line);
+    if !(h.complete && h.plausible() && h.jsonrpc == Some(true) && (h.method || h.id.is_some())) {
+        return Err("not JSON");
+    }
+    log(&format!(
+        "a message that is not strict JSON (a lone surrogate or bytes that are not UTF-8) is forwarded unchanged: {}",
+        preview(line)
+    ));
+    if let Some(id) = h.response_id() {
+        shared.settle(id);
+    }
+    Ok(None)
 }
 
 /// A log line on stderr (never stdout: stdout carries only protocol).

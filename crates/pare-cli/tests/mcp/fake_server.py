@@ -12,13 +12,26 @@ Modes:
   garbage  like ok, but writes junk lines (not JSON, JSON that is not JSON-RPC) before
            every answer.
   exit     like ok, but exits with status 3 on the first tools/call, without answering.
-  big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed.
+  big      like ok; `data` returns a JSON text of about FAKE_BYTES bytes (env), streamed, with
+           the id last (JS SDK order) or, with FAKE_ID_FIRST=1, first (Python SDK order).
+  Also in every mode: `test/surrogate` is answered with a lone surrogate escape
+  ({"name": "a\\ud800b"}, as json.dumps writes it), `test/bad_utf8` with a byte that is not
+  UTF-8; `test/junk_big` gets a 10 MB line that is JSON but not JSON-RPC before its answer;
+  `test/crash_big` gets the first 18 MB of a reply, then the server exits mid-line.
+  orphan   like ok, but starts a child (`sleep`), writes "SERVER_PID CHILD_PID" to a file in
+           the directory FAKE_PIDS (env), and does not exit when its stdin closes.
+  stubborn like orphan, and it and its child ignore SIGTERM.
+  escape   like ok, but starts a child in a session of its own (out of the server's process
+           group) that holds the server's stderr, and writes "SERVER_PID CHILD_PID" likewise.
 
 In every mode the tool `file` returns the text of the file FAKE_FILE (env) as it is.
 """
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 TOOLS = [
@@ -39,16 +52,23 @@ def rows(n):
 
 def send_big(rid, size):
     """A `data` result whose text is about `size` bytes of JSON rows, written in pieces (the
-    server never holds it whole), with the id at the end as the JS SDK writes it."""
+    server never holds it whole), with the id at the end as the JS SDK writes it (or first,
+    as the Python SDK does, with FAKE_ID_FIRST)."""
     out = sys.stdout
-    out.write('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\\"rows\\":[')
+    if os.environ.get("FAKE_ID_FIRST"):
+        out.write('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"{\\"rows\\":[' % json.dumps(rid))
+    else:
+        out.write('{"result":{"content":[{"type":"text","text":"{\\"rows\\":[')
     row = '{\\"id\\":%d,\\"name\\":\\"' + "x" * 40 + '\\",\\"kind\\":\\"record\\",\\"note\\":null}'
     n = max(1, size // 80)
     for start in range(0, n, 10000):
         out.write(",".join(row % i for i in range(start, min(n, start + 10000))))
         if start + 10000 < n:
             out.write(",")
-    out.write(']}"}]},"id":%s}\n' % json.dumps(rid))
+    if os.environ.get("FAKE_ID_FIRST"):
+        out.write(']}"}]}}\n')
+    else:
+        out.write(']}"}]},"jsonrpc":"2.0","id":%s}\n' % json.dumps(rid))
     out.flush()
 
 
@@ -74,6 +94,20 @@ def answer(msg):
             return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
                     "arguments_seen": args}
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
+    if method == "test/surrogate":
+        return {"name": "a\ud800b"}
+    if method == "test/bad_utf8":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":%s,"result":{"name":"a\xffb"}}\n' % json.dumps(rid).encode())
+        sys.stdout.buffer.flush()
+        return None
+    if method == "test/junk_big":
+        sys.stdout.write('{"data":"' + "x" * 10_000_000 + '"}\n')
+    if method == "test/crash_big":
+        sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' % json.dumps(rid))
+        sys.stdout.write("y" * 18_000_000)
+        sys.stdout.flush()
+        os._exit(3)
     if method == "test/never":
         return None  # never answered
     if method == "test/die":
@@ -82,6 +116,20 @@ def answer(msg):
         send({"jsonrpc": "2.0", "method": "notifications/foo_unknown", "params": {"x": 1}})
     return {"echo": method}
 
+
+def start_child():
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the child inherits it
+    child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             start_new_session=(MODE == "escape"))
+    path = os.path.join(os.environ["FAKE_PIDS"], "pids-%d" % os.getpid())
+    with open(path + ".tmp", "w") as f:
+        f.write("%d %d" % (os.getpid(), child.pid))
+    os.rename(path + ".tmp", path)
+
+
+if MODE in ("orphan", "stubborn", "escape"):
+    start_child()
 
 for line in sys.stdin:
     line = line.strip()
@@ -96,3 +144,7 @@ for line in sys.stdin:
     result = answer(msg)
     if result is not None:
         send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+if MODE in ("orphan", "stubborn"):
+    while True:  # ignores the end of its input
+        time.sleep(1000)

@@ -80,7 +80,7 @@ pub fn pare_bin() -> &'static str {
 pub struct Proxy {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    lines: mpsc::Receiver<Vec<u8>>,
     stderr: mpsc::Receiver<String>,
 }
 
@@ -99,8 +99,16 @@ impl Proxy {
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            let mut out = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match out.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -121,18 +129,36 @@ impl Proxy {
         }
     }
 
+    /// Send one line as it is (it need not be strict JSON).
+    pub fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn send(&mut self, msg: Value) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{msg}").unwrap();
         stdin.flush().unwrap();
     }
 
+    /// The next line on pare's stdout as it is, without its newline.
+    pub fn recv_raw(&mut self) -> Vec<u8> {
+        self.lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("a reply from pare")
+    }
+
+    /// The next line on pare's stdout, if there is one before pare closes it.
+    pub fn try_recv_raw(&mut self) -> Option<Vec<u8>> {
+        self.lines.recv_timeout(REPLY_TIMEOUT).ok()
+    }
+
     /// The next line on pare's stdout, which must be a JSON-RPC 2.0 message.
     pub fn recv(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(REPLY_TIMEOUT)
-            .expect("a reply from pare");
+        let raw = self.recv_raw();
+        let line = String::from_utf8(raw).expect("stdout carried a line that is not UTF-8");
         let v: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:.200}"));
         assert_eq!(
@@ -169,6 +195,11 @@ impl Proxy {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
         line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// pare's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn close_stdin(&mut self) {

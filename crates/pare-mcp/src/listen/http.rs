@@ -5,8 +5,12 @@
 //! is small: read a request (request line, headers, a `Content-Length` body), write a
 //! response with a length, or a chunked one whose chunks are flushed as they come (SSE).
 //!
-//! Limits keep a bad peer from costing memory: 64 KiB of head, 100 headers, a body cap set
-//! by the caller. Chunked request bodies are refused (411); MCP clients send a length.
+//! Limits keep a bad peer from costing memory or time: 64 KiB of head, 100 headers, a body
+//! cap set by the caller, and deadlines for the whole head and the whole body (a peer that
+//! sends a byte a second cannot hold a connection: 408). Chunked request bodies are refused
+//! (411); MCP clients send a length. Framing RFC 9112 calls ambiguous is refused (400): more
+//! than one `Content-Length` or `Host`, a length that is not all digits, no `Host` in
+//! HTTP/1.1.
 //!
 //! ```text
 //! POST /mcp HTTP/1.1            HTTP/1.1 200 OK
@@ -16,7 +20,11 @@
 //!                               <chunk: event: message\ndata: {...}\n\n> <0-chunk>
 //! ```
 
-use std::io::{self, BufRead, Write};
+use std::cell::Cell;
+use std::io::{self, BufRead, Read, Write};
+use std::net::TcpStream;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 const MAX_HEAD: usize = 64 << 10;
 const MAX_HEADERS: usize = 100;
@@ -59,8 +67,83 @@ impl From<io::Error> for ReadError {
     }
 }
 
-/// Read one request. Its body may be at most `max_body` bytes.
-pub fn read_request(r: &mut impl BufRead, max_body: usize) -> Result<Request, ReadError> {
+/// How long a request may take to arrive.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadlines {
+    /// From its first byte to the end of its head.
+    pub head: Duration,
+    /// From the end of its head to the end of its body.
+    pub body: Duration,
+}
+
+/// A connection whose reads fail (`TimedOut`) once the deadline in `deadline` has passed.
+pub struct Timed {
+    stream: TcpStream,
+    deadline: Rc<Cell<Instant>>,
+}
+
+impl Timed {
+    /// The stream, and the deadline cell its reads obey (the caller and [`read_request`]
+    /// move it).
+    pub fn new(stream: TcpStream, first: Instant) -> (Timed, Rc<Cell<Instant>>) {
+        let deadline = Rc::new(Cell::new(first));
+        (
+            Timed {
+                stream,
+                deadline: deadline.clone(),
+            },
+            deadline,
+        )
+    }
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self
+            .deadline
+            .get()
+            .saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+/// Read one request. Its body may be at most `max_body` bytes. `deadline` holds until the
+/// request's first byte (then the head and body deadlines take over).
+pub fn read_request(
+    r: &mut impl BufRead,
+    max_body: usize,
+    deadline: &Cell<Instant>,
+    limits: Deadlines,
+) -> Result<Request, ReadError> {
+    // Waiting for a request is not an error to answer: a quiet end.
+    if r.fill_buf().map_err(|_| ReadError::Closed)?.is_empty() {
+        return Err(ReadError::Closed);
+    }
+    deadline.set(Instant::now() + limits.head);
+    let request = read_head(r, max_body)?;
+    deadline.set(Instant::now() + limits.body);
+    let (head, length) = request;
+    let mut body = vec![0; length];
+    r.read_exact(&mut body).map_err(late)?;
+    Ok(Request { body, ..head })
+}
+
+/// A read that failed inside a request: 408 if it was too slow.
+fn late(e: io::Error) -> ReadError {
+    match e.kind() {
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => {
+            ReadError::Refused(408, "the request took too long to arrive")
+        }
+        _ => ReadError::Closed,
+    }
+}
+
+/// The request line and headers; the body's length.
+fn read_head(r: &mut impl BufRead, max_body: usize) -> Result<(Request, usize), ReadError> {
     let mut head_bytes = 0;
     let mut line = String::new();
     // Blank lines before a request are allowed (RFC 9112 §2.2).
@@ -120,11 +203,18 @@ pub fn read_request(r: &mut impl BufRead, max_body: usize) -> Result<Request, Re
             "chunked request bodies are not accepted; send Content-Length",
         ));
     }
+    let count = |n: &str| headers.iter().filter(|(h, _)| h == n).count();
+    if count("content-length") > 1 {
+        return Err(ReadError::Refused(400, "more than one Content-Length"));
+    }
     let length = match get("content-length") {
         None => 0,
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| ReadError::Refused(400, "bad Content-Length"))?,
+        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            v.parse::<usize>().map_err(|_| {
+                ReadError::Refused(413, "the message is larger than --max-message-bytes")
+            })?
+        }
+        Some(_) => return Err(ReadError::Refused(400, "bad Content-Length")),
     };
     if length > max_body {
         return Err(ReadError::Refused(
@@ -132,21 +222,25 @@ pub fn read_request(r: &mut impl BufRead, max_body: usize) -> Result<Request, Re
             "the message is larger than --max-message-bytes",
         ));
     }
-    let mut body = vec![0; length];
-    r.read_exact(&mut body)?;
+    match count("host") {
+        0 if !http10 => return Err(ReadError::Refused(400, "no Host header")),
+        0 | 1 => {}
+        _ => return Err(ReadError::Refused(400, "more than one Host header")),
+    }
     let connection = get("connection").map(str::to_ascii_lowercase);
     let keep_alive = match connection.as_deref() {
         Some(c) if c.contains("close") => false,
         Some(c) if c.contains("keep-alive") => true,
         _ => !http10,
     };
-    Ok(Request {
+    let request = Request {
         method,
         path,
         headers,
-        body,
+        body: Vec::new(),
         keep_alive,
-    })
+    };
+    Ok((request, length))
 }
 
 /// Read one line of the head, counting it against [`MAX_HEAD`].
@@ -156,7 +250,9 @@ fn read_head_line(
     used: &mut usize,
 ) -> Result<usize, ReadError> {
     let mut raw = Vec::new();
-    let n = io::Read::take(&mut *r, (MAX_HEAD - *used + 1) as u64).read_until(b'\n', &mut raw)?;
+    let n = io::Read::take(&mut *r, (MAX_HEAD - *used + 1) as u64)
+        .read_until(b'\n', &mut raw)
+        .map_err(late)?;
     *used += n;
     if *used > MAX_HEAD {
         return Err(ReadError::Refused(431, "request head too large"));
@@ -178,6 +274,7 @@ fn reason(status: u16) -> &'static str {
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",
+        408 => "Request Timeout",
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         411 => "Length Required",
@@ -257,7 +354,17 @@ mod tests {
     use super::*;
 
     fn read(raw: &str, max: usize) -> Result<Request, ReadError> {
-        read_request(&mut io::BufReader::new(raw.as_bytes()), max)
+        let limits = Deadlines {
+            head: Duration::from_secs(10),
+            body: Duration::from_secs(10),
+        };
+        let deadline = Cell::new(Instant::now());
+        read_request(
+            &mut io::BufReader::new(raw.as_bytes()),
+            max,
+            &deadline,
+            limits,
+        )
     }
 
     #[test]
@@ -295,6 +402,26 @@ mod tests {
         assert_eq!(status("GET / HTTP/2.0\r\n\r\n"), 505);
         let long = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEAD));
         assert_eq!(status(&long), 431);
+        // RFC 9112: ambiguous framing and hosts are 400.
+        assert_eq!(
+            status(
+                "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}"
+            ),
+            400
+        );
+        assert_eq!(
+            status("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: +2\r\n\r\n{}"),
+            400
+        );
+        assert_eq!(
+            status("POST /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 2\r\n\r\n{}"),
+            400
+        );
+        assert_eq!(
+            status("POST /mcp HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"),
+            400
+        );
+        assert!(read("GET / HTTP/1.0\r\n\r\n", 10).is_ok());
     }
 
     #[test]

@@ -35,11 +35,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
-use self::http::{Chunked, ReadError, Request, read_request, respond};
+pub use self::http::Deadlines;
+use self::http::{Chunked, ReadError, Request, Timed, read_request, respond};
 use self::router::Delivery;
 use self::session::Session;
 use crate::McpError;
@@ -54,6 +55,9 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 const SESSION_NOT_FOUND: i64 = -32001;
 /// How long a keep-alive connection may wait for its next request.
 const CONNECTION_IDLE: Duration = Duration::from_secs(300);
+/// How long a request's head may take, from its first byte (and a new connection's first
+/// request from the connection's start).
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Where and how to listen.
 #[derive(Debug, Clone)]
@@ -64,9 +68,13 @@ pub struct Listen {
     /// Browser origins allowed besides loopback ones, e.g. `https://app.example.com`.
     pub allowed_origins: Vec<String>,
     pub max_sessions: usize,
+    /// Connections at once, at most; more get 503.
     pub max_connections: usize,
     /// A session with no request for this long is closed.
     pub session_idle: Duration,
+    /// How long a request's head and body may take to arrive (a slow peer holds a
+    /// connection no longer).
+    pub deadlines: Deadlines,
 }
 
 impl Listen {
@@ -79,6 +87,10 @@ impl Listen {
             max_sessions: 64,
             max_connections: 256,
             session_idle: Duration::from_secs(30 * 60),
+            deadlines: Deadlines {
+                head: HEAD_DEADLINE,
+                body: Duration::from_secs(60),
+            },
         }
     }
 }
@@ -164,14 +176,17 @@ fn reap_idle_sessions(server: &Server) {
 }
 
 fn serve_connection(server: &Arc<Server>, stream: TcpStream) {
-    let _ = stream.set_read_timeout(Some(CONNECTION_IDLE));
     let _ = stream.set_nodelay(true);
     let Ok(mut out) = stream.try_clone() else {
         return;
     };
-    let mut input = BufReader::with_capacity(1 << 16, stream);
+    let limits = server.listen.deadlines;
+    // The first request must start within the head deadline: a connection that sends
+    // nothing holds a slot no longer than one that sends slowly.
+    let (timed, deadline) = Timed::new(stream, Instant::now() + limits.head);
+    let mut input = BufReader::with_capacity(1 << 16, timed);
     loop {
-        let req = match read_request(&mut input, server.opts.max_message_bytes) {
+        let req = match read_request(&mut input, server.opts.max_message_bytes, &deadline, limits) {
             Ok(r) => r,
             Err(ReadError::Closed) => return,
             Err(ReadError::Refused(status, why)) => {
@@ -181,7 +196,7 @@ fn serve_connection(server: &Arc<Server>, stream: TcpStream) {
         };
         let keep = req.keep_alive;
         match handle(server, req, &mut out) {
-            Ok(true) if keep => {}
+            Ok(true) if keep => deadline.set(Instant::now() + CONNECTION_IDLE),
             _ => return,
         }
     }
@@ -296,6 +311,11 @@ fn post(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::Res
     let method = msg.get("method").and_then(Json::as_str);
     let request_id = msg.get("id").filter(|_| method.is_some()).cloned();
     let (session, new) = match req.header("mcp-session-id") {
+        // An initialize without an id is a notification nobody can be answered on: it
+        // must not start a session (and a server) that no one can address or delete.
+        None if method == Some("initialize") && request_id.is_none() => {
+            return refuse(out, 400, "initialize must be a request (with an id)", keep);
+        }
         None if method == Some("initialize") => match new_session(server) {
             Ok(s) => (s, true),
             Err(why) => return refuse(out, 503, &why, keep),

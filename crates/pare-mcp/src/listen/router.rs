@@ -11,19 +11,23 @@
 //!   stream; without one, the newest open SSE POST stream; without one, a bounded backlog
 //!   that the next GET stream receives first.
 //!
-//! A line longer than the message cap is not held whole: its destination is read from its
-//! head and the rest streams through in pieces.
+//! A line longer than the message cap is not held in memory: its destination is read from
+//! its head and the rest streams through in pieces. When the head does not tell (the id is
+//! last) and several requests are open, the line waits in a temporary file until its end
+//! names its request, then streams from there.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use serde::de::IgnoredAny;
 use serde_json::Value as Json;
 
+use crate::lines::{Spool, TAIL};
 use crate::proxy::log;
 use crate::rpc::id_key;
+use crate::scan;
 
 /// Messages the backlog keeps, at most, and their bytes.
 const BACKLOG_MESSAGES: usize = 1024;
@@ -185,8 +189,29 @@ pub struct RouterWriter {
     cap: usize,
     /// The destination of the oversize line being streamed (`None` inside: nowhere).
     streaming: Option<Option<(SyncSender<Delivery>, bool)>>,
-    /// An oversize line whose destination its head does not tell is being held whole.
+    /// An oversize line whose destination its head does not tell, waiting for its end.
+    held: Option<Held>,
+    /// The same, held in memory (no temporary file could be made).
     holding: bool,
+}
+
+/// An oversize line waiting in a temporary file, and its last bytes.
+struct Held {
+    spool: Spool,
+    tail: Vec<u8>,
+    failed: bool,
+}
+
+impl Held {
+    fn push(&mut self, bytes: &[u8]) {
+        if !self.failed && self.spool.write_all(bytes).is_err() {
+            self.failed = true;
+        }
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * TAIL {
+            self.tail.drain(..self.tail.len() - TAIL);
+        }
+    }
 }
 
 impl RouterWriter {
@@ -196,6 +221,7 @@ impl RouterWriter {
             buf: Vec::new(),
             cap,
             streaming: None,
+            held: None,
             holding: false,
         }
     }
@@ -215,17 +241,17 @@ impl RouterWriter {
     }
 
     fn start_streaming(&mut self) {
-        let key = match head_response_key(&self.buf) {
-            Some(key) => Some(key),
+        let h = scan::head(&self.buf);
+        let key = match h.response_id() {
+            Some(id) => Some(id_key(id)),
+            // A request or notification from the server: not a response.
+            None if h.method => None,
             // Servers often write the id last. With one request open it can only be that
             // one's response; with several, hold the line until its end names it.
             None => match self.router.only_waiting() {
                 Some(key) => Some(key),
                 None => {
-                    log(
-                        "a message over the cap does not name its request in its head and several requests are open; holding it whole",
-                    );
-                    self.holding = true;
+                    self.hold();
                     return;
                 }
             },
@@ -240,6 +266,69 @@ impl RouterWriter {
         };
         send_piece(&dest, head, false);
         self.streaming = Some(dest);
+    }
+
+    /// Keep the line being written in a temporary file (in memory if none can be made).
+    fn hold(&mut self) {
+        match Spool::new() {
+            Ok(spool) => {
+                let mut held = Held {
+                    spool,
+                    tail: Vec::new(),
+                    failed: false,
+                };
+                held.push(&std::mem::take(&mut self.buf));
+                self.held = Some(held);
+            }
+            Err(e) => {
+                log(&format!(
+                    "a message over the cap does not name its request in its head, several requests are open, and no temporary file could be made ({e}); holding it in memory"
+                ));
+                self.holding = true;
+            }
+        }
+    }
+
+    /// The held line has ended: route it by the id at its end and stream it from the file.
+    fn release(&mut self, mut held: Held) {
+        let key = scan::id_at_end(&held.tail).map(|id| id_key(&id));
+        let dest = match self.router.dest(key.as_deref()) {
+            Dest::Stream(tx, response) => Some((tx, response)),
+            Dest::Backlog => None,
+        };
+        let sent = match (&dest, held.failed) {
+            (None, _) => Err("no stream open to the client".to_owned()),
+            (_, true) => Err("its temporary file failed".to_owned()),
+            (Some(_), false) => stream_file(&mut held.spool, &dest).map_err(|e| e.to_string()),
+        };
+        if let Err(why) = sent {
+            log(&format!("a message too large to hold was dropped: {why}"));
+            // Whatever reached the stream must end.
+            send_piece(&dest, Vec::new(), true);
+        }
+    }
+}
+
+/// Send a spool's contents to `dest` in pieces, the last one marked.
+fn stream_file(spool: &mut Spool, dest: &Option<(SyncSender<Delivery>, bool)>) -> io::Result<()> {
+    let file = spool.read_back()?;
+    let mut piece = vec![0u8; 1 << 16];
+    let mut filled = file.read(&mut piece)?;
+    loop {
+        let mut next = vec![0u8; 1 << 16];
+        let n = if filled == 0 {
+            0
+        } else {
+            file.read(&mut next)?
+        };
+        piece.truncate(filled);
+        let last = n == 0;
+        send_piece(dest, piece, last);
+        if last {
+            return Ok(());
+        }
+        piece = next;
+        filled = n;
     }
 }
 
@@ -258,6 +347,21 @@ impl Write for RouterWriter {
         let mut rest = data;
         while !rest.is_empty() {
             let newline = rest.iter().position(|&b| b == b'\n');
+            if let Some(held) = &mut self.held {
+                match newline {
+                    Some(i) => {
+                        held.push(&rest[..i]);
+                        let held = self.held.take().expect("held");
+                        self.release(held);
+                        rest = &rest[i + 1..];
+                    }
+                    None => {
+                        held.push(rest);
+                        rest = &[];
+                    }
+                }
+                continue;
+            }
             if let Some(dest) = &self.streaming {
                 match newline {
                     Some(i) => {
@@ -312,98 +416,6 @@ fn response_key(line: &[u8]) -> Option<String> {
     match (p.id, p.method) {
         (Some(id), None) if !id.is_null() => Some(id_key(&id)),
         _ => None,
-    }
-}
-
-/// The id key of a message from its head only, if the head shows a top-level `"id"` and no
-/// `"method"` before the first large value. A plain scan: strings and nesting are skipped.
-fn head_response_key(head: &[u8]) -> Option<String> {
-    let mut i = head.iter().position(|b| !b.is_ascii_whitespace())?;
-    if head[i] != b'{' {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = skip_ws(head, i);
-        let (key, after) = string_at(head, i)?;
-        i = skip_ws(head, after);
-        if head.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(head, i + 1);
-        let end = value_end(head, i)?;
-        match key {
-            b"method" => return None,
-            b"id" => {
-                let id: Json = serde_json::from_slice(&head[i..end]).ok()?;
-                return (!id.is_null()).then(|| id_key(&id));
-            }
-            _ => {}
-        }
-        i = skip_ws(head, end);
-        match head.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// A string starting at `i`: its raw contents and the index after its closing quote.
-fn string_at(b: &[u8], i: usize) -> Option<(&[u8], usize)> {
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Some((&b[i + 1..j], j + 1)),
-            _ => j += 1,
-        }
-    }
-    None
-}
-
-/// The end of the JSON value starting at `i`, if the head holds all of it.
-fn value_end(b: &[u8], i: usize) -> Option<usize> {
-    match b.get(i)? {
-        b'"' => string_at(b, i).map(|(_, end)| end),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < b.len() {
-                match b[j] {
-                    b'"' => {
-                        j = string_at(b, j)?.1;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
-        _ => {
-            let end = b[i..]
-                .iter()
-                .position(|c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace())
-                .map(|n| i + n)?;
-            Some(end)
-        }
     }
 }
 
@@ -498,24 +510,5 @@ mod tests {
                 true
             )]
         );
-    }
-
-    #[test]
-    fn heads_are_read_for_a_top_level_id() {
-        let key = |s: &str| head_response_key(s.as_bytes());
-        assert_eq!(
-            key("{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"a\":"),
-            Some("12".into())
-        );
-        assert_eq!(
-            key("{\"result\":{\"x\":[\"}\"]},\"id\":\"q\\\"\",\"jsonrpc\""),
-            Some("\"q\\\"\"".into())
-        );
-        assert_eq!(key("{\"method\":\"x\",\"id\":1"), None);
-        assert_eq!(
-            key("{\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":\"aaa"),
-            None
-        );
-        assert_eq!(key("[1,2"), None);
     }
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use super::router::{Router, RouterWriter};
 use crate::http_upstream::{self, Feed, Inbox};
 use crate::proxy::{self, Ending, Options, log};
-use crate::{McpError, spawn_server, stop};
+use crate::{McpError, child};
 
 /// What each session talks to.
 #[derive(Debug, Clone)]
@@ -55,13 +55,11 @@ impl Session {
         let s = session.clone();
         match upstream {
             Upstream::Command(command) => {
-                let mut child = spawn_server(command)?;
-                let upstream_in = child.stdin.take().expect("piped stdin");
-                let upstream_out =
-                    BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
+                let (server, upstream_in, upstream_out) = child::spawn(command)?;
+                let upstream_out = BufReader::with_capacity(1 << 16, upstream_out);
                 thread::spawn(move || {
                     let ending = proxy::run(opts, client_in, client_out, upstream_in, upstream_out);
-                    let status = stop(&mut child, Duration::from_secs(2));
+                    let status = server.stop(child::GRACE);
                     if let Ending::UpstreamExited { pending } = ending {
                         log(&format!(
                             "session {}: the upstream MCP server exited ({}); {pending} open request(s) were answered with an error",
