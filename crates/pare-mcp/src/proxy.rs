@@ -149,8 +149,20 @@ pub fn run(
     }
     match rx.recv() {
         Ok(Event::ClientClosed) => {
-            // Let the server answer what it was asked, then stop.
-            let _ = rx.recv_timeout(drain);
+            // Let the server answer what it was asked (up to `drain`), then stop. With nothing
+            // open there is nothing to wait for: a server that ignores its input closing is
+            // stopped at once, not `drain` later.
+            let deadline = std::time::Instant::now() + drain;
+            while !shared.pending.lock().expect("pending").is_empty() {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                match rx.recv_timeout(left.min(Duration::from_millis(20))) {
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => break,
+                }
+            }
             Ending::ClientClosed
         }
         Ok(Event::UpstreamClosed) | Err(_) => {

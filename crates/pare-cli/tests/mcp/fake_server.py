@@ -94,6 +94,8 @@ def answer(msg):
             return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
                     "arguments_seen": args}
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
+    if method == "test/never":
+        return None  # a request left open: pare's drain waits for it
     if method == "test/surrogate":
         return {"name": "a\ud800b"}
     if method == "test/bad_utf8":
