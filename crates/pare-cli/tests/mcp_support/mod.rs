@@ -335,8 +335,54 @@ pub fn assert_everything_results_match(direct: &Value, through: &Value, how: &st
         "resources",
         "prompts",
     ] {
-        assert_eq!(through[key], direct[key], "{key} differs {how}");
+        assert_same_result(&direct[key], &through[key], &format!("{key} {how}"));
     }
+}
+
+/// `through` is `direct` as pare passes it on: equal, or a tool result whose texts holding
+/// a value (JSON after a caption, `LLM sampling result: \n{…}`) were shaped, each giving
+/// back exactly the server's value (`pare expand`), caption and trailer kept as written,
+/// and `_meta.pare` added.
+pub fn assert_same_result(direct: &Value, through: &Value, what: &str) {
+    if direct == through {
+        return;
+    }
+    let mut through = through.clone();
+    let meta = through.get_mut("_meta").and_then(Value::as_object_mut);
+    let meta_emptied = meta.is_some_and(|m| m.remove("pare").is_some() && m.is_empty());
+    if meta_emptied && direct.get("_meta").is_none() {
+        through.as_object_mut().unwrap().remove("_meta");
+    }
+    let (Some(d), Some(t)) = (direct["content"].as_array(), through["content"].as_array())
+    else {
+        panic!("{what} differs:\n{direct}\n{through}");
+    };
+    assert_eq!(d.len(), t.len(), "{what}: content items\n{direct}\n{through}");
+    for (d, t) in d.iter().zip(t) {
+        let (Some(dt), Some(tt)) = (d["text"].as_str(), t["text"].as_str()) else {
+            assert_eq!(d, t, "{what}");
+            continue;
+        };
+        if dt == tt {
+            continue;
+        }
+        let e = pare::embedded::find(dt)
+            .unwrap_or_else(|| panic!("{what}: a text changed that holds no value:\n{dt}\n{tt}"));
+        let body = tt
+            .strip_prefix(e.prefix)
+            .and_then(|b| b.strip_suffix(e.suffix))
+            .unwrap_or_else(|| panic!("{what}: caption or trailer changed:\n{dt}\n{tt}"));
+        let (value, _) = pare::encode::expand(body).expect("the shaped text expands");
+        assert_eq!(
+            pare::json::to_compact(&value),
+            pare::json::to_compact(&e.value),
+            "{what}: the value differs"
+        );
+    }
+    let (mut d, mut t) = (direct.clone(), through.clone());
+    d.as_object_mut().unwrap().remove("content");
+    t.as_object_mut().unwrap().remove("content");
+    assert_eq!(d, t, "{what}: besides content");
 }
 
 /// `scripts/pg_fixture.sh` (a throwaway PostgreSQL cluster with the `orders` fixture).
