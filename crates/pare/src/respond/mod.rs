@@ -70,6 +70,9 @@ pub enum Input<'a> {
     Json(&'a str),
     /// Text that is shaped when it is JSON and paged as plain text when it is not.
     Text(&'a str),
+    /// Text that is never parsed, only paged (at line ends) when over the budget: a file's
+    /// contents, which a reader edits by quoting what it read.
+    Plain(&'a str),
     /// A value the door already has (a binding's native object).
     Value(Value),
 }

@@ -38,6 +38,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
     let (text, value) = match &req.input {
         Input::Json(t) => (Some(*t), Some(json::parse(t)?)),
         Input::Text(t) => (Some(*t), json::parse(t).ok()),
+        Input::Plain(t) => (Some(*t), None),
         Input::Value(_) => (None, None),
     };
     let input = std::mem::replace(&mut req.input, Input::Text(""));
