@@ -310,7 +310,8 @@ mod tests {
         .unwrap();
         assert!(!p.levels_alike(0, 1) && !p.levels_alike(1, 2) && !p.levels_alike(0, 2));
 
-        let p = Policy::parse("levels = [\"a\", \"b\", \"full\"]\n[[ops]]\nop = \"prune\"\n").unwrap();
+        let p =
+            Policy::parse("levels = [\"a\", \"b\", \"full\"]\n[[ops]]\nop = \"prune\"\n").unwrap();
         assert!(p.levels_alike(0, 1) && !p.levels_alike(1, 2));
 
         // A packing policy's levels differ by the tier they allow, not by ops.

@@ -235,7 +235,11 @@ impl Run<'_, '_> {
                 self.policy().levels(),
                 limit,
             ));
-            for lower in (0..self.level).rev() {
+            // A level alike the one asked gives the same text: it cannot fit either.
+            let lower_levels = (0..self.level)
+                .rev()
+                .filter(|&l| !self.policy().levels_alike(l, self.level));
+            for lower in lower_levels {
                 let r = self.render_at(value.clone(), lower);
                 if fits(&r, room) {
                     let asked = self.level_name(self.level);

@@ -319,5 +319,8 @@ fn plain_input_is_never_parsed_and_pages_merge_back_to_the_text() {
     });
     assert!(pages.len() > 2);
     assert!(pages.iter().all(|p| p.record.kind == PageKind::Text));
-    assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    assert_eq!(
+        pages.iter().map(|p| p.text.as_str()).collect::<String>(),
+        text
+    );
 }
