@@ -114,9 +114,8 @@ fn mcp_memory_read_graph_through_pare_is_lossless_and_at_least_half_the_tokens()
         direct["default"]["structured"]
     );
 
-    // detail "full": the server's text exactly, no pare meta.
-    assert_eq!(texts(&through["full"]), texts(&direct["full"]));
-    assert_eq!(through["full"]["meta"], Value::Null);
+    // memory.toml is lossless: no `detail` to ask for, and the second read is the first.
+    assert_eq!(texts(&through["full"]), shaped);
 
     // Writes go through (the detail argument never reaches the server's validation).
     assert_eq!(through["create"]["is_error"], false);
@@ -131,22 +130,29 @@ fn mcp_memory_read_graph_through_pare_is_lossless_and_at_least_half_the_tokens()
         pare::json::parse(texts(&direct["search"])[0]).unwrap()
     );
 
-    // tools/list: the server's list, plus `detail` on each tool and `pare_more` at the end.
-    let mut listed = through["tools"]["tools"].as_array().unwrap().clone();
-    let more = listed.pop().unwrap();
-    assert_eq!(more["name"], "pare_more");
-    for t in &mut listed {
-        let detail = t["inputSchema"]["properties"]
-            .as_object_mut()
-            .unwrap()
-            .remove("detail")
-            .unwrap();
-        assert_eq!(
-            detail["enum"],
-            json!(["none", "minimal", "standard", "full"])
-        );
+    // tools/list: the server's list less its `$schema` URLs; a lossless policy adds nothing,
+    // and `pare_more` waits until a result needs it.
+    assert_no_dearer_and_only_schema_urls_differ(&direct["tools"], &through["tools"], "memory");
+}
+
+/// `through` is `direct` less the `$schema` URLs of input and output schemas, and costs no
+/// more o200k tokens.
+fn assert_no_dearer_and_only_schema_urls_differ(direct: &Value, through: &Value, server: &str) {
+    let (d, t) = (
+        tok().count(&direct["tools"].to_string()),
+        tok().count(&through["tools"].to_string()),
+    );
+    eprintln!("{server} tools/list: {d} o200k tokens direct, {t} through pare");
+    assert!(t <= d, "{server}: {t} > {d} tokens");
+    let mut want = direct.clone();
+    for tool in want["tools"].as_array_mut().unwrap() {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = tool.get_mut(key).and_then(Value::as_object_mut) {
+                schema.shift_remove("$schema");
+            }
+        }
     }
-    assert_eq!(Value::Array(listed), direct["tools"]["tools"]);
+    assert_eq!(through, &want, "{server}: tools/list through pare");
 }
 
 #[test]
@@ -259,10 +265,9 @@ fn mcp_everything_server_passes_through_including_server_to_client_requests() {
         &[],
     );
     assert_everything_results_match(&direct, &through, "through pare");
-    let mut names = direct["tool_names"].as_array().unwrap().clone();
-    names.push(json!("pare_more"));
-    names.sort_by_key(|v| v.as_str().unwrap().to_owned());
-    assert_eq!(through["tool_names"], Value::Array(names));
+    // No result needed pare_more, so it is not listed; nothing else is added either.
+    assert_eq!(through["tool_names"], direct["tool_names"]);
+    assert_no_dearer_and_only_schema_urls_differ(&direct["tools"], &through["tools"], "everything");
     // A JSON text pare cannot make cheaper stays exactly as the server wrote it; the
     // structured content is never touched.
     let mut s = through["structured"].clone();

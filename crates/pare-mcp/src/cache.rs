@@ -1,8 +1,9 @@
-//! The page cache behind `pare_more`: bounded in entries and bytes, with a time-to-live.
+//! The stores behind `pare_more`: bounded in entries and bytes, with a time-to-live.
 //!
 //! A paged result stores its later pages here under the cursors the engine named them by
-//! (see `pare::respond::cursor`). The oldest entries are evicted first when a bound is hit;
-//! an expired or evicted cursor is simply unknown.
+//! (see `pare::respond::cursor`); a shaped result its original ([`crate::originals`]). The
+//! oldest entries are evicted first when a bound is hit; an expired or evicted key is
+//! simply unknown.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -32,19 +33,33 @@ impl Default for Limits {
     }
 }
 
+/// What an entry costs against the byte bound.
+pub trait Weighed {
+    fn bytes(&self) -> usize;
+}
+
+impl Weighed for CachedPage {
+    fn bytes(&self) -> usize {
+        self.page.text.len()
+    }
+}
+
 /// Cursor → page.
+pub type PageCache = Store<CachedPage>;
+
+/// Key → entry, bounded.
 #[derive(Debug)]
-pub struct PageCache {
+pub struct Store<V> {
     limits: Limits,
-    pages: HashMap<String, (Instant, CachedPage)>,
+    pages: HashMap<String, (Instant, V)>,
     /// Insertion order, for eviction.
     order: VecDeque<String>,
     bytes: usize,
 }
 
-impl PageCache {
-    pub fn new(limits: Limits) -> PageCache {
-        PageCache {
+impl<V: Weighed + Clone> Store<V> {
+    pub fn new(limits: Limits) -> Store<V> {
+        Store {
             limits,
             pages: HashMap::new(),
             order: VecDeque::new(),
@@ -54,13 +69,13 @@ impl PageCache {
 
     /// Store a page under `cursor`, evicting the oldest pages to stay within the limits.
     /// The same cursor stored again (the same result asked for again) replaces the page.
-    pub fn put(&mut self, cursor: String, page: CachedPage) {
+    pub fn put(&mut self, cursor: String, page: V) {
         self.expire();
         if let Some((_, old)) = self.pages.remove(&cursor) {
-            self.bytes -= old.page.text.len();
+            self.bytes -= old.bytes();
             self.order.retain(|c| *c != cursor);
         }
-        let size = page.page.text.len();
+        let size = page.bytes();
         while !self.order.is_empty()
             && (self.order.len() >= self.limits.max_pages
                 || self.bytes + size > self.limits.max_bytes)
@@ -74,7 +89,7 @@ impl PageCache {
 
     /// The page a cursor names, if it is still cached. Pages stay until they expire, so a
     /// client may ask for the same page again.
-    pub fn get(&mut self, cursor: &str) -> Option<CachedPage> {
+    pub fn get(&mut self, cursor: &str) -> Option<V> {
         self.expire();
         self.pages.get(cursor).map(|(_, p)| p.clone())
     }
@@ -92,7 +107,7 @@ impl PageCache {
         if let Some(c) = self.order.pop_front()
             && let Some((_, p)) = self.pages.remove(&c)
         {
-            self.bytes -= p.page.text.len();
+            self.bytes -= p.bytes();
         }
     }
 }

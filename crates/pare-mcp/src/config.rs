@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use pare::encode::Format;
 use pare::ops::compile::PolicyError;
+use pare::params::Scalar;
 use pare::policy::Policy;
 use pare::schema::mcp::{McpOptions, ToolList, glob_match};
 
@@ -26,6 +27,12 @@ pub enum ConfigError {
         index: usize,
         message: String,
     },
+    #[error("in policy {path}: `mcp.tools[{index}].params`: {message}")]
+    Params {
+        path: PathBuf,
+        index: usize,
+        message: String,
+    },
 }
 
 /// How one tool's results are shaped.
@@ -35,12 +42,41 @@ pub struct ToolPolicy {
     pub format: Format,
     /// The level used when a call names none (an index into the policy's levels).
     pub default_level: usize,
+    /// `Some`: set by `[[mcp.tools]] verbatim`; `None`: by the default rule
+    /// ([`crate::verbatim`]).
+    pub verbatim: Option<bool>,
+    /// Policy parameters a caller may set per call, with their defaults (which type them).
+    pub params: Vec<(String, Scalar)>,
 }
 
 impl ToolPolicy {
     /// The policy's level names, least detail first; the last is `full`.
     pub fn levels(&self) -> &[String] {
         self.policy.levels()
+    }
+
+    /// The levels that give different outputs, least detail first: of levels alike
+    /// ([`pare::Policy::levels_alike`]) the default if it is one of them, else the one with
+    /// the most detail. One level: nothing for a caller to choose.
+    pub fn distinct_levels(&self) -> Vec<&str> {
+        let levels = self.levels();
+        let n = levels.len();
+        (0..n)
+            .filter(|&i| {
+                let alike = |j: usize| self.policy.levels_alike(i, j);
+                if alike(self.default_level) {
+                    return i == self.default_level;
+                }
+                !(i + 1..n).any(alike)
+            })
+            .map(|i| levels[i].as_str())
+            .collect()
+    }
+
+    /// Whether the level `index` shows the whole input (it runs what `full` runs: nothing).
+    pub fn is_lossless(&self, index: usize) -> bool {
+        self.policy.options().pack.is_none()
+            && self.policy.levels_alike(index, self.levels().len() - 1)
     }
 }
 
@@ -105,12 +141,20 @@ impl Config {
                 None => default_level(&policy),
             };
             let format = t.format.unwrap_or(mcp.format).format();
+            let params =
+                caller_params(&policy, &t.params).map_err(|message| ConfigError::Params {
+                    path: path.to_owned(),
+                    index,
+                    message,
+                })?;
             entries.push(Entry {
                 names: t.names.clone(),
                 tool: Some(Arc::new(ToolPolicy {
                     default_level,
                     policy,
                     format,
+                    verbatim: t.verbatim,
+                    params,
                 })),
             });
         }
@@ -119,6 +163,8 @@ impl Config {
                 default_level: default_level(&own),
                 policy: own,
                 format: mcp.format.format(),
+                verbatim: None,
+                params: Vec::new(),
             })
         });
         Ok(Config {
@@ -142,6 +188,25 @@ impl Config {
         }
         self.default.clone()
     }
+}
+
+/// The named parameters with their defaults; an error names the unknown one and the
+/// allowed names.
+fn caller_params(policy: &Policy, names: &[String]) -> Result<Vec<(String, Scalar)>, String> {
+    let declared = &policy.options().params;
+    names
+        .iter()
+        .map(|name| match declared.get(name) {
+            Some(default) => Ok((name.clone(), default.clone())),
+            None if declared.is_empty() => Err(format!(
+                "unknown parameter `{name}`: the tool's policy declares no `[params]`"
+            )),
+            None => Err(format!(
+                "unknown parameter `{name}`; the tool's policy declares: {}",
+                declared.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        })
+        .collect()
 }
 
 fn default_level(policy: &Policy) -> usize {
@@ -230,5 +295,44 @@ mod tests {
         );
         let e = Config::load(&p).unwrap_err().to_string();
         assert!(e.contains("nope.toml"), "{e}");
+    }
+
+    #[test]
+    fn caller_params_must_be_the_policys_and_levels_collapse() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "n.toml",
+            "levels = [\"minimal\", \"standard\", \"full\"]\n[params]\nmaxGapMinutes = 2.0\n\
+             [[ops]]\nop = \"prune\"\n",
+        );
+        let p = write(
+            dir.path(),
+            "p.toml",
+            "[mcp]\ntool_list = \"compact\"\n[[mcp.tools]]\nmatch = [\"x\"]\npolicy = \"n.toml\"\nparams = [\"maxGapMinutes\"]\n",
+        );
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.tool_list(), ToolList::Compact);
+        let t = c.tool("x").unwrap();
+        assert_eq!(
+            t.params,
+            [("maxGapMinutes".to_owned(), Scalar::Number(2.0))]
+        );
+        assert_eq!(t.distinct_levels(), ["standard", "full"]);
+        assert!(!t.is_lossless(1) && t.is_lossless(2));
+        assert!(Config::builtin().tool("y").unwrap().distinct_levels().len() == 1);
+
+        let p = write(
+            dir.path(),
+            "q.toml",
+            "[mcp]\n[[mcp.tools]]\nmatch = [\"x\"]\npolicy = \"n.toml\"\nparams = [\"maxGap\"]\n",
+        );
+        let e = Config::load(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("mcp.tools[0].params")
+                && e.contains("maxGap")
+                && e.contains("declares: maxGapMinutes"),
+            "{e}"
+        );
     }
 }

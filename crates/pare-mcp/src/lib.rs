@@ -6,19 +6,23 @@
 //! newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
 //! is not a tool result passes byte for byte. Tool results go through the engine's
 //! response pipeline (`pare::respond`: level, budget, pages, cursors) by way of
-//! [`shape_result`], which only maps them onto MCP; later pages wait in the [`cache`] for
-//! the synthetic `pare_more` tool ([`tools_list`]). Configuration is the `[mcp]` section of
-//! a policy file ([`config`]).
+//! [`shape_result`], which only maps them onto MCP ([`calls`]); later pages wait in the
+//! [`cache`], and the server's text of results shown in part in [`originals`], for the
+//! synthetic `pare_more` tool, listed once it is needed ([`tools_list`]). File text stays
+//! byte for byte ([`verbatim`]). Configuration is the `[mcp]` section of a policy file
+//! ([`config`]).
 //!
 //! Fail-open: a result pare cannot shape is forwarded unchanged with a log line on stderr.
 //! Nothing but protocol is written to stdout.
 
 pub mod cache;
+pub mod calls;
 pub mod child;
 pub mod config;
 pub mod http_upstream;
 pub mod lines;
 pub mod listen;
+pub mod originals;
 pub mod proxy;
 pub mod rpc;
 pub mod scan;
@@ -26,6 +30,7 @@ pub mod shape_result;
 pub mod sse;
 pub mod tools_compact;
 pub mod tools_list;
+pub mod verbatim;
 
 use std::io::BufReader;
 

@@ -1,10 +1,11 @@
 //! The proxy: two loops moving newline-delimited JSON-RPC messages between the client and
 //! the upstream server.
 //!
-//! Every message passes byte for byte except the few pare rewrites: `tools/list` results
-//! ([`crate::tools_list`]), `tools/call` requests of shaped tools (the detail argument is
-//! taken out), their results ([`crate::shape_result`]), and `pare_more` calls, which pare
-//! answers itself. Requests from the client are tracked by id so that, when the upstream
+//! Every message passes byte for byte except the few pare rewrites: the `initialize` result
+//! (`capabilities.tools.listChanged`, for `pare_more`), `tools/list` results
+//! ([`crate::tools_list`]), `tools/call` requests of shaped tools (the arguments pare added
+//! are taken out) and their results, and `pare_more` calls, which pare answers itself
+//! ([`crate::calls`]). Requests from the client are tracked by id so that, when the upstream
 //! server exits, each one still open gets a JSON-RPC error. Lines from upstream that are not
 //! JSON-RPC are logged and skipped; a JSON-RPC message that is not strict JSON (a lone
 //! surrogate escape, bytes that are not UTF-8) is recognised by a tolerant scan
@@ -15,7 +16,6 @@ mod oversize;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -24,12 +24,14 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use crate::cache::{Limits, PageCache};
-use crate::config::{Config, ToolPolicy};
+use crate::calls::{self, CallPending, CallRequest};
+use crate::config::Config;
 use crate::lines::{Line, LineReader};
+use crate::originals::Originals;
 use crate::rpc::{self, Kind};
 use crate::scan;
-use crate::shape_result::{Budget, Call, Shaped, page_result, shape_result};
-use crate::tools_list::{self, DETAIL, DetailArgs, PARE_MORE};
+use crate::shape_result::Budget;
+use crate::tools_list::{self, ToolsState};
 
 /// How the proxy runs.
 #[derive(Debug)]
@@ -55,29 +57,24 @@ pub enum Ending {
 /// A request from the client that is waiting for its response.
 #[derive(Debug)]
 enum Pending {
+    Initialize,
     ToolsList,
-    Call {
-        tool_name: String,
-        tool: Arc<ToolPolicy>,
-        /// The level the caller named; `None`: the tool's default.
-        level: Option<String>,
-        /// The argument it is named by.
-        detail_arg: String,
-    },
+    Call(CallPending),
     Other,
 }
 
-struct Shared {
-    opts: Arc<Options>,
+pub(crate) struct Shared {
+    pub(crate) opts: Arc<Options>,
     pending: Mutex<HashMap<String, (Json, Pending)>>,
-    detail_args: Mutex<DetailArgs>,
-    cache: Mutex<PageCache>,
+    pub(crate) tools: Mutex<ToolsState>,
+    pub(crate) cache: Mutex<PageCache>,
+    pub(crate) originals: Mutex<Originals>,
     client_out: Mutex<Box<dyn Write + Send>>,
 }
 
 impl Shared {
     /// Write one message line to the client. An error means the client is gone.
-    fn to_client(&self, line: &[u8]) -> io::Result<()> {
+    pub(crate) fn to_client(&self, line: &[u8]) -> io::Result<()> {
         let mut out = self.client_out.lock().expect("client writer");
         out.write_all(line)?;
         out.write_all(b"\n")?;
@@ -122,9 +119,10 @@ pub fn run(
     let drain = opts.drain;
     let shared = Arc::new(Shared {
         cache: Mutex::new(PageCache::new(opts.cache)),
+        originals: Mutex::new(Originals::new(opts.cache)),
         opts,
         pending: Mutex::new(HashMap::new()),
-        detail_args: Mutex::new(DetailArgs::new()),
+        tools: Mutex::new(ToolsState::default()),
         client_out: Mutex::new(Box::new(client_out)),
     });
     let (tx, rx) = mpsc::channel();
@@ -235,11 +233,12 @@ fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
         Some(Kind::Request(method, id)) => {
             let id = id.clone();
             let (pending, rewritten) = match method {
+                "initialize" => (Pending::Initialize, None),
                 "tools/list" => (Pending::ToolsList, None),
-                "tools/call" => match call_request(shared, &mut msg, &id) {
+                "tools/call" => match calls::call_request(shared, &mut msg, &id) {
                     CallRequest::Answered => return None,
                     CallRequest::Forward(p, changed) => (
-                        p,
+                        p.map_or(Pending::Other, Pending::Call),
                         changed.then(|| serde_json::to_vec(&msg).expect("serializes")),
                     ),
                 },
@@ -265,70 +264,6 @@ fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
         }
         _ => Some(None),
     }
-}
-
-enum CallRequest {
-    Answered,
-    /// Forward, with this to remember; `true` when the message was changed.
-    Forward(Pending, bool),
-}
-
-fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRequest {
-    let Some(name) = msg
-        .pointer("/params/name")
-        .and_then(Json::as_str)
-        .map(str::to_owned)
-    else {
-        return CallRequest::Forward(Pending::Other, false);
-    };
-    let known_arg = shared.detail_args.lock().expect("args").get(&name).cloned();
-    if name == PARE_MORE && known_arg.is_none() {
-        let cursor = msg
-            .pointer("/params/arguments/cursor")
-            .and_then(Json::as_str);
-        let page = cursor.and_then(|c| shared.cache.lock().expect("cache").get(c));
-        let reply = match page {
-            Some(page) => rpc::result(id, page_result(page)),
-            None => rpc::error(
-                id,
-                rpc::INVALID_PARAMS,
-                "pare_more: unknown or expired cursor; call the original tool again",
-            ),
-        };
-        let _ = shared.to_client(&reply);
-        return CallRequest::Answered;
-    }
-    let Some(tool) = shared.opts.config.tool(&name) else {
-        return CallRequest::Forward(Pending::Other, false);
-    };
-    let arg = known_arg.unwrap_or_else(|| DETAIL.to_owned());
-    let asked = msg
-        .pointer_mut("/params/arguments")
-        .and_then(Json::as_object_mut)
-        .and_then(|args| args.remove(&arg));
-    let level = match &asked {
-        None => None,
-        Some(v) => match v.as_str().filter(|s| tool.policy.level_index(s).is_ok()) {
-            Some(level) => Some(level.to_owned()),
-            None => {
-                let msg = format!(
-                    "`{arg}` must be one of: {} (got {v})",
-                    tool.levels().join(", ")
-                );
-                let _ = shared.to_client(&rpc::error(id, rpc::INVALID_PARAMS, &msg));
-                return CallRequest::Answered;
-            }
-        },
-    };
-    CallRequest::Forward(
-        Pending::Call {
-            tool_name: name,
-            tool,
-            level,
-            detail_arg: arg,
-        },
-        asked.is_some(),
-    )
 }
 
 /// A writer that remembers whether a write to it failed, so that a failed copy from the
@@ -418,49 +353,33 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
     let Some(result) = msg.get_mut("result") else {
         return Ok(None);
     };
-    match pending {
-        Pending::Other => Ok(None),
+    let changed = match pending {
+        Pending::Other => false,
+        Pending::Initialize => advertise_list_changed(result),
         Pending::ToolsList => {
-            let mut args = shared.detail_args.lock().expect("args");
-            tools_list::rewrite(result, &shared.opts.config, &mut args);
-            Ok(Some(serde_json::to_vec(&msg).expect("serializes")))
+            let mut tools = shared.tools.lock().expect("tools");
+            tools_list::rewrite(result, &shared.opts.config, &mut tools);
+            true
         }
-        Pending::Call {
-            tool_name,
-            tool,
-            level,
-            detail_arg,
-        } => {
-            let call = Call {
-                tool_name: &tool_name,
-                tool: &tool,
-                level: level.as_deref(),
-                detail_arg: &detail_arg,
-            };
-            // Fail open: a panic while shaping forwards the original.
-            let shaped = catch_unwind(AssertUnwindSafe(|| {
-                let mut cache = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
-                shape_result(result, &call, shared.opts.budget, &mut cache)
-            }));
-            match shaped {
-                Ok(Shaped::Result(new)) => {
-                    *result = new;
-                    Ok(Some(serde_json::to_vec(&msg).expect("serializes")))
-                }
-                Ok(Shaped::AsIs) => Ok(None),
-                Ok(Shaped::Unchanged(why)) => {
-                    log(&format!("`{tool_name}` result forwarded unchanged: {why}"));
-                    Ok(None)
-                }
-                Err(_) => {
-                    log(&format!(
-                        "`{tool_name}` result forwarded unchanged: shaping failed"
-                    ));
-                    Ok(None)
-                }
-            }
-        }
+        Pending::Call(call) => calls::call_result(shared, result, call),
+    };
+    Ok(changed.then(|| serde_json::to_vec(&msg).expect("serializes")))
+}
+
+/// `capabilities.tools.listChanged: true` in an `initialize` result, so that the client
+/// lists the tools again when pare first needs `pare_more`. Whether it changed anything.
+fn advertise_list_changed(result: &mut Json) -> bool {
+    let Some(tools) = result
+        .pointer_mut("/capabilities/tools")
+        .and_then(Json::as_object_mut)
+    else {
+        return false;
+    };
+    if tools.get("listChanged") == Some(&Json::Bool(true)) {
+        return false;
     }
+    tools.insert("listChanged".into(), Json::Bool(true));
+    true
 }
 
 /// A line from the server that is not strict JSON. A JSON-RPC message all the same (a lone

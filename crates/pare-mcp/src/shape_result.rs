@@ -1,20 +1,35 @@
 //! Mapping one `tools/call` result onto the engine's response pipeline and back.
 //!
 //! The proxy only translates: the result's text becomes a [`pare::respond::Request`] (the
-//! tool's policy, format and level, the budget, the proxy's words for "next page"), and the
-//! engine's [`Page`] becomes the result's content (the page text, then the note as a second
-//! text item) and `_meta.pare` (the record). Levels, budgets, paging and cursors are the
-//! engine's; later pages go into the [`PageCache`] for `pare_more`.
+//! tool's policy, format and level, the caller's parameters, the budget, the proxy's words
+//! for "next page"), and the engine's [`Page`] becomes the result's content (the page text,
+//! then the note as a second text item) and `_meta.pare` (the record). Levels, budgets,
+//! paging and cursors are the engine's; later pages go into the [`PageCache`] for
+//! `pare_more`.
+//!
+//! - **Verbatim tools** ([`crate::verbatim`]): the text is never parsed; it passes as it is,
+//!   or, over the budget, in pages cut at line ends.
+//! - **Originals**: when the text shown is not the whole result (a level that removes
+//!   something, a lowered level, packed search results), the server's text is kept
+//!   ([`crate::originals`]) and one more text item names it:
+//!   `pare: original: pare_more {"cursor":"r7"} (add "path": a JSONPath, or "detail")`,
+//!   also in `_meta.pare.original`. The line is within the budget: a one-page result is
+//!   shaped again under the budget less the line when it would not fit; on a paged result
+//!   the line comes only when it fits beside the first page (the pages themselves are the
+//!   engine's, the same through every door).
 //!
 //! `structuredContent` is never touched: it must stay valid against the tool's
 //! `outputSchema`, and clients hand `content` to the model.
 
-use pare::respond::{self, Hint, Input, Page, PageKind, Request};
+use std::sync::Arc;
+
+use pare::respond::{self, Hint, Input, Page, PageKind, Request, RespondError};
 use pare::tokens::Tokenizer;
 use serde_json::{Map, Value as Json, json};
 
 use crate::cache::{CachedPage, PageCache};
 use crate::config::ToolPolicy;
+use crate::originals::{Original, Originals};
 use crate::tools_list::PARE_MORE;
 
 /// Budget and tokenizer, shared by all calls.
@@ -33,28 +48,42 @@ impl Budget {
             chars4: self.max_chars4,
         }
     }
+
+    /// Real tokens and chars/4 of `texts`, each counted alone (they are separate items).
+    fn cost<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> (usize, usize) {
+        let c4 = pare::tokens::builtin("chars4").expect("chars4 is built in");
+        texts.into_iter().fold((0, 0), |(t, c), s| {
+            (t + self.tokenizer.count(s), c + c4.count(s))
+        })
+    }
 }
 
 /// What became of a result.
 #[derive(Debug)]
 pub enum Shaped {
-    /// Forward the upstream bytes unchanged, as the caller asked (`detail: "full"`).
+    /// Forward the upstream bytes unchanged, as the caller asked (`detail: "full"`) or as a
+    /// verbatim tool's text that fits.
     AsIs,
     /// Forward the upstream bytes unchanged: shaping failed for this reason (logged).
     Unchanged(&'static str),
-    /// The new `result` object.
-    Result(Json),
+    /// The new `result` object; `needs_more`: it names a page or an original, so
+    /// `pare_more` must be listed.
+    Result { result: Json, needs_more: bool },
 }
 
 /// The call a result answers.
 #[derive(Debug)]
 pub struct Call<'a> {
     pub tool_name: &'a str,
-    pub tool: &'a ToolPolicy,
+    pub tool: &'a Arc<ToolPolicy>,
     /// The level the caller named; `None`: the tool's default, lowered to fit.
     pub level: Option<&'a str>,
     /// The argument the caller names a level with (`detail`, or `pare_detail`).
     pub detail_arg: &'a str,
+    /// The caller's policy parameters (`maxGapMinutes` = `5`).
+    pub params: &'a [(String, String)],
+    /// The text passes byte for byte ([`crate::verbatim`]).
+    pub verbatim: bool,
 }
 
 impl Call<'_> {
@@ -65,23 +94,35 @@ impl Call<'_> {
         }
     }
 
-    fn request<'r>(&'r self, text: &'r str, budget: &Budget, paged: bool) -> Request<'r> {
-        let policy = &*self.tool.policy;
+    fn request<'r>(
+        &'r self,
+        input: Input<'r>,
+        budget: Option<respond::Budget>,
+        tokenizer: &'r dyn Tokenizer,
+    ) -> Request<'r> {
+        let tool = &**self.tool;
         Request {
             level: self.level,
-            default_level: Some(&policy.levels()[self.tool.default_level]),
-            format: self.tool.format,
-            tokenizer: budget.tokenizer,
-            budget: paged.then(|| budget.engine()),
+            default_level: Some(&tool.levels()[tool.default_level]),
+            params: self.params,
+            format: tool.format,
+            tokenizer,
+            budget,
             keep_input_text: true,
             hint: self.hint(),
-            ..Request::new(Input::Text(text), policy)
+            ..Request::new(input, &tool.policy)
         }
     }
 }
 
+/// Where pages and originals wait for `pare_more`.
+pub struct Stores<'s> {
+    pub pages: &'s mut PageCache,
+    pub originals: &'s mut Originals,
+}
+
 /// Shape `result` (a `tools/call` result object).
-pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut PageCache) -> Shaped {
+pub fn shape_result(result: &Json, call: &Call, budget: Budget, stores: Stores) -> Shaped {
     let Some(obj) = result.as_object() else {
         return Shaped::Unchanged("the result is not an object");
     };
@@ -92,44 +133,75 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, cache: &mut Page
         return Shaped::Unchanged("the result has no content list");
     };
     let texts: Vec<Option<&str>> = content.iter().map(text_of).collect();
-    let (new_content, meta) = match texts.iter().flatten().count() {
+    let (new_content, meta, needs_more) = match texts.iter().flatten().count() {
         0 => return Shaped::Unchanged("no text content"),
         1 => {
             let at = texts.iter().position(Option::is_some).expect("one text");
             let text = texts[at].expect("a text");
-            match one_text(text, call, &budget, cache) {
-                Ok((page, meta)) => {
+            match one_text(text, call, &budget, stores) {
+                Ok(one) => {
                     let mut items = content.clone();
-                    if page.record.kind != PageKind::Input {
-                        items[at] = with_text(&content[at], page.text);
+                    if one.page.record.kind != PageKind::Input {
+                        items[at] = with_text(&content[at], one.page.text);
                     }
-                    items.extend(page.note.map(note));
-                    (items, meta)
+                    items.extend(one.page.note.map(note));
+                    items.extend(one.handle_line.map(note));
+                    (items, one.meta, one.needs_more)
                 }
                 Err(Unchanged::AsAsked) => return Shaped::AsIs,
                 Err(Unchanged::Failed(why)) => return Shaped::Unchanged(why),
             }
         }
+        // Each file of a verbatim result stays as it is; several items cannot be paged.
+        _ if call.verbatim => return Shaped::AsIs,
         _ => match several_texts(content, &texts, call, &budget) {
-            Ok(shaped) => shaped,
+            Ok((items, meta)) => (items, meta, false),
             Err(why) => return Shaped::Unchanged(why),
         },
     };
     let mut out = obj.clone();
     out.insert("content".into(), Json::Array(new_content));
     set_meta(&mut out, meta);
-    Shaped::Result(Json::Object(out))
+    Shaped::Result {
+        result: Json::Object(out),
+        needs_more,
+    }
 }
 
-/// A result with one text item: the whole pipeline, budget and pages included.
+/// A one-text result, shaped.
+struct OneText {
+    page: Page,
+    meta: Map<String, Json>,
+    /// The line naming the original, when it is shown.
+    handle_line: Option<String>,
+    needs_more: bool,
+}
+
+/// A result with one text item: the whole pipeline, budget, pages and original included.
 fn one_text(
     text: &str,
     call: &Call,
     budget: &Budget,
-    cache: &mut PageCache,
-) -> Result<(Page, Map<String, Json>), Unchanged> {
-    let response = respond::respond(call.request(text, budget, true))
-        .map_err(|_| Unchanged::Failed("the engine refused it"))?;
+    stores: Stores,
+) -> Result<OneText, Unchanged> {
+    let refused = |_: RespondError| Unchanged::Failed("the engine refused it");
+    let engine = Some(budget.engine());
+    if call.verbatim {
+        let response = respond::respond(call.request(Input::Plain(text), engine, budget.tokenizer))
+            .map_err(refused)?;
+        if response.page.record.pages == 1 {
+            return Err(Unchanged::AsAsked);
+        }
+        let (page, meta) = keep_pages(call.tool_name, response, stores.pages);
+        return Ok(OneText {
+            page,
+            meta,
+            handle_line: None,
+            needs_more: true,
+        });
+    }
+    let mut response = respond::respond(call.request(Input::Text(text), engine, budget.tokenizer))
+        .map_err(refused)?;
     let record = &response.page.record;
     if record.kind == PageKind::Input && record.pages == 1 {
         if record.format == "text" {
@@ -139,6 +211,92 @@ fn one_text(
             return Err(Unchanged::AsAsked);
         }
     }
+    let mut handle = None;
+    if lossy(call.tool, &response.page) {
+        let h = stores.originals.keep(Original {
+            tool_name: call.tool_name.to_owned(),
+            tool: call.tool.clone(),
+            text: text.into(),
+            params: call.params.to_vec(),
+            detail_arg: call.detail_arg.to_owned(),
+        });
+        let line = handle_line(&h, call.tool);
+        let line_cost = budget.cost([line.as_str()]);
+        if response.page.record.pages == 1 && !fits(budget, &response.page, line_cost) {
+            // Room for the line: shape again under the budget less what it costs.
+            let less = respond::Budget {
+                tokens: budget.max_tokens.saturating_sub(line_cost.0),
+                chars4: budget.max_chars4.saturating_sub(line_cost.1),
+            };
+            response =
+                respond::respond(call.request(Input::Text(text), Some(less), budget.tokenizer))
+                    .map_err(refused)?;
+        }
+        let shown = lossy(call.tool, &response.page) && fits(budget, &response.page, line_cost);
+        handle = Some((h, shown.then_some(line)));
+    }
+    let paged = response.page.record.pages > 1;
+    let (page, mut meta) = keep_pages(call.tool_name, response, stores.pages);
+    let mut handle_line = None;
+    if let Some((h, line)) = handle {
+        meta.insert("original".into(), json!(h));
+        if let Some(line) = &line {
+            let after = meta["tokensAfter"].as_u64().unwrap_or(0);
+            let more = budget.tokenizer.count(line) as u64;
+            meta.insert("tokensAfter".into(), json!(after + more));
+        }
+        handle_line = line;
+    }
+    Ok(OneText {
+        needs_more: paged || handle_line.is_some(),
+        page,
+        meta,
+        handle_line,
+    })
+}
+
+/// Whether `page` shows less than the server's whole result: packed, lowered, or at a
+/// level that runs ops. The input text itself and plain-text pages are all of it.
+fn lossy(tool: &ToolPolicy, page: &Page) -> bool {
+    let r = &page.record;
+    match r.kind {
+        PageKind::Input | PageKind::Text => false,
+        PageKind::Packed => true,
+        PageKind::Value => {
+            r.lowered_from.is_some()
+                || tool
+                    .policy
+                    .level_index(&r.level)
+                    .is_ok_and(|i| !tool.is_lossless(i))
+        }
+    }
+}
+
+/// The page, its note and one more line of `cost` within the budget.
+fn fits(budget: &Budget, page: &Page, cost: (usize, usize)) -> bool {
+    let (t, c) = budget.cost([page.text.as_str()].into_iter().chain(page.note.as_deref()));
+    t + cost.0 <= budget.max_tokens && c + cost.1 <= budget.max_chars4
+}
+
+/// The line that names an original.
+fn handle_line(handle: &str, tool: &ToolPolicy) -> String {
+    let detail = if tool.distinct_levels().len() > 1 {
+        ", or \"detail\""
+    } else {
+        ""
+    };
+    format!(
+        "pare: original: {PARE_MORE} {{\"cursor\":\"{handle}\"}} (add \"path\": a JSONPath{detail})"
+    )
+}
+
+/// Store the pages after the first under the cursors that name them; the first page and
+/// its `_meta.pare`.
+fn keep_pages(
+    tool_name: &str,
+    response: respond::Response,
+    cache: &mut PageCache,
+) -> (Page, Map<String, Json>) {
     // Each later page is asked for by the cursor the page before it names.
     let mut cursor = response.page.record.next_cursor.clone();
     for later in response.rest {
@@ -147,15 +305,15 @@ fn one_text(
             cache.put(
                 c,
                 CachedPage {
-                    meta: meta_of(call.tool_name, &later),
+                    meta: meta_of(tool_name, &later),
                     page: later,
                 },
             );
         }
         cursor = next;
     }
-    let meta = meta_of(call.tool_name, &response.page);
-    Ok((response.page, meta))
+    let meta = meta_of(tool_name, &response.page);
+    (response.page, meta)
 }
 
 /// Why a result is forwarded as the server sent it.
@@ -164,6 +322,74 @@ enum Unchanged {
     AsAsked,
     /// Shaping was not possible; the reason is logged.
     Failed(&'static str),
+}
+
+/// What `pare_more` is asked of an original: all of it, a JSONPath subtree (shown whole, at
+/// `full`), or another level.
+pub enum Ask<'a> {
+    Whole,
+    Path(&'a str),
+    Level(&'a str),
+}
+
+/// The `pare_more` answer for an original: the engine's first page (later ones cached), or
+/// why the request is bad.
+pub fn original_result(
+    original: &Original,
+    ask: Ask,
+    budget: Budget,
+    pages: &mut PageCache,
+) -> Result<Json, String> {
+    let tool = &original.tool;
+    let full = pare::ops::compile::FULL;
+    let call = Call {
+        tool_name: &original.tool_name,
+        tool,
+        level: Some(match ask {
+            Ask::Level(l) => l,
+            _ => full,
+        }),
+        detail_arg: &original.detail_arg,
+        params: &original.params,
+        verbatim: false,
+    };
+    if let Ask::Level(l) = ask {
+        tool.policy.level_index(l).map_err(|_| {
+            format!(
+                "`detail` must be one of: {} (got {l:?})",
+                tool.levels().join(", ")
+            )
+        })?;
+    }
+    let input = match ask {
+        Ask::Path(path) => Input::Value(subtree(&original.text, path)?),
+        _ => Input::Text(&original.text),
+    };
+    let mut request = call.request(input, Some(budget.engine()), budget.tokenizer);
+    // A subtree is not the server's text: it is rendered, whole, in the tool's format.
+    request.keep_input_text = !matches!(ask, Ask::Path(_));
+    let response = respond::respond(request).map_err(|e| e.to_string())?;
+    let (page, meta) = keep_pages(&original.tool_name, response, pages);
+    let mut content = vec![json!({"type": "text", "text": page.text})];
+    content.extend(page.note.map(note));
+    let mut out = Map::new();
+    out.insert("content".into(), Json::Array(content));
+    set_meta(&mut out, meta);
+    Ok(Json::Object(out))
+}
+
+/// What `path` selects in the JSON `text`: the node, or an array of the nodes when several.
+fn subtree(text: &str, path: &str) -> Result<pare::Value, String> {
+    let selector =
+        pare::query::selector::Selector::parse(path).map_err(|e| format!("`path`: {e}"))?;
+    let value = pare::json::parse(text)
+        .map_err(|_| "`path` needs a JSON original; this one is plain text".to_owned())?;
+    let mut found = pare::query::select(&value, &selector).map_err(|e| format!("`path`: {e}"))?;
+    match found.len() {
+        0 => Err(format!("`path` {path} selects nothing in the original")),
+        1 => Ok(found.remove(0).clone()),
+        _ => Ok(pare::Value::Array(found.into_iter().cloned().collect())),
+    }
 }
 
 /// Several text items: each JSON one shaped at the call's level, none paged; over the
@@ -183,7 +409,7 @@ fn several_texts(
             items.push(item.clone());
             continue;
         };
-        let page = respond::respond(call.request(text, budget, false))
+        let page = respond::respond(call.request(Input::Text(text), None, budget.tokenizer))
             .map_err(|_| "the engine refused it")?
             .page;
         let tokens = page.record.tokens_after.unwrap_or(0);
@@ -293,8 +519,17 @@ mod tests {
             default_level: 1,
             policy: Arc::new(policy),
             format: pare::encode::Format::Json,
+            verbatim: None,
+            params: Vec::new(),
         };
         (tool, json!({"content": [{"type": "text", "text": text}]}))
+    }
+
+    fn stores() -> (PageCache, Originals) {
+        (
+            PageCache::new(Limits::default()),
+            Originals::new(Limits::default()),
+        )
     }
 
     fn budget() -> Budget {
@@ -338,6 +573,7 @@ mod tests {
         ] {
             let (mut tool, _) = setup();
             tool.format = format;
+            let tool = Arc::new(tool);
             for (level, explicit) in [(2, false), (1, false), (1, true)] {
                 let name = tool.levels()[level].clone();
                 let call = Call {
@@ -345,26 +581,46 @@ mod tests {
                     tool: &tool,
                     level: explicit.then_some(name.as_str()),
                     detail_arg: "detail",
+                    params: &[],
+                    verbatim: false,
                 };
-                let mut cache = PageCache::new(Limits::default());
-                if let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) {
+                let (mut cache, mut originals) = stores();
+                if let Shaped::Result { result: r, .. } = shape_result(
+                    &result,
+                    &call,
+                    budget(),
+                    Stores {
+                        pages: &mut cache,
+                        originals: &mut originals,
+                    },
+                ) {
                     assert_counts_are_exact(&result, &r);
                 }
             }
             let (tool_small, small) = setup();
-            let tool = ToolPolicy {
+            let tool = Arc::new(ToolPolicy {
                 format,
                 ..tool_small
-            };
+            });
             for explicit in [false, true] {
                 let call = Call {
                     tool_name: "t",
                     tool: &tool,
                     level: explicit.then_some("standard"),
                     detail_arg: "detail",
+                    params: &[],
+                    verbatim: false,
                 };
-                let mut cache = PageCache::new(Limits::default());
-                let Shaped::Result(r) = shape_result(&small, &call, budget(), &mut cache) else {
+                let (mut cache, mut originals) = stores();
+                let Shaped::Result { result: r, .. } = shape_result(
+                    &small,
+                    &call,
+                    budget(),
+                    Stores {
+                        pages: &mut cache,
+                        originals: &mut originals,
+                    },
+                ) else {
                     panic!("not shaped")
                 };
                 assert_counts_are_exact(&small, &r);
@@ -375,14 +631,25 @@ mod tests {
     #[test]
     fn over_budget_at_the_default_level_lowers_the_level_with_a_note() {
         let (tool, result) = setup();
+        let tool = Arc::new(tool);
         let call = Call {
             tool_name: "t",
             tool: &tool,
             level: None,
             detail_arg: "detail",
+            params: &[],
+            verbatim: false,
         };
-        let mut cache = PageCache::new(Limits::default());
-        let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
+        let (mut cache, mut originals) = stores();
+        let Shaped::Result { result: r, .. } = shape_result(
+            &result,
+            &call,
+            budget(),
+            Stores {
+                pages: &mut cache,
+                originals: &mut originals,
+            },
+        ) else {
             panic!("not shaped")
         };
         assert_eq!(r["_meta"]["pare"]["level"], "brief");
@@ -395,14 +662,25 @@ mod tests {
     #[test]
     fn over_budget_at_a_level_the_caller_chose_is_paged_not_lowered() {
         let (tool, result) = setup();
+        let tool = Arc::new(tool);
         let call = Call {
             tool_name: "t",
             tool: &tool,
             level: Some("standard"),
             detail_arg: "detail",
+            params: &[],
+            verbatim: false,
         };
-        let mut cache = PageCache::new(Limits::default());
-        let Shaped::Result(r) = shape_result(&result, &call, budget(), &mut cache) else {
+        let (mut cache, mut originals) = stores();
+        let Shaped::Result { result: r, .. } = shape_result(
+            &result,
+            &call,
+            budget(),
+            Stores {
+                pages: &mut cache,
+                originals: &mut originals,
+            },
+        ) else {
             panic!("not shaped")
         };
         let meta = &r["_meta"]["pare"];
@@ -418,22 +696,149 @@ mod tests {
     #[test]
     fn error_results_and_non_json_text_are_left_alone() {
         let (tool, _) = setup();
+        let tool = Arc::new(tool);
         let call = Call {
             tool_name: "t",
             tool: &tool,
             level: None,
             detail_arg: "detail",
+            params: &[],
+            verbatim: false,
         };
-        let mut cache = PageCache::new(Limits::default());
+        let (mut cache, mut originals) = stores();
         let err = json!({"isError": true, "content": [{"type": "text", "text": "{}"}]});
         assert!(matches!(
-            shape_result(&err, &call, budget(), &mut cache),
+            shape_result(
+                &err,
+                &call,
+                budget(),
+                Stores {
+                    pages: &mut cache,
+                    originals: &mut originals
+                }
+            ),
             Shaped::Unchanged(_)
         ));
         let text = json!({"content": [{"type": "text", "text": "plain words"}]});
         assert!(matches!(
-            shape_result(&text, &call, budget(), &mut cache),
+            shape_result(
+                &text,
+                &call,
+                budget(),
+                Stores {
+                    pages: &mut cache,
+                    originals: &mut originals
+                }
+            ),
             Shaped::Unchanged(_)
         ));
+    }
+
+    fn call<'a>(tool: &'a Arc<ToolPolicy>, verbatim: bool) -> Call<'a> {
+        Call {
+            tool_name: "t",
+            tool,
+            level: None,
+            detail_arg: "detail",
+            params: &[],
+            verbatim,
+        }
+    }
+
+    #[test]
+    fn a_verbatim_text_passes_as_is_or_in_pages_that_join_to_it() {
+        let (tool, result) = setup();
+        let tool = Arc::new(tool);
+        let (mut pages, mut originals) = stores();
+        let small = json!({"content": [{"type": "text", "text": "{\n  \"a\": null\n}\n"}]});
+        let stores_ = Stores {
+            pages: &mut pages,
+            originals: &mut originals,
+        };
+        assert!(matches!(
+            shape_result(&small, &call(&tool, true), budget(), stores_),
+            Shaped::AsIs
+        ));
+
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .replace("},{", "},\n{");
+        let big = json!({"content": [{"type": "text", "text": text}]});
+        let stores_ = Stores {
+            pages: &mut pages,
+            originals: &mut originals,
+        };
+        let Shaped::Result {
+            result: r,
+            needs_more,
+        } = shape_result(&big, &call(&tool, true), budget(), stores_)
+        else {
+            panic!("not paged")
+        };
+        assert!(needs_more);
+        let mut joined = r["content"][0]["text"].as_str().unwrap().to_owned();
+        let mut cursor = r["_meta"]["pare"]["nextCursor"].as_str().map(str::to_owned);
+        while let Some(c) = cursor {
+            let next = pages.get(&c).unwrap();
+            joined.push_str(&next.page.text);
+            cursor = next.page.record.next_cursor.clone();
+        }
+        assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn a_result_shown_in_part_names_its_original_which_comes_back_whole_or_by_path() {
+        let (tool, result) = setup();
+        let tool = Arc::new(tool);
+        let (mut pages, mut originals) = stores();
+        let stores_ = Stores {
+            pages: &mut pages,
+            originals: &mut originals,
+        };
+        let Shaped::Result {
+            result: r,
+            needs_more,
+        } = shape_result(&result, &call(&tool, false), budget(), stores_)
+        else {
+            panic!("not shaped")
+        };
+        assert!(needs_more);
+        let handle = r["_meta"]["pare"]["original"].as_str().unwrap();
+        let items = r["content"].as_array().unwrap();
+        let line = items.last().unwrap()["text"].as_str().unwrap();
+        assert_eq!(
+            line,
+            format!(
+                r#"pare: original: pare_more {{"cursor":"{handle}"}} (add "path": a JSONPath, or "detail")"#
+            )
+        );
+        let total: usize = items
+            .iter()
+            .filter_map(text_of)
+            .map(|t| budget().tokenizer.count(t))
+            .sum();
+        assert!(total <= 1500, "{total}");
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], total);
+
+        let original = originals.get(handle).unwrap();
+        let big = Budget {
+            max_tokens: 100_000,
+            max_chars4: 100_000,
+            ..budget()
+        };
+        let whole = original_result(&original, Ask::Whole, big, &mut pages).unwrap();
+        assert_eq!(whole["content"][0]["text"], result["content"][0]["text"]);
+        let one = original_result(&original, Ask::Path("$.items[3].id"), big, &mut pages).unwrap();
+        assert_eq!(one["content"][0]["text"], "3");
+        let bad = original_result(&original, Ask::Path("$.nothing"), big, &mut pages);
+        assert!(bad.unwrap_err().contains("selects nothing"));
+        let brief = original_result(&original, Ask::Level("brief"), big, &mut pages).unwrap();
+        assert!(
+            !brief["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("body")
+        );
     }
 }

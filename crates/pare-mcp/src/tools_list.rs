@@ -1,27 +1,60 @@
-//! Rewriting the `tools/list` result: the server's definitions compacted when the policy
-//! asks for it (`[mcp] tool_list = "compact"`, [`crate::tools_compact`]), a `detail`
-//! argument on each shaped tool, and the synthetic `pare_more` tool at the end of the list.
+//! Rewriting the `tools/list` result. Through pare a tool list never costs more than the
+//! server's own:
+//!
+//! - **`detail`** is added only to a shaped tool whose policy has levels that give different
+//!   outputs ([`crate::config::ToolPolicy::distinct_levels`]), and lists only those (of
+//!   levels alike, the default, else the one with the most detail). A lossless policy (no
+//!   ops, the built-in one) adds nothing, nor does a verbatim ([`crate::verbatim`]) or
+//!   unshaped tool. The argument is `pare_detail` when the tool has its own `detail`.
+//! - **Caller parameters** (`[[mcp.tools]] params`) become optional arguments, typed from
+//!   the parameter's default.
+//! - **`pare_more`** is listed only once a result has needed it (a page or an `original`
+//!   handle), and from then on; the proxy then sends `notifications/tools/list_changed`.
+//! - **`[mcp] tool_list = "compact"`** first rewrites the server's own definitions
+//!   compactly ([`crate::tools_compact`]); pare's additions are terse already.
+//! - **What no client or model uses** is dropped: a `$schema` URL on an input or output
+//!   schema, when the schema uses no keyword whose meaning differs between JSON Schema
+//!   draft-06/07 and 2020-12 (MCP's default dialect), so validation is the same either way.
+//!   `additionalProperties: false` stays: it changes what a client lets through.
+//!
+//! What pare learns here (which tools are verbatim, which arguments it added) is kept per
+//! tool name ([`Learned`]) for the calls that follow.
 
 use std::collections::HashMap;
 
-use serde_json::{Value as Json, json};
+use serde_json::{Map, Value as Json, json};
 
 use pare::schema::mcp::ToolList;
 
-use crate::config::Config;
+use crate::config::{Config, ToolPolicy};
+use crate::verbatim;
 
 /// The name of the synthetic paging tool.
 pub const PARE_MORE: &str = "pare_more";
 
-/// The name of the argument a shaped tool takes its level in, per tool: `detail`, or
-/// `pare_detail` when the tool has its own `detail`.
-pub type DetailArgs = HashMap<String, String>;
+/// What pare learned of one tool from `tools/list`, and what it added to its arguments.
+#[derive(Debug, Clone, Default)]
+pub struct Learned {
+    /// The argument pare added for the level (`detail` or `pare_detail`).
+    pub detail: Option<String>,
+    /// The tool's result text is passed byte for byte.
+    pub verbatim: bool,
+    /// The policy parameters pare added as arguments.
+    pub params: Vec<String>,
+}
 
-/// The argument name pare uses for a tool whose schema it has not seen.
-pub const DETAIL: &str = "detail";
+/// The proxy's view of the tool list.
+#[derive(Debug, Default)]
+pub struct ToolsState {
+    pub tools: HashMap<String, Learned>,
+    /// `pare_more` has been needed: it is listed from now on.
+    pub more_needed: bool,
+    /// The server lists a tool named `pare_more` itself: pare leaves the name to it.
+    pub server_has_more: bool,
+}
 
-/// Rewrite a `tools/list` result in place. Records each shaped tool's detail argument name.
-pub fn rewrite(result: &mut Json, config: &Config, args: &mut DetailArgs) {
+/// Rewrite a `tools/list` result in place, learning each tool.
+pub fn rewrite(result: &mut Json, config: &Config, state: &mut ToolsState) {
     let last_page = result.get("nextCursor").is_none_or(Json::is_null);
     let Some(tools) = result.get_mut("tools").and_then(Json::as_array_mut) else {
         return;
@@ -30,58 +63,167 @@ pub fn rewrite(result: &mut Json, config: &Config, args: &mut DetailArgs) {
         // The server's own definitions only: pare's additions below are already terse.
         crate::tools_compact::compact(tools);
     }
-    let mut has_more = false;
     for tool in tools.iter_mut() {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = tool.get_mut(key).and_then(Json::as_object_mut) {
+                drop_dialect(schema);
+            }
+        }
         let Some(name) = tool.get("name").and_then(Json::as_str).map(str::to_owned) else {
             continue;
         };
-        has_more |= name == PARE_MORE;
+        if name == PARE_MORE {
+            state.server_has_more = true;
+        }
         let Some(policy) = config.tool(&name) else {
+            state.tools.remove(&name);
             continue;
         };
-        let Some(schema) = tool.get_mut("inputSchema").and_then(Json::as_object_mut) else {
-            continue;
+        let learned = learn(tool, &name, &policy);
+        state.tools.insert(name, learned);
+    }
+    if last_page && state.more_needed && !state.server_has_more {
+        tools.push(pare_more_tool());
+    }
+}
+
+/// Add what a shaped tool takes besides its own arguments; what was added.
+fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy) -> Learned {
+    let verbatim = policy
+        .verbatim
+        .unwrap_or_else(|| verbatim::by_default(name, Some(tool)));
+    if verbatim {
+        return Learned {
+            verbatim,
+            ..Learned::default()
         };
-        let props = schema.entry("properties").or_insert_with(|| json!({}));
-        let Some(props) = props.as_object_mut() else {
-            continue;
-        };
-        let arg = if props.contains_key(DETAIL) {
-            "pare_detail"
-        } else {
-            DETAIL
-        };
-        if props.contains_key(arg) {
-            // Both names taken: leave the tool's schema as it is; it gets the default level.
+    }
+    let mut learned = Learned::default();
+    let levels = policy.distinct_levels();
+    if levels.len() < 2 && policy.params.is_empty() {
+        return learned;
+    }
+    let Some(props) = properties(tool) else {
+        return learned;
+    };
+    if levels.len() > 1 {
+        let arg = ["detail", "pare_detail"]
+            .into_iter()
+            .find(|a| !props.contains_key(*a));
+        // Both names taken: the tool gets its default level.
+        if let Some(arg) = arg {
+            props.insert(arg.into(), detail_schema(policy, &levels));
+            learned.detail = Some(arg.to_owned());
+        }
+    }
+    for (param, default) in &policy.params {
+        if props.contains_key(param) {
+            crate::proxy::log(&format!(
+                "`{name}` has its own argument `{param}`: the policy parameter is not offered"
+            ));
             continue;
         }
-        let levels = policy.levels();
         props.insert(
-            arg.into(),
-            json!({
-                "type": "string",
-                "enum": levels,
-                "description": format!(
-                    "How much detail to return (least first). Default `{}`; `full` returns the server's own result unchanged.",
-                    levels[policy.default_level]
-                ),
-            }),
+            param.clone(),
+            json!({"type": default.kind(), "description": format!("Default {}.", scalar_text(default))}),
         );
-        args.insert(name, arg.to_owned());
+        learned.params.push(param.clone());
     }
-    if last_page && !has_more {
-        tools.push(pare_more_tool());
+    learned
+}
+
+/// The tool's `inputSchema.properties`, made if missing (an object schema may omit it).
+fn properties(tool: &mut Json) -> Option<&mut Map<String, Json>> {
+    let schema = tool.get_mut("inputSchema")?.as_object_mut()?;
+    schema
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+}
+
+fn detail_schema(policy: &ToolPolicy, levels: &[&str]) -> Json {
+    let default = &policy.levels()[policy.default_level];
+    let full =
+        levels.last() == Some(&pare::ops::compile::FULL) && policy.policy.options().pack.is_none();
+    let description = if full {
+        format!("Least first; default `{default}`; `full`: the server's own result.")
+    } else {
+        format!("Least first; default `{default}`.")
+    };
+    json!({"type": "string", "enum": levels, "description": description})
+}
+
+/// A parameter value as a caller writes it (`2`, not `2.0`).
+pub fn scalar_text(s: &pare::params::Scalar) -> String {
+    match s {
+        pare::params::Scalar::Bool(b) => b.to_string(),
+        pare::params::Scalar::Number(n) => n.to_string(),
+        pare::params::Scalar::String(t) => format!("{t:?}"),
+    }
+}
+
+/// Keywords whose meaning differs between JSON Schema draft-06/07 and 2020-12 (or that one
+/// of them lacks), and `$ref`, whose siblings draft-07 ignores.
+const DIALECT_KEYWORDS: &[&str] = &[
+    "additionalItems",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "prefixItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "minContains",
+    "maxContains",
+    "$id",
+    "$anchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+];
+
+/// Remove `$schema` when the schema validates the same under MCP's default dialect.
+fn drop_dialect(schema: &mut Map<String, Json>) {
+    let Some(Json::String(url)) = schema.get("$schema") else {
+        return;
+    };
+    let known = ["draft-06", "draft-07", "draft/2019-09", "draft/2020-12"];
+    if !known.iter().any(|d| url.contains(d)) {
+        return;
+    }
+    let mut rest = schema.clone();
+    rest.remove("$schema");
+    if !dialect_sensitive(&Json::Object(rest)) {
+        schema.remove("$schema");
+    }
+}
+
+/// Whether any object in `v` uses a dialect keyword (property names count too, which only
+/// errs on the side of keeping `$schema`).
+fn dialect_sensitive(v: &Json) -> bool {
+    match v {
+        Json::Object(m) => {
+            m.keys().any(|k| DIALECT_KEYWORDS.contains(&k.as_str()))
+                || matches!(m.get("items"), Some(Json::Array(_)))
+                || (m.contains_key("$ref") && m.len() > 1)
+                || m.values().any(dialect_sensitive)
+        }
+        Json::Array(items) => items.iter().any(dialect_sensitive),
+        _ => false,
     }
 }
 
 fn pare_more_tool() -> Json {
     json!({
         "name": PARE_MORE,
-        "description": "Return the next page of a tool result that was too long for one reply. Pass the cursor named at the end of the previous page.",
+        "description": "Next page of a result, or the original a pare note names. Pass its cursor.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "cursor": {"type": "string", "description": "The cursor from the previous page."}
+                "cursor": {"type": "string"},
+                "path": {"type": "string", "description": "JSONPath into an original"},
+                "detail": {"type": "string", "description": "Level of an original"}
             },
             "required": ["cursor"]
         },
@@ -91,51 +233,104 @@ fn pare_more_tool() -> Json {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
+    fn config(text: &str) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p.toml");
+        std::fs::write(&p, text).unwrap();
+        Config::load(Path::new(&p)).unwrap()
+    }
+
     #[test]
-    fn shaped_tools_gain_detail_or_pare_detail_and_pare_more_is_appended() {
+    fn a_lossless_policy_adds_nothing_and_pare_more_waits_until_needed() {
+        let list = json!({"tools": [
+            {"name": "a", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}
+        ]});
+        let mut r = list.clone();
+        let mut state = ToolsState::default();
+        rewrite(&mut r, &Config::builtin(), &mut state);
+        assert_eq!(r, list);
+        state.more_needed = true;
+        rewrite(&mut r, &Config::builtin(), &mut state);
+        assert_eq!(r["tools"][2]["name"], "pare_more");
+        let mut paged = json!({"tools": [], "nextCursor": "2"});
+        rewrite(&mut paged, &Config::builtin(), &mut state);
+        assert_eq!(paged["tools"], json!([]), "pare_more only on the last page");
+    }
+
+    #[test]
+    fn detail_lists_only_levels_that_differ() {
+        let c = config(
+            "levels = [\"none\", \"brief\", \"standard\", \"full\"]\n\
+             [[ops]]\nop = \"prune\"\n\
+             [[ops]]\nop = \"drop\"\npaths = [\"$.x\"]\nlevels = [\"none\", \"brief\"]\n",
+        );
         let mut r = json!({"tools": [
             {"name": "a", "inputSchema": {"type": "object"}},
-            {"name": "b", "inputSchema": {"type": "object", "properties": {"detail": {"type": "boolean"}}}}
+            {"name": "b", "inputSchema": {"type": "object", "properties": {"detail": {"type": "boolean"}}}},
+            {"name": "read_file", "inputSchema": {"type": "object"}}
         ]});
-        let mut args = DetailArgs::new();
-        rewrite(&mut r, &Config::builtin(), &mut args);
-        assert_eq!(
-            r["tools"][0]["inputSchema"]["properties"]["detail"]["enum"],
-            json!(["none", "minimal", "standard", "full"])
-        );
+        let mut state = ToolsState::default();
+        rewrite(&mut r, &c, &mut state);
+        let a = &r["tools"][0]["inputSchema"]["properties"]["detail"];
+        assert_eq!(a["enum"], json!(["brief", "standard", "full"]));
         assert_eq!(
             r["tools"][1]["inputSchema"]["properties"]["detail"],
             json!({"type": "boolean"})
         );
         assert!(r["tools"][1]["inputSchema"]["properties"]["pare_detail"].is_object());
-        assert_eq!(r["tools"][2]["name"], "pare_more");
-        assert_eq!(args["a"], "detail");
-        assert_eq!(args["b"], "pare_detail");
+        assert_eq!(r["tools"][2]["inputSchema"], json!({"type": "object"}));
+        assert_eq!(state.tools["a"].detail.as_deref(), Some("detail"));
+        assert_eq!(state.tools["b"].detail.as_deref(), Some("pare_detail"));
+        assert!(state.tools["read_file"].verbatim);
     }
 
     #[test]
     fn compact_tool_list_when_the_policy_asks() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("p.toml");
-        std::fs::write(&p, "[mcp]\ntool_list = \"compact\"\n").unwrap();
+        std::fs::write(
+            &p,
+            "[mcp]\ntool_list = \"compact\"\n[[ops]]\nop = \"prune\"\nlevels = [\"none\"]\n",
+        )
+        .unwrap();
         let tool = json!({"name": "a", "title": "A", "description": "Do a. Then more.",
                           "inputSchema": {"$schema": "x", "type": "object"}});
         let mut r = json!({"tools": [tool.clone()]});
-        rewrite(&mut r, &Config::load(&p).unwrap(), &mut DetailArgs::new());
+        rewrite(&mut r, &Config::load(&p).unwrap(), &mut ToolsState::default());
         assert_eq!(r["tools"][0]["description"], "Do a");
         assert!(r["tools"][0].get("title").is_none());
+        assert!(r["tools"][0]["inputSchema"].get("$schema").is_none());
         assert!(r["tools"][0]["inputSchema"]["properties"]["detail"].is_object());
         let mut r = json!({"tools": [tool.clone()]});
-        rewrite(&mut r, &Config::builtin(), &mut DetailArgs::new());
+        rewrite(&mut r, &Config::builtin(), &mut ToolsState::default());
         assert_eq!(r["tools"][0]["description"], tool["description"]);
     }
 
     #[test]
-    fn pare_more_only_on_the_last_page_of_the_list() {
-        let mut r = json!({"tools": [], "nextCursor": "2"});
-        rewrite(&mut r, &Config::builtin(), &mut DetailArgs::new());
-        assert_eq!(r["tools"], json!([]));
+    fn schema_urls_go_unless_the_dialect_matters() {
+        let plain = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"a": {"type": "array", "items": {"type": "string"}}},
+            "additionalProperties": false});
+        let tuple = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}});
+        let draft4 =
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"});
+        let mut r = json!({"tools": [
+            {"name": "p", "inputSchema": plain, "outputSchema": plain},
+            {"name": "t", "inputSchema": tuple},
+            {"name": "d", "inputSchema": draft4}
+        ]});
+        rewrite(&mut r, &Config::builtin(), &mut ToolsState::default());
+        let mut want = plain.clone();
+        want.as_object_mut().unwrap().remove("$schema");
+        assert_eq!(r["tools"][0]["inputSchema"], want);
+        assert_eq!(r["tools"][0]["outputSchema"], want);
+        assert_eq!(r["tools"][1]["inputSchema"], tuple);
+        assert_eq!(r["tools"][2]["inputSchema"], draft4);
     }
 }

@@ -43,6 +43,8 @@ pub struct Policy {
     pub(crate) omitted_at: Vec<usize>,
     pub(crate) omitted_enabled: bool,
     pub(crate) omitted_key: String,
+    /// Every level mask of the ops and their rules, for [`Policy::levels_alike`].
+    level_masks: Vec<u64>,
 }
 
 impl Policy {
@@ -145,6 +147,7 @@ impl Policy {
             return Err(PolicyError::invalid("omitted.key", "must not be empty"));
         }
         let omitted_at = cx.selectors("at", &options.omitted.at)?;
+        let level_masks = cx.level_masks();
         let selectors = SelectorSet::new(cx.into_selectors())
             .map_err(|e| PolicyError::invalid("ops", e.to_string()))?;
         Ok(Policy {
@@ -156,6 +159,7 @@ impl Policy {
             ops,
             selectors,
             omitted_at,
+            level_masks,
         })
     }
 
@@ -184,6 +188,19 @@ impl Policy {
             .map(|o| o.name)
             .collect()
     }
+    /// Whether levels `a` and `b` give the same output for every input: a packing policy's
+    /// levels differ only in the tier they allow, any other policy's only in the ops (and
+    /// op rules) that run at them. `full` is alike the levels that run nothing.
+    pub fn levels_alike(&self, a: usize, b: usize) -> bool {
+        if self.options.pack.is_some() {
+            let cap = |i: usize| crate::pack::Tier::cap_for_level(&self.levels[i]);
+            return cap(a) == cap(b);
+        }
+        self.level_masks
+            .iter()
+            .all(|m| (m >> a) & 1 == (m >> b) & 1)
+    }
+
     /// Parameters with their defaults overridden by `overrides` (`name`, text value).
     pub fn params(&self, overrides: &[(String, String)]) -> Result<Params, PolicyError> {
         let mut values: Vec<(String, Scalar)> = self
@@ -273,4 +290,36 @@ fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyE
             format!("unknown level `{name}`; allowed: {}", levels.join(", ")),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Policy;
+
+    #[test]
+    fn levels_alike_when_the_same_ops_and_rules_run_at_them() {
+        let none = Policy::builtin_default();
+        let n = none.levels().len();
+        assert!((0..n).all(|a| (0..n).all(|b| none.levels_alike(a, b))));
+
+        let p = Policy::parse(
+            "levels = [\"brief\", \"standard\", \"full\"]\n\
+             [[ops]]\nop = \"prune\"\n\
+             [[ops]]\nop = \"drop\"\npaths = [\"$.x\"]\nlevels = [\"brief\"]\n",
+        )
+        .unwrap();
+        assert!(!p.levels_alike(0, 1) && !p.levels_alike(1, 2) && !p.levels_alike(0, 2));
+
+        let p =
+            Policy::parse("levels = [\"a\", \"b\", \"full\"]\n[[ops]]\nop = \"prune\"\n").unwrap();
+        assert!(p.levels_alike(0, 1) && !p.levels_alike(1, 2));
+
+        // A packing policy's levels differ by the tier they allow, not by ops.
+        let p = Policy::parse(
+            "levels = [\"ids_only\", \"standard\", \"full\"]\n[pack]\nitems = \"results\"\n\
+             id = \"id\"\ntext = \"text\"\n",
+        )
+        .unwrap();
+        assert!(!p.levels_alike(0, 1) && p.levels_alike(1, 2));
+    }
 }

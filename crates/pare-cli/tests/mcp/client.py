@@ -36,11 +36,15 @@ def texts(result):
 
 
 async def memory(s, out, args):
-    out["tools"] = dump(await s.list_tools())
+    tools = await s.list_tools()
+    out["tools"] = dump(tools)
     r = await s.call_tool("read_graph", {})
     out["default"] = {"texts": texts(r), "meta": (r.meta or {}).get("pare"),
                       "structured": r.structured_content}
-    r = await s.call_tool("read_graph", {"detail": "full"} if args.get("pare") else {})
+    # pare offers `detail` only when the tool's levels give different outputs.
+    graph = next(t for t in tools.tools if t.name == "read_graph")
+    offers = "detail" in (graph.input_schema.get("properties") or {})
+    r = await s.call_tool("read_graph", {"detail": "full"} if offers else {})
     out["full"] = {"texts": texts(r), "meta": (r.meta or {}).get("pare"),
                    "structured": r.structured_content}
     r = await s.call_tool("create_entities", {"entities": [
@@ -88,6 +92,7 @@ async def roots_cb(context):
 async def everything(s, out, args):
     tools = await s.list_tools()
     out["tool_names"] = sorted(t.name for t in tools.tools)
+    out["tools"] = dump(tools)
     out["ping"] = dump(await s.send_ping())
     out["echo"] = dump(await s.call_tool("echo", {"message": "hello through pare"}))
     out["sum"] = dump(await s.call_tool("get-sum", {"a": 2, "b": 3}))

@@ -24,7 +24,10 @@ Modes:
   escape   like ok, but starts a child in a session of its own (out of the server's process
            group) that holds the server's stderr, and writes "SERVER_PID CHILD_PID" likewise.
 
-In every mode the tool `file` returns the text of the file FAKE_FILE (env) as it is.
+In every mode the tools `file` and `read_text_file` (which takes a `path`, ignored) return
+the text of the file FAKE_FILE (env) as it is, and `search` returns N semantic-search hits
+(`results[]` with `chunk_id`, `hybrid_score`, `chunk_text`, … as examples/policies/search.toml
+maps them). `test/calls` answers with every tools/call received so far: name and arguments.
 """
 import json
 import os
@@ -38,7 +41,14 @@ TOOLS = [
     {"name": "data", "description": "JSON rows", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
     {"name": "text", "description": "plain text", "inputSchema": {"type": "object"}},
     {"name": "file", "description": "the text of FAKE_FILE", "inputSchema": {"type": "object"}},
+    {"name": "read_text_file", "description": "the text of a file",
+     "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                     "properties": {"path": {"type": "string"}}, "required": ["path"],
+                     "additionalProperties": False}},
+    {"name": "search", "description": "semantic search", "inputSchema": {"type": "object", "properties": {
+        "query": {"type": "string"}, "n": {"type": "integer"}}}},
 ]
+CALLS = []
 
 
 def send(obj):
@@ -48,6 +58,21 @@ def send(obj):
 
 def rows(n):
     return {"rows": [{"id": i, "name": f"row {i}", "note": None, "tags": [], "score": i * 0.5} for i in range(n)]}
+
+
+def search_hits(n):
+    """Hits of falling score; every fourth chunk is long (over search.toml's 2000 characters)."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+    results = []
+    for i in range(n):
+        lines = [f"def handler_{i}(request):"] + [
+            f"    step_{j} = {words[(i + j) % 10]}(request, {j})  # {words[j % 10]} {words[(j * 3) % 10]}"
+            for j in range(80 if i % 4 == 0 else 5)]
+        results.append({"chunk_id": 1000 + i, "hybrid_score": round(0.95 - i * 0.03, 3),
+                        "chunk_text": "\n".join(lines), "source_file": f"src/mod_{i % 4}/file_{i}.py",
+                        "context_header": f"file_{i}.py > handler_{i}", "score_type": "hybrid",
+                        "source_category": "code", "chunk_index": i % 3, "total_chunks": 3})
+    return {"results": results, "total_found": n * 3}
 
 
 def send_big(rid, size):
@@ -83,7 +108,10 @@ def answer(msg):
         if MODE == "exit":
             sys.exit(3)
         name, args = msg["params"]["name"], msg["params"].get("arguments") or {}
-        if name == "file":
+        CALLS.append({"name": name, "arguments": args})
+        if name == "search":
+            return {"content": [{"type": "text", "text": json.dumps(search_hits(args.get("n", 20)))}]}
+        if name in ("file", "read_text_file"):
             with open(os.environ["FAKE_FILE"], encoding="utf-8") as f:
                 return {"content": [{"type": "text", "text": f.read()}]}
         if name == "data":
@@ -94,6 +122,8 @@ def answer(msg):
             return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
                     "arguments_seen": args}
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
+    if method == "test/calls":
+        return {"calls": CALLS}
     if method == "test/never":
         return None  # a request left open: pare's drain waits for it
     if method == "test/surrogate":

@@ -44,6 +44,9 @@ pub struct CompileCx<'a> {
     key: String,
     params: &'a BTreeMap<String, Scalar>,
     levels: &'a [String],
+    /// Every level mask handed out (ops' and their rules'): two levels that fall on the
+    /// same side of each shape the same ([`crate::policy::Policy::levels_alike`]).
+    masks: std::cell::RefCell<Vec<u64>>,
 }
 
 impl<'a> CompileCx<'a> {
@@ -54,7 +57,13 @@ impl<'a> CompileCx<'a> {
             key: String::new(),
             params,
             levels,
+            masks: Default::default(),
         }
+    }
+
+    /// The level masks handed out so far.
+    pub(crate) fn level_masks(&self) -> Vec<u64> {
+        self.masks.borrow().clone()
     }
 
     /// Set the key errors are reported under (`ops[2]`, `omitted`).
@@ -70,7 +79,9 @@ impl<'a> CompileCx<'a> {
     /// A bit mask of level indices; `None` means every level but `full`.
     pub fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
         let Some(names) = names else {
-            return Ok((1u64 << (self.levels.len() - 1)) - 1);
+            let all_but_full = (1u64 << (self.levels.len() - 1)) - 1;
+            self.masks.borrow_mut().push(all_but_full);
+            return Ok(all_but_full);
         };
         let mut mask = 0;
         for (j, name) in names.iter().enumerate() {
@@ -92,6 +103,7 @@ impl<'a> CompileCx<'a> {
             })?;
             mask |= 1 << index;
         }
+        self.masks.borrow_mut().push(mask);
         Ok(mask)
     }
 

@@ -7,3 +7,51 @@
 
 pub mod expr;
 pub mod selector;
+
+use crate::value::Value;
+use selector::{MatchState, Selector, SelectorError, SelectorSet, Step};
+
+/// The nodes `selector` selects in `value`, in document order (a node and its descendant
+/// can both be selected, by `..`).
+///
+/// ```
+/// use pare::query::{select, selector::Selector};
+/// let v = pare::json::parse(r#"{"a":[{"id":1},{"id":2}]}"#).unwrap();
+/// let ids = select(&v, &Selector::parse("$.a[*].id").unwrap()).unwrap();
+/// assert_eq!(ids.len(), 2);
+/// ```
+pub fn select<'v>(value: &'v Value, selector: &Selector) -> Result<Vec<&'v Value>, SelectorError> {
+    let set = SelectorSet::new(vec![selector.clone()])?;
+    let mut out = Vec::new();
+    select_in(value, &set, set.root(), &mut out);
+    Ok(out)
+}
+
+fn select_in<'v>(node: &'v Value, set: &SelectorSet, state: MatchState, out: &mut Vec<&'v Value>) {
+    if set.matches_any(&state) {
+        out.push(node);
+    }
+    if !set.can_descend(&state) {
+        return;
+    }
+    let mut visit = |child: &'v Value, step: Step| {
+        let s = set.step(&state, step);
+        if !set.is_dead(&s) {
+            select_in(child, set, s, out);
+        }
+    };
+    match node {
+        Value::Object(map) => {
+            for (k, v) in map.entries() {
+                visit(v, Step::Key(k));
+            }
+        }
+        Value::Array(items) => {
+            let len = items.len();
+            for (index, v) in items.iter().enumerate() {
+                visit(v, Step::Index { index, len });
+            }
+        }
+        _ => {}
+    }
+}

@@ -81,6 +81,9 @@ pub enum Input<'a> {
     /// ([`crate::embedded`]: JSON after a caption or before a trailer, a Python repr; the
     /// caption and trailer stand around every page), and paged as plain text otherwise.
     Text(&'a str),
+    /// Text that is never parsed, only paged (at line ends) when over the budget: a file's
+    /// contents, which a reader edits by quoting what it read.
+    Plain(&'a str),
     /// A value the door already has (a binding's native object).
     Value(Value),
 }

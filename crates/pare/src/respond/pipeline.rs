@@ -40,6 +40,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
     let (text, value) = match &req.input {
         Input::Json(t) => (Some(*t), Some(json::parse(t)?)),
         Input::Text(t) => (Some(*t), json::parse(t).ok()),
+        Input::Plain(t) => (Some(*t), None),
         Input::Value(_) => (None, None),
     };
     let input = std::mem::replace(&mut req.input, Input::Text(""));
@@ -279,7 +280,11 @@ impl Run<'_, '_> {
                 self.policy().levels(),
                 limit,
             ));
-            for lower in (0..self.level).rev() {
+            // A level alike the one asked gives the same text: it cannot fit either.
+            let lower_levels = (0..self.level)
+                .rev()
+                .filter(|&l| !self.policy().levels_alike(l, self.level));
+            for lower in lower_levels {
                 let r = self.render_at(value.clone(), lower);
                 if fits(&r, room) {
                     let asked = self.level_name(self.level);

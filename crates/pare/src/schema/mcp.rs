@@ -89,13 +89,16 @@ pub struct McpTool {
     /// no `detail` argument. Default: true.
     #[serde(default = "yes")]
     pub shape: bool,
-    /// Pass the result's text byte for byte, never re-encoded: for tools that return a
-    /// file's contents, which a model edits by quoting what it read. Default: pare decides
-    /// (see `pare_mcp::verbatim`: file-reading tool names and annotations).
+    /// Pass the result's text byte for byte, never re-encoded (over the budget, paged at
+    /// line ends): for tools that return a file's contents, which a model edits by quoting
+    /// what it read. Default: pare decides (`pare_mcp::verbatim`: a read word such as `read`,
+    /// `get`, `cat`, `view` in the name, with `file`/`files`/`contents` in it or a `path`
+    /// argument).
     #[serde(default)]
     pub verbatim: Option<bool>,
     /// Policy parameters callers may set per call: each becomes an optional argument of
-    /// the tool (taken out before the call is forwarded, like `detail`). Default: none.
+    /// the tool, typed from the parameter's default (taken out before the call is
+    /// forwarded, like `detail`). Each must be in the tool's policy `[params]`. Default: none.
     #[serde(default)]
     pub params: Vec<String>,
 }

@@ -298,3 +298,29 @@ fn search_results_with_a_pack_section_are_packed_and_paged() {
         );
     }
 }
+
+#[test]
+fn plain_input_is_never_parsed_and_pages_merge_back_to_the_text() {
+    let policy = policy("[[ops]]\nop = \"prune\"\n");
+    let text: String = (0..400)
+        .map(|i| format!("{{\"line\": {i}, \"note\": null}}\n"))
+        .collect();
+    let whole = respond(Request {
+        budget: Some(Budget::tokens(100_000)),
+        ..Request::new(Input::Plain(&text), &policy)
+    })
+    .unwrap();
+    assert_eq!(whole.page.text, text);
+    assert_eq!(whole.page.record.kind, PageKind::Input);
+    let pages = walk(|cursor| Request {
+        budget: Some(Budget::tokens(500)),
+        cursor,
+        ..Request::new(Input::Plain(&text), &policy)
+    });
+    assert!(pages.len() > 2);
+    assert!(pages.iter().all(|p| p.record.kind == PageKind::Text));
+    assert_eq!(
+        pages.iter().map(|p| p.text.as_str()).collect::<String>(),
+        text
+    );
+}
