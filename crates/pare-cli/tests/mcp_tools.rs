@@ -336,12 +336,15 @@ fn mcp_the_original_of_a_result_shown_in_part_comes_back_without_a_second_call()
     assert_eq!(p.recv()["method"], "notifications/tools/list_changed");
     let r = p.recv()["result"].clone();
     let handle = r["_meta"]["pare"]["original"].as_str().unwrap().to_owned();
+    // One note item: what the policy removed, then how to get it back.
     assert_eq!(
         r["content"][1]["text"],
         format!(
-            r#"pare: original: pare_more {{"cursor":"{handle}"}} (add "path": a JSONPath, or "detail")"#
+            "pare: absent members may have been null, \"\", [] or {{}} (pruned).\n\
+             pare: original: pare_more {{\"cursor\":\"{handle}\"}} (add \"path\": a JSONPath, or \"detail\")"
         )
     );
+    assert_eq!(r["content"].as_array().unwrap().len(), 2);
     let server_text = serde_json::to_string_pretty(&json!({"rows": [
         {"id": 0, "name": "row 0", "note": null, "tags": [], "score": 0.0},
         {"id": 1, "name": "row 1", "note": null, "tags": [], "score": 0.5},

@@ -11,12 +11,10 @@
 //!   or, over the budget, in pages cut at line ends.
 //! - **Originals**: when the text shown is not the whole result (a level that removes
 //!   something, a lowered level, packed search results), the server's text is kept
-//!   ([`crate::originals`]) and one more text item names it:
+//!   ([`crate::originals`]) and the note item ends with a line naming it:
 //!   `pare: original: pare_more {"cursor":"r7"} (add "path": a JSONPath, or "detail")`,
-//!   also in `_meta.pare.original`. The line is within the budget: a one-page result is
-//!   shaped again under the budget less the line when it would not fit; on a paged result
-//!   the line comes only when it fits beside the first page (the pages themselves are the
-//!   engine's, the same through every door).
+//!   also in `_meta.pare.original`. The line is within the budget: when it would not fit,
+//!   the result is shaped again (and paged, if need be) under the budget less the line.
 //!
 //! `structuredContent` is never touched: it must stay valid against the tool's
 //! `outputSchema`, and clients hand `content` to the model.
@@ -144,8 +142,12 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, stores: Stores) 
                     if one.page.record.kind != PageKind::Input {
                         items[at] = with_text(&content[at], one.page.text);
                     }
-                    items.extend(one.page.note.map(note));
-                    items.extend(one.handle_line.map(note));
+                    // One note item: the engine's lines, then the handle's.
+                    let lines = match (one.page.note, one.handle_line) {
+                        (Some(n), Some(h)) => Some(format!("{n}\n{h}")),
+                        (n, h) => n.or(h),
+                    };
+                    items.extend(lines.map(note));
                     (items, one.meta, one.needs_more)
                 }
                 Err(Unchanged::AsAsked) => return Shaped::AsIs,
@@ -221,9 +223,12 @@ fn one_text(
             detail_arg: call.detail_arg.to_owned(),
         });
         let line = handle_line(&h, call.tool);
-        let line_cost = budget.cost([line.as_str()]);
-        if response.page.record.pages == 1 && !fits(budget, &response.page, line_cost) {
-            // Room for the line: shape again under the budget less what it costs.
+        // Costed with the newline that joins it to a note.
+        let line_cost = budget.cost([format!("\n{line}").as_str()]);
+        if !fits(budget, &response.page, line_cost) {
+            // Room for the line: shape again under the budget less what it costs (a paged
+            // result's pages are then all that much smaller, so the model sees the handle
+            // on page 1 rather than only in `_meta`).
             let less = respond::Budget {
                 tokens: budget.max_tokens.saturating_sub(line_cost.0),
                 chars4: budget.max_chars4.saturating_sub(line_cost.1),
@@ -241,9 +246,14 @@ fn one_text(
     if let Some((h, line)) = handle {
         meta.insert("original".into(), json!(h));
         if let Some(line) = &line {
-            let after = meta["tokensAfter"].as_u64().unwrap_or(0);
-            let more = budget.tokenizer.count(line) as u64;
-            meta.insert("tokensAfter".into(), json!(after + more));
+            // Counted as sent: the handle's line joins the note's item, if there is one.
+            let r = &page.record;
+            let note = match &page.note {
+                Some(n) => budget.tokenizer.count(&format!("{n}\n{line}")),
+                None => budget.tokenizer.count(line),
+            };
+            let after = r.tokens_after.unwrap_or(0) + note;
+            meta.insert("tokensAfter".into(), json!(after));
         }
         handle_line = line;
     }
@@ -806,7 +816,9 @@ mod tests {
         assert!(needs_more);
         let handle = r["_meta"]["pare"]["original"].as_str().unwrap();
         let items = r["content"].as_array().unwrap();
+        // The handle's line ends the note item.
         let line = items.last().unwrap()["text"].as_str().unwrap();
+        let line = line.lines().last().unwrap();
         assert_eq!(
             line,
             format!(
@@ -840,5 +852,48 @@ mod tests {
                 .unwrap()
                 .contains("body")
         );
+    }
+
+    /// A lossy result too big for one page still names its original on page 1, inside the
+    /// budget, and `tokensAfter` counts the note item as sent.
+    #[test]
+    fn a_paged_lossy_result_names_its_original_on_page_one_within_the_budget() {
+        let (tool, _) = setup();
+        let tool = Arc::new(tool);
+        let items: Vec<Json> = (0..200)
+            .map(|i| json!({"id": i, "body": format!("{i} ").repeat(60), "tags": format!("t{i} ").repeat(20)}))
+            .collect();
+        let result = json!({"content": [{"type": "text", "text": serde_json::to_string(&json!({ "items": items })).unwrap()}]});
+        let (mut pages, mut originals) = stores();
+        let call = Call {
+            level: Some("brief"),
+            ..call(&tool, false)
+        };
+        let stores_ = Stores {
+            pages: &mut pages,
+            originals: &mut originals,
+        };
+        let Shaped::Result { result: r, .. } = shape_result(&result, &call, budget(), stores_)
+        else {
+            panic!("not shaped")
+        };
+        let meta = &r["_meta"]["pare"];
+        assert!(meta["pages"].as_u64().unwrap() > 1, "{meta}");
+        let handle = meta["original"].as_str().unwrap();
+        let items = r["content"].as_array().unwrap();
+        let last = items.last().unwrap()["text"].as_str().unwrap();
+        assert!(
+            last.lines().last().unwrap().starts_with(&format!(
+                "pare: original: pare_more {{\"cursor\":\"{handle}\"}}"
+            )),
+            "{last}"
+        );
+        let total: usize = items
+            .iter()
+            .filter_map(text_of)
+            .map(|t| budget().tokenizer.count(t))
+            .sum();
+        assert!(total <= 1500, "{total}");
+        assert_eq!(meta["tokensAfter"], total);
     }
 }

@@ -301,7 +301,11 @@ mod tests {
         let tool = json!({"name": "a", "title": "A", "description": "Do a. Then more.",
                           "inputSchema": {"$schema": "x", "type": "object"}});
         let mut r = json!({"tools": [tool.clone()]});
-        rewrite(&mut r, &Config::load(&p).unwrap(), &mut ToolsState::default());
+        rewrite(
+            &mut r,
+            &Config::load(&p).unwrap(),
+            &mut ToolsState::default(),
+        );
         assert_eq!(r["tools"][0]["description"], "Do a");
         assert!(r["tools"][0].get("title").is_none());
         assert!(r["tools"][0]["inputSchema"].get("$schema").is_none());

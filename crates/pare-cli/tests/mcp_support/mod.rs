@@ -353,11 +353,14 @@ pub fn assert_same_result(direct: &Value, through: &Value, what: &str) {
     if meta_emptied && direct.get("_meta").is_none() {
         through.as_object_mut().unwrap().remove("_meta");
     }
-    let (Some(d), Some(t)) = (direct["content"].as_array(), through["content"].as_array())
-    else {
+    let (Some(d), Some(t)) = (direct["content"].as_array(), through["content"].as_array()) else {
         panic!("{what} differs:\n{direct}\n{through}");
     };
-    assert_eq!(d.len(), t.len(), "{what}: content items\n{direct}\n{through}");
+    assert_eq!(
+        d.len(),
+        t.len(),
+        "{what}: content items\n{direct}\n{through}"
+    );
     for (d, t) in d.iter().zip(t) {
         let (Some(dt), Some(tt)) = (d["text"].as_str(), t["text"].as_str()) else {
             assert_eq!(d, t, "{what}");
