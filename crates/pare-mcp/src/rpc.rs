@@ -54,18 +54,6 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// JSON-RPC's "invalid params" code, used for a bad `detail` value or cursor.
 pub const INVALID_PARAMS: i64 = -32602;
 
-/// The id of the message whose last bytes are `tail` (`…,"id":7}`), if it can be seen there.
-/// Used for messages too large to parse, to settle their request all the same.
-pub fn id_in_tail(tail: &[u8]) -> Option<Json> {
-    let pat = b"\"id\":";
-    let at = tail.windows(pat.len()).rposition(|w| w == pat)? + pat.len();
-    let mut it = serde_json::Deserializer::from_slice(&tail[at..]).into_iter::<Json>();
-    match it.next()? {
-        Ok(v @ (Json::Number(_) | Json::String(_))) => Some(v),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,13 +74,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_found_at_the_end_of_a_message() {
-        assert_eq!(
-            id_in_tail(br#"..."x"}},"jsonrpc":"2.0","id":17}"#),
-            Some(json!(17))
-        );
-        assert_eq!(id_in_tail(br#"...,"id":"ab"}"#), Some(json!("ab")));
-        assert_eq!(id_in_tail(br#"...,"other":1}"#), None);
+    fn ids_of_different_types_are_different_keys() {
         assert_ne!(id_key(&json!(1)), id_key(&json!("1")));
     }
 }
