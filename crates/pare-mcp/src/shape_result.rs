@@ -535,11 +535,39 @@ mod tests {
         (tool, json!({"content": [{"type": "text", "text": text}]}))
     }
 
-    fn stores() -> (PageCache, Originals) {
-        (
-            PageCache::new(Limits::default()),
-            Originals::new(Limits::default()),
-        )
+    /// The page and original stores a test's calls share, as the proxy's do.
+    struct Held {
+        pages: PageCache,
+        originals: Originals,
+    }
+
+    impl Held {
+        fn new() -> Held {
+            Held {
+                pages: PageCache::new(Limits::default()),
+                originals: Originals::new(Limits::default()),
+            }
+        }
+
+        fn shape(&mut self, result: &Json, call: &Call) -> Shaped {
+            let stores = Stores {
+                pages: &mut self.pages,
+                originals: &mut self.originals,
+            };
+            shape_result(result, call, budget(), stores)
+        }
+    }
+
+    /// A call of the tool `t` at its default level.
+    fn call<'a>(tool: &'a Arc<ToolPolicy>, verbatim: bool) -> Call<'a> {
+        Call {
+            tool_name: "t",
+            tool,
+            level: None,
+            detail_arg: "detail",
+            params: &[],
+            verbatim,
+        }
     }
 
     fn budget() -> Budget {
@@ -550,22 +578,23 @@ mod tests {
         }
     }
 
+    /// The tokenizer's count of a result's texts, as sent.
+    fn sent_tokens(r: &Json) -> usize {
+        r["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(text_of)
+            .map(|t| budget().tokenizer.count(t))
+            .sum()
+    }
+
     /// `tokensAfter` is the tokenizer's count of the texts sent, exactly, and
     /// `tokensBefore` that of the server's texts.
     fn assert_counts_are_exact(before: &Json, after: &Json) {
-        let tok = budget().tokenizer;
-        let total = |r: &Json| -> usize {
-            r["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(text_of)
-                .map(|t| tok.count(t))
-                .sum()
-        };
         let meta = &after["_meta"]["pare"];
-        assert_eq!(meta["tokensBefore"], total(before));
-        assert_eq!(meta["tokensAfter"], total(after));
+        assert_eq!(meta["tokensBefore"], sent_tokens(before));
+        assert_eq!(meta["tokensAfter"], sent_tokens(after));
     }
 
     #[test]
@@ -587,23 +616,10 @@ mod tests {
             for (level, explicit) in [(2, false), (1, false), (1, true)] {
                 let name = tool.levels()[level].clone();
                 let call = Call {
-                    tool_name: "t",
-                    tool: &tool,
                     level: explicit.then_some(name.as_str()),
-                    detail_arg: "detail",
-                    params: &[],
-                    verbatim: false,
+                    ..call(&tool, false)
                 };
-                let (mut cache, mut originals) = stores();
-                if let Shaped::Result { result: r, .. } = shape_result(
-                    &result,
-                    &call,
-                    budget(),
-                    Stores {
-                        pages: &mut cache,
-                        originals: &mut originals,
-                    },
-                ) {
+                if let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call) {
                     assert_counts_are_exact(&result, &r);
                 }
             }
@@ -614,23 +630,10 @@ mod tests {
             });
             for explicit in [false, true] {
                 let call = Call {
-                    tool_name: "t",
-                    tool: &tool,
                     level: explicit.then_some("standard"),
-                    detail_arg: "detail",
-                    params: &[],
-                    verbatim: false,
+                    ..call(&tool, false)
                 };
-                let (mut cache, mut originals) = stores();
-                let Shaped::Result { result: r, .. } = shape_result(
-                    &small,
-                    &call,
-                    budget(),
-                    Stores {
-                        pages: &mut cache,
-                        originals: &mut originals,
-                    },
-                ) else {
+                let Shaped::Result { result: r, .. } = Held::new().shape(&small, &call) else {
                     panic!("not shaped")
                 };
                 assert_counts_are_exact(&small, &r);
@@ -642,24 +645,8 @@ mod tests {
     fn over_budget_at_the_default_level_lowers_the_level_with_a_note() {
         let (tool, result) = setup();
         let tool = Arc::new(tool);
-        let call = Call {
-            tool_name: "t",
-            tool: &tool,
-            level: None,
-            detail_arg: "detail",
-            params: &[],
-            verbatim: false,
-        };
-        let (mut cache, mut originals) = stores();
-        let Shaped::Result { result: r, .. } = shape_result(
-            &result,
-            &call,
-            budget(),
-            Stores {
-                pages: &mut cache,
-                originals: &mut originals,
-            },
-        ) else {
+        let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call(&tool, false))
+        else {
             panic!("not shaped")
         };
         assert_eq!(r["_meta"]["pare"]["level"], "brief");
@@ -674,30 +661,21 @@ mod tests {
         let (tool, result) = setup();
         let tool = Arc::new(tool);
         let call = Call {
-            tool_name: "t",
-            tool: &tool,
             level: Some("standard"),
-            detail_arg: "detail",
-            params: &[],
-            verbatim: false,
+            ..call(&tool, false)
         };
-        let (mut cache, mut originals) = stores();
-        let Shaped::Result { result: r, .. } = shape_result(
-            &result,
-            &call,
-            budget(),
-            Stores {
-                pages: &mut cache,
-                originals: &mut originals,
-            },
-        ) else {
+        let mut held = Held::new();
+        let Shaped::Result { result: r, .. } = held.shape(&result, &call) else {
             panic!("not shaped")
         };
         let meta = &r["_meta"]["pare"];
         assert_eq!(meta["level"], "standard");
         assert!(meta["pages"].as_u64().unwrap() > 1);
         assert!(meta["tokensAfter"].as_u64().unwrap() <= 1500);
-        let next = cache.get(meta["nextCursor"].as_str().unwrap()).unwrap();
+        let next = held
+            .pages
+            .get(meta["nextCursor"].as_str().unwrap())
+            .unwrap();
         assert_eq!(next.page.record.page, 2);
         assert!(next.page.text.contains("body"));
         assert_eq!(next.meta["page"], 2);
@@ -707,66 +685,27 @@ mod tests {
     fn error_results_and_non_json_text_are_left_alone() {
         let (tool, _) = setup();
         let tool = Arc::new(tool);
-        let call = Call {
-            tool_name: "t",
-            tool: &tool,
-            level: None,
-            detail_arg: "detail",
-            params: &[],
-            verbatim: false,
-        };
-        let (mut cache, mut originals) = stores();
+        let mut held = Held::new();
         let err = json!({"isError": true, "content": [{"type": "text", "text": "{}"}]});
         assert!(matches!(
-            shape_result(
-                &err,
-                &call,
-                budget(),
-                Stores {
-                    pages: &mut cache,
-                    originals: &mut originals
-                }
-            ),
+            held.shape(&err, &call(&tool, false)),
             Shaped::Unchanged(_)
         ));
         let text = json!({"content": [{"type": "text", "text": "plain words"}]});
         assert!(matches!(
-            shape_result(
-                &text,
-                &call,
-                budget(),
-                Stores {
-                    pages: &mut cache,
-                    originals: &mut originals
-                }
-            ),
+            held.shape(&text, &call(&tool, false)),
             Shaped::Unchanged(_)
         ));
-    }
-
-    fn call<'a>(tool: &'a Arc<ToolPolicy>, verbatim: bool) -> Call<'a> {
-        Call {
-            tool_name: "t",
-            tool,
-            level: None,
-            detail_arg: "detail",
-            params: &[],
-            verbatim,
-        }
     }
 
     #[test]
     fn a_verbatim_text_passes_as_is_or_in_pages_that_join_to_it() {
         let (tool, result) = setup();
         let tool = Arc::new(tool);
-        let (mut pages, mut originals) = stores();
+        let mut held = Held::new();
         let small = json!({"content": [{"type": "text", "text": "{\n  \"a\": null\n}\n"}]});
-        let stores_ = Stores {
-            pages: &mut pages,
-            originals: &mut originals,
-        };
         assert!(matches!(
-            shape_result(&small, &call(&tool, true), budget(), stores_),
+            held.shape(&small, &call(&tool, true)),
             Shaped::AsIs
         ));
 
@@ -775,14 +714,10 @@ mod tests {
             .unwrap()
             .replace("},{", "},\n{");
         let big = json!({"content": [{"type": "text", "text": text}]});
-        let stores_ = Stores {
-            pages: &mut pages,
-            originals: &mut originals,
-        };
         let Shaped::Result {
             result: r,
             needs_more,
-        } = shape_result(&big, &call(&tool, true), budget(), stores_)
+        } = held.shape(&big, &call(&tool, true))
         else {
             panic!("not paged")
         };
@@ -790,7 +725,7 @@ mod tests {
         let mut joined = r["content"][0]["text"].as_str().unwrap().to_owned();
         let mut cursor = r["_meta"]["pare"]["nextCursor"].as_str().map(str::to_owned);
         while let Some(c) = cursor {
-            let next = pages.get(&c).unwrap();
+            let next = held.pages.get(&c).unwrap();
             joined.push_str(&next.page.text);
             cursor = next.page.record.next_cursor.clone();
         }
@@ -801,15 +736,11 @@ mod tests {
     fn a_result_shown_in_part_names_its_original_which_comes_back_whole_or_by_path() {
         let (tool, result) = setup();
         let tool = Arc::new(tool);
-        let (mut pages, mut originals) = stores();
-        let stores_ = Stores {
-            pages: &mut pages,
-            originals: &mut originals,
-        };
+        let mut held = Held::new();
         let Shaped::Result {
             result: r,
             needs_more,
-        } = shape_result(&result, &call(&tool, false), budget(), stores_)
+        } = held.shape(&result, &call(&tool, false))
         else {
             panic!("not shaped")
         };
@@ -825,27 +756,24 @@ mod tests {
                 r#"pare: original: pare_more {{"cursor":"{handle}"}} (add "path": a JSONPath, or "detail")"#
             )
         );
-        let total: usize = items
-            .iter()
-            .filter_map(text_of)
-            .map(|t| budget().tokenizer.count(t))
-            .sum();
+        let total = sent_tokens(&r);
         assert!(total <= 1500, "{total}");
         assert_eq!(r["_meta"]["pare"]["tokensAfter"], total);
 
-        let original = originals.get(handle).unwrap();
+        let original = held.originals.get(handle).unwrap();
         let big = Budget {
             max_tokens: 100_000,
             max_chars4: 100_000,
             ..budget()
         };
-        let whole = original_result(&original, Ask::Whole, big, &mut pages).unwrap();
+        let pages = &mut held.pages;
+        let whole = original_result(&original, Ask::Whole, big, pages).unwrap();
         assert_eq!(whole["content"][0]["text"], result["content"][0]["text"]);
-        let one = original_result(&original, Ask::Path("$.items[3].id"), big, &mut pages).unwrap();
+        let one = original_result(&original, Ask::Path("$.items[3].id"), big, pages).unwrap();
         assert_eq!(one["content"][0]["text"], "3");
-        let bad = original_result(&original, Ask::Path("$.nothing"), big, &mut pages);
+        let bad = original_result(&original, Ask::Path("$.nothing"), big, pages);
         assert!(bad.unwrap_err().contains("selects nothing"));
-        let brief = original_result(&original, Ask::Level("brief"), big, &mut pages).unwrap();
+        let brief = original_result(&original, Ask::Level("brief"), big, pages).unwrap();
         assert!(
             !brief["content"][0]["text"]
                 .as_str()
@@ -864,17 +792,11 @@ mod tests {
             .map(|i| json!({"id": i, "body": format!("{i} ").repeat(60), "tags": format!("t{i} ").repeat(20)}))
             .collect();
         let result = json!({"content": [{"type": "text", "text": serde_json::to_string(&json!({ "items": items })).unwrap()}]});
-        let (mut pages, mut originals) = stores();
         let call = Call {
             level: Some("brief"),
             ..call(&tool, false)
         };
-        let stores_ = Stores {
-            pages: &mut pages,
-            originals: &mut originals,
-        };
-        let Shaped::Result { result: r, .. } = shape_result(&result, &call, budget(), stores_)
-        else {
+        let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call) else {
             panic!("not shaped")
         };
         let meta = &r["_meta"]["pare"];
@@ -888,11 +810,7 @@ mod tests {
             )),
             "{last}"
         );
-        let total: usize = items
-            .iter()
-            .filter_map(text_of)
-            .map(|t| budget().tokenizer.count(t))
-            .sum();
+        let total = sent_tokens(&r);
         assert!(total <= 1500, "{total}");
         assert_eq!(meta["tokensAfter"], total);
     }
