@@ -560,6 +560,24 @@ fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
     assert_ne!(again, session);
 }
 
+/// Call the `big` fake server's `data` tool (id 11) through `pare`: the whole result arrives;
+/// pare's peak RSS afterwards, in kB.
+fn big_result_peak_kb(pare: &Listening, session: &str, bytes: usize) -> u64 {
+    let r = call(
+        &pare.addr,
+        session,
+        11,
+        "tools/call",
+        json!({"name": "data", "arguments": {}}),
+    );
+    assert_eq!(r.status, 200);
+    let msg = r.messages().pop().unwrap();
+    assert_eq!(msg["id"], 11);
+    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
+    mcp_support::peak_rss_kb(pare.child.id()).unwrap()
+}
+
 #[test]
 fn mcp_listen_streams_a_result_over_the_message_cap_in_bounded_memory() {
     let py = python();
@@ -573,24 +591,7 @@ fn mcp_listen_streams_a_result_over_the_message_cap_in_bounded_memory() {
     let session = initialize(addr);
     // The fake server writes the id last, as the JS SDK does: with one request open, pare
     // knows whose response it is before the end.
-    let r = call(
-        addr,
-        &session,
-        11,
-        "tools/call",
-        json!({"name": "data", "arguments": {}}),
-    );
-    assert_eq!(r.status, 200);
-    let msg = r.messages().pop().unwrap();
-    assert_eq!(msg["id"], 11);
-    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
-    let status = std::fs::read_to_string(format!("/proc/{}/status", pare.child.id())).unwrap();
-    let peak_kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap();
+    let peak_kb = big_result_peak_kb(&pare, &session, bytes);
     assert!(
         peak_kb < 100_000,
         "pare peaked at {peak_kb} kB for a {bytes}-byte result"
@@ -761,24 +762,7 @@ fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_he
     );
     open.write_all((head + &never).as_bytes()).unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let r = call(
-        addr,
-        &session,
-        11,
-        "tools/call",
-        json!({"name": "data", "arguments": {}}),
-    );
-    assert_eq!(r.status, 200);
-    let msg = r.messages().pop().unwrap();
-    assert_eq!(msg["id"], 11);
-    let text = msg["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.len() > bytes * 9 / 10, "{} bytes", text.len());
-    let status = std::fs::read_to_string(format!("/proc/{}/status", pare.child.id())).unwrap();
-    let peak_kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap();
+    let peak_kb = big_result_peak_kb(&pare, &session, bytes);
     eprintln!(
         "--listen, id last, two requests open: a {bytes}-byte result passed at {peak_kb} kB peak RSS"
     );

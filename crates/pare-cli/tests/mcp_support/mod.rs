@@ -192,9 +192,7 @@ impl Proxy {
 
     /// pare's peak resident memory so far (Linux `VmHWM`), in kB.
     pub fn peak_rss_kb(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-        line.split_whitespace().nth(1)?.parse().ok()
+        peak_rss_kb(self.child.id())
     }
 
     /// pare's process id.
@@ -386,6 +384,13 @@ pub fn assert_same_result(direct: &Value, through: &Value, what: &str) {
     d.as_object_mut().unwrap().remove("content");
     t.as_object_mut().unwrap().remove("content");
     assert_eq!(d, t, "{what}: besides content");
+}
+
+/// The peak resident memory so far of process `pid` (Linux `VmHWM`), in kB.
+pub fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `scripts/pg_fixture.sh` (a throwaway PostgreSQL cluster with the `orders` fixture).
