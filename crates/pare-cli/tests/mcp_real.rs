@@ -15,6 +15,7 @@
 mod mcp_support;
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use mcp_support::{PgCluster, client, graph_file, node_server, pare_bin, sdk_python};
 use pare::encode::expand;
@@ -320,21 +321,26 @@ fn memory_calls(via: Option<&[&str]>) -> Value {
     )
 }
 
+/// The memory server's calls directly and through zero-config pare, run once for the tests
+/// that read them.
+fn memory_runs() -> &'static (Value, Value) {
+    static RUNS: OnceLock<(Value, Value)> = OnceLock::new();
+    RUNS.get_or_init(|| (memory_calls(None), memory_calls(Some(&[]))))
+}
+
 #[test]
 #[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_real_memory_results_expand_to_exactly_the_servers_json() {
-    let direct = memory_calls(None);
-    let through = memory_calls(Some(&[]));
-    let n = assert_results_expand_to_direct(&direct, &through, "memory");
+    let (direct, through) = memory_runs();
+    let n = assert_results_expand_to_direct(direct, through, "memory");
     assert!(n >= 6, "only {n} JSON texts");
 }
 
 #[test]
 #[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_real_memory_tools_list_through_pare_is_no_bigger() {
-    let direct = memory_calls(None);
-    let through = memory_calls(Some(&[]));
-    assert_list_no_bigger(&direct, &through, "memory");
+    let (direct, through) = memory_runs();
+    assert_list_no_bigger(direct, through, "memory");
 }
 
 // ---- everything ----------------------------------------------------------------------
@@ -372,22 +378,27 @@ fn everything_calls(via: Option<&[&str]>) -> Value {
     )
 }
 
+/// The everything server's calls directly and through zero-config pare, run once for the
+/// tests that read them.
+fn everything_runs() -> &'static (Value, Value) {
+    static RUNS: OnceLock<(Value, Value)> = OnceLock::new();
+    RUNS.get_or_init(|| (everything_calls(None), everything_calls(Some(&[]))))
+}
+
 #[test]
 #[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_real_everything_results_expand_to_exactly_the_servers_json() {
-    let direct = everything_calls(None);
+    let (direct, through) = everything_runs();
     assert!(texts(&direct["calls"][0])[0].contains("\"PARE_PROBE_EMPTY\": \"\""));
-    let through = everything_calls(Some(&[]));
-    let n = assert_results_expand_to_direct(&direct, &through, "everything");
+    let n = assert_results_expand_to_direct(direct, through, "everything");
     assert!(n >= 2, "only {n} JSON texts");
 }
 
 #[test]
 #[ignore = "needs MCP peers: run .ci/run, then scripts/test"]
 fn mcp_real_everything_tools_list_through_pare_is_no_bigger() {
-    let direct = everything_calls(None);
-    let through = everything_calls(Some(&[]));
-    assert_list_no_bigger(&direct, &through, "everything");
+    let (direct, through) = everything_runs();
+    assert_list_no_bigger(direct, through, "everything");
 }
 
 // ---- tool_list = "compact" -----------------------------------------------------------
@@ -428,15 +439,14 @@ fn mcp_real_compact_tool_list_is_smaller_and_every_tool_is_called_with_the_same_
     let policy = dir.path().join("compact.toml");
     std::fs::write(&policy, "[mcp]\ntool_list = \"compact\"\n").unwrap();
     let policy = policy.display().to_string();
-    let plain = memory_calls(Some(&[]));
+    let (direct, plain) = memory_runs();
     let compact = memory_calls(Some(&["--policy", &policy]));
-    let direct = memory_calls(None);
     // The calls (made with the server's own argument names) give the same results.
-    assert_results_expand_to_direct(&direct, &compact, "memory, compact tool list");
+    assert_results_expand_to_direct(direct, &compact, "memory, compact tool list");
     let (p, c, d) = (
-        list_tokens(&plain),
+        list_tokens(plain),
         list_tokens(&compact),
-        list_tokens(&direct),
+        list_tokens(direct),
     );
     assert!(
         c < d && c < p,
