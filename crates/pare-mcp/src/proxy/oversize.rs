@@ -38,7 +38,7 @@ pub(super) fn from_upstream(
             log(&format!(
                 "no temporary file for a message of more than {cap} bytes ({e}); streaming it unchecked"
             ));
-            return stream_unchecked(shared, reader, head);
+            return stream_unchecked(shared, reader, head, &h);
         }
     };
     let mut sink = Sink {
@@ -61,11 +61,7 @@ pub(super) fn from_upstream(
             true,
         ),
     };
-    let id = match h.response_id() {
-        Some(id) => Some(id.clone()),
-        None if !h.method => scan::id_at_end(&rest.tail),
-        None => None,
-    };
+    let id = response_id(&h, &rest.tail);
     let verdict = spooled.and_then(|()| judge(&h, &rest, id.is_some()));
     let end = broken.then_some(UpstreamEnd::Closed);
     if let Err(why) = verdict {
@@ -89,6 +85,44 @@ pub(super) fn from_upstream(
     log(&format!(
         "a message of more than {cap} bytes is forwarded unchanged (raise --max-message-bytes to shape it)"
     ));
+    let sent = to_client(shared, head, |client| spool.copy_to(client).map(drop));
+    if let Some(id) = &id {
+        shared.settle(id);
+    }
+    match sent {
+        Ok(()) => end,
+        Err(Broke::Client) => Some(UpstreamEnd::ClientGone),
+        Err(Broke::Source(e)) => {
+            log(&format!("reading back the temporary file failed: {e}"));
+            Some(UpstreamEnd::Closed)
+        }
+    }
+}
+
+/// The id of the response whose head is `h` and whose last bytes are `tail`: read in the
+/// head, or (unless the head shows a method: a request's id is not a reply's) at the end.
+fn response_id(h: &scan::Head, tail: &[u8]) -> Option<serde_json::Value> {
+    match h.response_id() {
+        Some(id) => Some(id.clone()),
+        None if !h.method => scan::id_at_end(tail),
+        None => None,
+    }
+}
+
+/// Why writing a line to the client failed.
+enum Broke {
+    /// The client stopped reading.
+    Client,
+    /// Where the rest of the line came from failed.
+    Source(io::Error),
+}
+
+/// Write one line to the client, under its lock: `head`, what `rest` copies, a newline.
+fn to_client<T>(
+    shared: &Shared,
+    head: &[u8],
+    rest: impl FnOnce(&mut Watched) -> io::Result<T>,
+) -> Result<T, Broke> {
     let mut out = shared.client_out.lock().expect("client writer");
     let mut client = Watched {
         inner: &mut **out,
@@ -96,22 +130,21 @@ pub(super) fn from_upstream(
     };
     let sent = client
         .write_all(head)
-        .and_then(|()| spool.copy_to(&mut client).map(drop))
-        .and_then(|()| client.write_all(b"\n"))
-        .and_then(|()| client.flush());
-    let client_gone = client.failed;
-    drop(out);
-    if let Some(id) = &id {
-        shared.settle(id);
-    }
-    match sent {
-        Ok(()) => end,
-        Err(_) if client_gone => Some(UpstreamEnd::ClientGone),
-        Err(e) => {
-            log(&format!("reading back the temporary file failed: {e}"));
-            Some(UpstreamEnd::Closed)
+        .and_then(|()| rest(&mut client))
+        .and_then(|v| {
+            client
+                .write_all(b"\n")
+                .and_then(|()| client.flush())
+                .map(|()| v)
+        });
+    // The copy reads one side and writes the other: either may have failed.
+    sent.map_err(|e| {
+        if client.failed {
+            Broke::Client
+        } else {
+            Broke::Source(e)
         }
-    }
+    })
 }
 
 /// Whether the whole line is one JSON-RPC message; `Err(why)` if not.
@@ -135,37 +168,17 @@ fn stream_unchecked(
     shared: &Shared,
     reader: &mut LineReader<impl BufRead>,
     head: &[u8],
+    h: &scan::Head,
 ) -> Option<UpstreamEnd> {
-    let mut out = shared.client_out.lock().expect("client writer");
-    let mut client = Watched {
-        inner: &mut **out,
-        failed: false,
-    };
-    let rest = client
-        .write_all(head)
-        .and_then(|()| reader.copy_rest(Some(&mut client)))
-        .and_then(|rest| {
-            client
-                .write_all(b"\n")
-                .and_then(|()| client.flush())
-                .map(|()| rest)
-        });
-    let client_gone = client.failed;
-    drop(out);
-    match rest {
+    match to_client(shared, head, |client| reader.copy_rest(Some(client))) {
         Ok(rest) => {
-            let h = scan::head(head);
-            if let Some(id) = h
-                .response_id()
-                .cloned()
-                .or_else(|| scan::id_at_end(&rest.tail))
-            {
+            if let Some(id) = response_id(h, &rest.tail) {
                 shared.settle(&id);
             }
             None
         }
-        Err(_) if client_gone => Some(UpstreamEnd::ClientGone),
-        Err(_) => Some(UpstreamEnd::Closed),
+        Err(Broke::Client) => Some(UpstreamEnd::ClientGone),
+        Err(Broke::Source(_)) => Some(UpstreamEnd::Closed),
     }
 }
 
