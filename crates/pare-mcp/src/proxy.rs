@@ -81,23 +81,34 @@ impl Shared {
         out.flush()
     }
 
-    /// Stop waiting for the request `id`; `true` if it was open.
-    fn settle(&self, id: &Json) -> bool {
+    /// Wait for the answer to the request `id`, remembering what it asked.
+    fn await_answer(&self, id: Json, pending: Pending) {
         self.pending
             .lock()
             .expect("pending")
-            .remove(&rpc::id_key(id))
-            .is_some()
+            .insert(rpc::id_key(&id), (id, pending));
+    }
+
+    /// Stop waiting for the request `id`: what it asked, if it was open.
+    fn take(&self, id: &Json) -> Option<Pending> {
+        let open = self
+            .pending
+            .lock()
+            .expect("pending")
+            .remove(&rpc::id_key(id));
+        open.map(|(_, pending)| pending)
+    }
+
+    /// Stop waiting for the request `id`; `true` if it was open.
+    fn settle(&self, id: &Json) -> bool {
+        self.take(id).is_some()
     }
 
     /// Wait for the answer to a request pare could not read whole (over the cap, or not
     /// strict JSON), so that it is answered if the server exits first.
     fn track_unread(&self, h: &scan::Head) {
         if let (true, Some(id)) = (h.method, &h.id) {
-            self.pending
-                .lock()
-                .expect("pending")
-                .insert(rpc::id_key(id), (id.clone(), Pending::Other));
+            self.await_answer(id.clone(), Pending::Other);
         }
     }
 }
@@ -244,21 +255,13 @@ fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
                 },
                 _ => (Pending::Other, None),
             };
-            shared
-                .pending
-                .lock()
-                .expect("pending")
-                .insert(rpc::id_key(&id), (id, pending));
+            shared.await_answer(id, pending);
             Some(rewritten)
         }
         Some(Kind::Notification("notifications/cancelled")) => {
             // A cancelled request may never be answered: stop waiting for it.
             if let Some(id) = msg.pointer("/params/requestId") {
-                shared
-                    .pending
-                    .lock()
-                    .expect("pending")
-                    .remove(&rpc::id_key(id));
+                shared.settle(id);
             }
             Some(None)
         }
@@ -342,12 +345,7 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
         Some(Kind::Response(id)) => id.clone(),
         Some(_) => return Ok(None),
     };
-    let Some((_, pending)) = shared
-        .pending
-        .lock()
-        .expect("pending")
-        .remove(&rpc::id_key(&id))
-    else {
+    let Some(pending) = shared.take(&id) else {
         return Ok(None);
     };
     let Some(result) = msg.get_mut("result") else {
