@@ -560,6 +560,18 @@ fn mcp_listen_upstream_exit_answers_the_open_request_and_ends_the_session() {
     assert_ne!(again, session);
 }
 
+/// `pare mcp --listen` in front of the `big` fake server (a `data` result of `bytes`), and
+/// a session on it.
+fn big_listener(bytes: usize) -> (Listening, String) {
+    let (py, fake) = (python(), fake_server());
+    let pare = Listening::spawn(
+        &["--", &py, &fake, "big"],
+        &[("FAKE_BYTES", &bytes.to_string())],
+    );
+    let session = initialize(&pare.addr);
+    (pare, session)
+}
+
 /// Call the `big` fake server's `data` tool (id 11) through `pare`: the whole result arrives;
 /// pare's peak RSS afterwards, in kB.
 fn big_result_peak_kb(pare: &Listening, session: &str, bytes: usize) -> u64 {
@@ -580,15 +592,8 @@ fn big_result_peak_kb(pare: &Listening, session: &str, bytes: usize) -> u64 {
 
 #[test]
 fn mcp_listen_streams_a_result_over_the_message_cap_in_bounded_memory() {
-    let py = python();
-    let fake = fake_server();
     let bytes: usize = 100_000_000;
-    let pare = Listening::spawn(
-        &["--", &py, &fake, "big"],
-        &[("FAKE_BYTES", &bytes.to_string())],
-    );
-    let addr = pare.addr.as_str();
-    let session = initialize(addr);
+    let (pare, session) = big_listener(bytes);
     // The fake server writes the id last, as the JS SDK does: with one request open, pare
     // knows whose response it is before the end.
     let peak_kb = big_result_peak_kb(&pare, &session, bytes);
@@ -741,15 +746,9 @@ fn regression_ambiguous_framing_is_refused_with_400() {
 /// end named its request (266 MB peak): now it waits in a temporary file.
 #[test]
 fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_held_in_memory() {
-    let py = python();
-    let fake = fake_server();
     let bytes: usize = 100_000_000;
-    let pare = Listening::spawn(
-        &["--", &py, &fake, "big"],
-        &[("FAKE_BYTES", &bytes.to_string())],
-    );
+    let (pare, session) = big_listener(bytes);
     let addr = pare.addr.as_str();
-    let session = initialize(addr);
     // A request the server never answers stays open (its connection is kept, unread).
     let never =
         json!({"jsonrpc": "2.0", "id": 10, "method": "test/never", "params": {}}).to_string();
