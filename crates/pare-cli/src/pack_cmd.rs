@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow};
 use clap::Args as ClapArgs;
 use pare::pack::cache::PreviewCache;
-use pare::pack::{PackSettings, Tier, chunks, pack, pack_from_cursor};
+use pare::pack::response::pack_response;
+use pare::pack::{PackError, PackSettings, Tier, chunks, pack, pack_from_cursor};
 use pare::schema::pack::PackOptions;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -85,8 +86,8 @@ pub fn run(args: Args) -> Result<()> {
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;
     options.envelope |= args.envelope;
-    let mut total = None;
-    let list = if args.jsonl {
+    let mut cache = PreviewCache::new(1024);
+    let packed = if args.jsonl {
         let mut values = Vec::new();
         for (n, line) in text
             .lines()
@@ -96,27 +97,37 @@ pub fn run(args: Args) -> Result<()> {
             values
                 .push(pare::json::parse(line).map_err(|e| anyhow!("{name}: line {}: {e}", n + 1))?);
         }
-        chunks::from_items(values.iter(), &options)
+        let list =
+            chunks::from_items(values.iter(), &options).map_err(|e| anyhow!("{name}: {e}"))?;
+        let settings = PackSettings {
+            options: &options,
+            budget: args.budget,
+            tokenizer: tok,
+            max_tier: Tier::cap_for_level(&level),
+            level: &level,
+            total: None,
+        };
+        match &args.cursor {
+            Some(cursor) => pack_from_cursor(&list, &settings, &mut cache, cursor)
+                .map_err(|e| anyhow!("--cursor: {e}"))?,
+            None => pack(&list, &settings, &mut cache),
+        }
     } else {
         let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-        total = chunks::total(&value, &options);
-        chunks::from_response(&value, &options)
-    }
-    .map_err(|e| anyhow!("{name}: {e}"))?;
-
-    let settings = PackSettings {
-        options: &options,
-        budget: args.budget,
-        tokenizer: tok,
-        max_tier: Tier::cap_for_level(&level),
-        level: &level,
-        total,
-    };
-    let mut cache = PreviewCache::new(1024);
-    let packed = match &args.cursor {
-        Some(cursor) => pack_from_cursor(&list, &settings, &mut cache, cursor)
-            .map_err(|e| anyhow!("--cursor: {e}"))?,
-        None => pack(&list, &settings, &mut cache),
+        let cursor = args.cursor.as_deref();
+        pack_response(
+            &value,
+            &options,
+            &level,
+            args.budget,
+            tok,
+            cursor,
+            &mut cache,
+        )
+        .map_err(|e| match e {
+            PackError::Cursor(m) => anyhow!("--cursor: {m}"),
+            other => anyhow!("{name}: {other}"),
+        })?
     };
     anyhow::ensure!(
         packed.tokens <= args.budget,

@@ -36,6 +36,54 @@ impl PolicyError {
             message: message.into(),
         }
     }
+
+    /// The key, the bad value and the allowed values, as far as the message names them,
+    /// for doors that hand them to a caller as fields (the Python package's exception):
+    /// `unknown level `x`; allowed: a, b` and serde's `unknown field `x`, expected one of
+    /// `a`, `b`` both give `x` and `[a, b]`.
+    pub fn details(&self) -> ErrorDetails {
+        let PolicyError::Invalid { key, message } = self else {
+            return ErrorDetails::default();
+        };
+        let value = message
+            .find("unknown ")
+            .and_then(|i| backticked(&message[i..]))
+            .map(str::to_owned);
+        let allowed = if let Some(i) = message.find("allowed: ") {
+            message[i + 9..].split(", ").map(str::to_owned).collect()
+        } else if let Some(i) = message.find("expected ") {
+            let rest = &message[i + 9..];
+            let rest = rest.strip_prefix("one of ").unwrap_or(rest);
+            rest.split(", ")
+                .flat_map(|p| p.split(" or "))
+                .filter_map(|p| p.trim().strip_prefix('`')?.strip_suffix('`'))
+                .map(str::to_owned)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        ErrorDetails {
+            key: Some(key.clone()),
+            value,
+            allowed,
+        }
+    }
+}
+
+/// What a [`PolicyError`] names: see [`PolicyError::details`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ErrorDetails {
+    pub key: Option<String>,
+    pub value: Option<String>,
+    /// Empty when the message names no choices.
+    pub allowed: Vec<String>,
+}
+
+/// The first `…`-quoted word of `text`.
+fn backticked(text: &str) -> Option<&str> {
+    let start = text.find('`')? + 1;
+    let len = text[start..].find('`')?;
+    Some(&text[start..start + len])
 }
 
 /// What ops see while compiling: registers selectors, validates references.
@@ -164,5 +212,30 @@ impl<'a> CompileCx<'a> {
                 None => Err(self.error(field, format!("`${name}` is not declared in [params]"))),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Policy;
+
+    fn details(text: &str) -> super::ErrorDetails {
+        Policy::parse(text).unwrap_err().details()
+    }
+
+    #[test]
+    fn details_name_the_key_the_bad_value_and_the_allowed_values() {
+        let d = details("[[ops]]\nop = \"prun\"\n");
+        assert_eq!(d.key.as_deref(), Some("ops[0].op"));
+        assert_eq!(d.value.as_deref(), Some("prun"));
+        assert!(d.allowed.contains(&"prune".to_owned()), "{d:?}");
+        let d = details("[omitted]\nwhere = 1\n");
+        assert_eq!(d.value.as_deref(), Some("where"));
+        assert_eq!(d.allowed, ["enabled", "at", "key"]);
+        let d = details("[[ops]]\nop = \"drop\"\npathz = [\"$.a\"]\n");
+        assert_eq!(d.allowed, ["levels", "paths"]);
+        let d = details("default_level = \"q\"\n");
+        assert_eq!(d.allowed, ["none", "minimal", "standard", "full"]);
+        assert_eq!(details("= broken").key, None);
     }
 }

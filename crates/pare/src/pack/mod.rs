@@ -34,6 +34,7 @@ pub mod outline;
 pub mod overlap;
 mod page;
 mod render;
+pub mod response;
 
 pub(crate) use page::cursor_check;
 pub use page::{pack, pack_from_cursor};

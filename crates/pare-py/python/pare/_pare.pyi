@@ -1,0 +1,142 @@
+"""Type stubs of the extension module (``pare._pare``); ``pare`` re-exports these names."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Literal, Mapping, Optional, Union
+
+JsonValue = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
+#: A Python value, or JSON text as ``str`` / ``bytes``.
+Input = Union[Mapping[str, Any], List[Any], tuple, str, bytes, bytearray, int, float, bool, None]
+Format = Literal["json", "pretty", "toon", "auto"]
+TokenizerName = Literal["o200k_base", "cl100k_base", "chars4"]
+ParamValue = Union[str, int, float, bool]
+
+__version__: str
+
+class Policy:
+    """A compiled pare policy: which ops shape a payload, at which detail levels.
+
+    Pickles by its source text (and path), so Dask or Ray workers need no file."""
+
+    @staticmethod
+    def from_file(path: Union[str, os.PathLike[str]]) -> Policy:
+        """Read and compile a policy file (TOML, or JSON when it starts with ``{``).
+
+        Raises ``OSError`` when the file cannot be read, ``PolicyError`` when it is invalid."""
+    @staticmethod
+    def from_str(text: str) -> Policy:
+        """Compile a policy from its TOML or JSON text."""
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> Policy:
+        """Compile a policy from a dict (the JSON form of a policy file)."""
+    @staticmethod
+    def builtin() -> Policy:
+        """The built-in policy: no ops, every level lossless."""
+    @property
+    def levels(self) -> List[str]:
+        """Detail levels, least detail first; the last is ``full`` (the input unchanged)."""
+    @property
+    def default_level(self) -> str: ...
+    @property
+    def description(self) -> Optional[str]: ...
+    @property
+    def params(self) -> Dict[str, ParamValue]:
+        """The parameters a caller may set, with their defaults."""
+    @property
+    def source(self) -> Optional[str]:
+        """The text the policy was compiled from (``None`` for the built-in policy)."""
+    @property
+    def path(self) -> Optional[str]: ...
+    def shape(
+        self,
+        value: Input,
+        level: Optional[str] = None,
+        params: Optional[Mapping[str, ParamValue]] = None,
+        format: Format = "json",
+        tokenizer: TokenizerName = "o200k_base",
+        budget: Optional[int] = None,
+        cursor: Optional[str] = None,
+        omitted: Optional[bool] = None,
+    ) -> Shaped:
+        """Shape a response through the engine's response pipeline.
+
+        ``value`` is a Python value (converted natively, as ``json.dumps`` would write it) or
+        JSON text (``str``/``bytes``). A ``level`` you name is never lowered; with none, the
+        policy's default is lowered to fit ``budget``. Over the budget the output is paged:
+        pass ``next_cursor`` back as ``cursor`` (same input and options) for the next page.
+        ``Shaped.text`` is exactly what ``pare compact`` prints with the same options,
+        without the final newline.
+
+        Raises ``JsonError`` (line, column), ``PolicyError`` (a bad level or parameter),
+        ``CursorError``, ``BudgetError``, ``TypeError`` (a value that is not JSON-like)."""
+    def pages(
+        self,
+        value: Input,
+        budget: int,
+        level: Optional[str] = None,
+        params: Optional[Mapping[str, ParamValue]] = None,
+        format: Format = "json",
+        tokenizer: TokenizerName = "o200k_base",
+        omitted: Optional[bool] = None,
+    ) -> List[Shaped]:
+        """Every page under ``budget``, page 1 first; each decodes alone, and they merge back."""
+    def shape_value(
+        self,
+        value: Input,
+        level: Optional[str] = None,
+        params: Optional[Mapping[str, ParamValue]] = None,
+    ) -> JsonValue:
+        """The shaped value as Python objects, for callers that serialise it themselves."""
+
+class Shaped:
+    """One page of a shaped response, and the record of what happened."""
+
+    text: str
+    note: Optional[str]
+    tokens_before: Optional[int]
+    tokens_after: Optional[int]
+    note_tokens: Optional[int]
+    tokenizer: str
+    format: str
+    level: str
+    lowered_from: Optional[str]
+    page: int
+    pages: int
+    next_cursor: Optional[str]
+    kind: Literal["input", "value", "text", "packed"]
+    omitted: Dict[str, int]
+    warnings: List[str]
+    def record(self) -> Dict[str, Any]:
+        """The whole record as a dict."""
+
+class Packed:
+    """Search results packed under a budget."""
+
+    text: str
+    tokens: int
+    next_cursor: Optional[str]
+    @property
+    def metrics(self) -> Dict[str, Any]: ...
+
+def count_tokens(text: str, tokenizer: TokenizerName = "o200k_base") -> int:
+    """Exact tokens of ``text`` by a real tokenizer."""
+
+def encode(value: Input, format: Format = "auto", tokenizer: TokenizerName = "o200k_base") -> str:
+    """A value (or JSON text) as json, pretty, toon, or auto (the cheapest lossless text)."""
+
+def expand(text: str) -> JsonValue:
+    """Any of pare's encodings (JSON, TOON, auto text) back to the value."""
+
+def pack(
+    results: Input,
+    budget: int,
+    policy: Optional[Policy] = None,
+    level: Optional[str] = None,
+    tokenizer: TokenizerName = "o200k_base",
+    cursor: Optional[str] = None,
+) -> Packed:
+    """Search results packed under a hard token budget, as ``pare pack`` packs them."""
+
+def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20) -> Dict[str, Any]:
+    """Where a payload's tokens go, as ``pare stats --json`` reports it."""

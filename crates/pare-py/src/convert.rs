@@ -1,0 +1,261 @@
+//! Python objects ⇄ the engine's [`pare::Value`], natively (no `json.dumps` round trip).
+//!
+//! Why: a JSON text detour would cost a serialisation in Python and a parse in Rust on
+//! every call; walking the objects directly costs one pass. The rules are `json.dumps`'s,
+//! so a dict gives the value the JSON text `json.dumps(d)` would:
+//!
+//! - `dict` (and subclasses) → object, in insertion order; keys must be `str`;
+//! - `list`, `tuple` → array; `str` → string; `bool` → `true`/`false`; `None` → `null`;
+//! - `int` → its decimal digits (any size); `float` → Python's `repr` (`1.5`, `1e-07`,
+//!   `1e+16`: exactly what `json.dumps` writes); NaN and infinities are refused, as JSON
+//!   has no such numbers;
+//! - anything else is a `TypeError` naming the type and where it was (`$.items[3].when`).
+//!
+//! ```python
+//! pare.encode({"a": 1.0, "b": (1, None)}, format="json") == '{"a":1.0,"b":[1,null]}'
+//! ```
+
+use pare::{Map, Number, Value};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// Deeper than this is refused (Python's own recursion limit is near 1000; a cycle would
+/// otherwise recurse forever).
+const MAX_DEPTH: usize = 512;
+
+/// Convert a Python object to a value.
+pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let mut path = Vec::new();
+    convert(obj, &mut path)
+}
+
+/// A step of the path to the object being converted, for errors.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn where_(path: &[Step]) -> String {
+    let mut s = String::from("$");
+    for step in path {
+        match step {
+            Step::Key(k) if k.chars().all(|c| c.is_alphanumeric() || c == '_') && !k.is_empty() => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Step::Key(k) => s.push_str(&format!("[{k:?}]")),
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn convert(obj: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> PyResult<Value> {
+    if path.len() > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "nested deeper than {MAX_DEPTH} levels at {} (a cycle?)",
+            where_(&path[..8])
+        )));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    // `bool` before `int`: it is a subclass of it.
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.as_ref().into()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut entries = Vec::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = match k.cast::<PyString>() {
+                Ok(k) => k.to_cow()?.into_owned(),
+                Err(_) => {
+                    return Err(PyTypeError::new_err(format!(
+                        "dict keys must be str, got {} ({}) at {}",
+                        type_name(&k),
+                        k.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        where_(path)
+                    )));
+                }
+            };
+            path.push(Step::Key(key));
+            let value = convert(&v, path)?;
+            let Some(Step::Key(key)) = path.pop() else {
+                unreachable!("pushed a key")
+            };
+            entries.push((key, value));
+        }
+        // A dict's keys are unique.
+        return Ok(Value::Object(Map::from_entries_unchecked(entries)));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return sequence(l.iter(), l.len(), path);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return sequence(t.iter(), t.len(), path);
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        return Ok(Value::Number(int_number(i)?));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let x = f.value();
+        return float_number(x).map(Value::Number).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{x} at {} is not a JSON number (JSON has no NaN or infinity)",
+                where_(path)
+            ))
+        });
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot shape a {} at {}: give dict, list, tuple, str, int, float, bool or None \
+         (a model or dataclass: its .model_dump() / dataclasses.asdict())",
+        type_name(obj),
+        where_(path)
+    )))
+}
+
+fn sequence<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    path: &mut Vec<Step>,
+) -> PyResult<Value> {
+    let mut out = Vec::with_capacity(len);
+    for (i, item) in items.enumerate() {
+        path.push(Step::Index(i));
+        out.push(convert(&item, path)?);
+        path.pop();
+    }
+    Ok(Value::Array(out))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
+}
+
+/// An `int`'s digits: through `i64` when it fits, else Python's own `int.__str__` (an
+/// `IntEnum` member's `str()` is its name, not its digits).
+fn int_number(i: &Bound<'_, PyInt>) -> PyResult<Number> {
+    if let Ok(n) = i.extract::<i64>() {
+        return Ok(Number::from_i64(n));
+    }
+    let py = i.py();
+    let digits = py
+        .get_type::<PyInt>()
+        .call_method1("__str__", (i,))?
+        .extract::<String>()?;
+    Number::from_lexeme(&digits)
+        .ok_or_else(|| PyValueError::new_err(format!("int {digits} is not a JSON number")))
+}
+
+/// A float as Python's `repr` writes it (which is what `json.dumps` writes): the shortest
+/// digits that read back to the same double, in positional notation for decimal exponents
+/// -4 to 15 (always with a `.`), else `d.ddde±XX` with at least two exponent digits.
+pub fn float_number(x: f64) -> Option<Number> {
+    if !x.is_finite() {
+        return None;
+    }
+    // `{:e}` gives the shortest round-trip digits: `1.2345e2`, `-5e-7`, `0e0`.
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let text = if (-4..16).contains(&exp) {
+        let point = exp + 1; // digits before the decimal point
+        if point <= 0 {
+            format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+        } else if (point as usize) >= digits.len() {
+            let zeros = "0".repeat(point as usize - digits.len());
+            format!("{sign}{digits}{zeros}.0")
+        } else {
+            let (int, frac) = digits.split_at(point as usize);
+            format!("{sign}{int}.{frac}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{first}{frac}e{esign}{:02}", exp.abs())
+    };
+    Number::from_lexeme(&text)
+}
+
+/// A value as Python objects: objects → `dict`, arrays → `list`, numbers → `int` when the
+/// lexeme is an integer, else `float`.
+pub fn to_python<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Number(n) => number_to_python(py, n)?,
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map.iter() {
+                dict.set_item(k.as_str(), to_python(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn number_to_python<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
+    let lexeme = n.as_str();
+    let integer = !lexeme.contains(['.', 'e', 'E']);
+    if integer {
+        if let Some(i) = n.as_i64() {
+            return Ok(i.into_pyobject(py)?.into_any());
+        }
+        return py.get_type::<PyInt>().call1((lexeme,));
+    }
+    Ok(PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any())
+}
+
+/// A `serde_json` value as Python objects (records, stats, MCP results).
+pub fn json_to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None().into_bound(py),
+        J::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        J::String(s) => PyString::new(py, s).into_any(),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any(),
+        },
+        J::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        J::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, json_to_python(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

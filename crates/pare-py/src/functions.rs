@@ -1,0 +1,204 @@
+//! The package's functions besides `Policy.shape`: `count_tokens`, `encode`, `expand`,
+//! `pack`, `stats`. Each is the engine call the matching `pare` command makes, so the
+//! outputs are the same; the GIL is released while the engine works.
+//!
+//! ```python
+//! pare.count_tokens("hello world")            # 2 (o200k_base)
+//! pare.encode({"rows": [{"a": 1}, {"a": 2}]}, format="toon")   # 'rows[2]{a}:\n  1\n  2'
+//! pare.expand("rows[2]{a}:\n  1\n  2")        # {'rows': [{'a': 1}, {'a': 2}]}
+//! ```
+
+use pare::encode::render;
+use pare::pack::cache::PreviewCache;
+use pare::pack::response::pack_response;
+use pare::schema::pack::PackOptions;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use crate::convert;
+use crate::errors;
+use crate::policy::{self, Given, PyPolicy};
+
+/// Read JSON text or take a value, as `Policy.shape` does; parse errors carry line and column.
+fn value_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(pare::Value, Option<String>)> {
+    match Given::read(obj)? {
+        Given::Value(v) => Ok((v, None)),
+        Given::Text(t) => {
+            let v = py
+                .detach(|| pare::json::parse(&t))
+                .map_err(|e| errors::json_error(py, &e))?;
+            Ok((v, Some(t)))
+        }
+    }
+}
+
+/// Exact tokens of `text` by a real tokenizer (`o200k_base`, `cl100k_base`, or `chars4`).
+#[pyfunction]
+#[pyo3(signature = (text, tokenizer="o200k_base"))]
+pub fn count_tokens(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    tokenizer: &str,
+) -> PyResult<usize> {
+    let tok = policy::tokenizer(tokenizer)?;
+    let text = text.to_cow()?;
+    let text: &str = &text;
+    Ok(py.detach(|| tok.count(text)))
+}
+
+/// A value (or JSON text) as `json`, `pretty`, `toon` or `auto` (the cheapest lossless text
+/// by the tokenizer's count), as `pare encode` writes it (without the final newline).
+#[pyfunction]
+#[pyo3(signature = (value, format="auto", tokenizer="o200k_base"))]
+pub fn encode(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    format: &str,
+    tokenizer: &str,
+) -> PyResult<String> {
+    let format = policy::format(format)?;
+    let tok = policy::tokenizer(tokenizer)?;
+    let (value, _) = value_of(py, value)?;
+    Ok(py.detach(|| render(&value, format, tok)))
+}
+
+/// Any of pare's encodings (JSON, TOON, `auto` text) back to the value, as Python objects.
+#[pyfunction]
+pub fn expand<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+    let text = text.to_cow()?;
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let (value, _) = py
+        .detach(|| pare::encode::expand(body))
+        .map_err(|e| errors::pare_error(py, e.to_string()))?;
+    convert::to_python(py, &value)
+}
+
+/// Search results packed under a hard token budget (`pare pack`): the policy's `[pack]`
+/// section names the response's fields (default: `id`, `score`, `text`, `path` under
+/// `results`).
+#[pyfunction]
+#[pyo3(signature = (results, budget, policy=None, level=None, tokenizer="o200k_base", cursor=None))]
+pub fn pack(
+    py: Python<'_>,
+    results: &Bound<'_, PyAny>,
+    budget: usize,
+    policy: Option<&Bound<'_, PyPolicy>>,
+    level: Option<String>,
+    tokenizer: &str,
+    cursor: Option<String>,
+) -> PyResult<Packed> {
+    let tok = policy::tokenizer(tokenizer)?;
+    let (options, level) = match policy {
+        Some(p) => {
+            let p = &p.get().policy;
+            let level = match level {
+                Some(name) => {
+                    p.level_index(&name).map_err(|_| {
+                        errors::bad_argument(
+                            py,
+                            "level",
+                            &name,
+                            p.levels().to_vec(),
+                            format!(
+                                "unknown level `{name}`; this policy's levels: {}",
+                                p.levels().join(", ")
+                            ),
+                        )
+                    })?;
+                    name
+                }
+                None => p.default_level().to_owned(),
+            };
+            let options = p.options().pack.clone().ok_or_else(|| {
+                errors::pare_error(
+                    py,
+                    "the policy has no [pack] section naming the response's fields".into(),
+                )
+            })?;
+            (options, level)
+        }
+        None => (
+            PackOptions::default(),
+            level.unwrap_or_else(|| "full".into()),
+        ),
+    };
+    let (value, _) = value_of(py, results)?;
+    let packed = py
+        .detach(|| {
+            let mut cache = PreviewCache::new(1024);
+            pack_response(
+                &value,
+                &options,
+                &level,
+                budget,
+                tok,
+                cursor.as_deref(),
+                &mut cache,
+            )
+        })
+        .map_err(|e| match e {
+            pare::pack::PackError::Cursor(m) => errors::cursor_error(py, m),
+            other => errors::pare_error(py, other.to_string()),
+        })?;
+    let metrics = serde_json::to_value(&packed.metrics).unwrap_or_default();
+    Ok(Packed {
+        text: packed.text,
+        tokens: packed.tokens,
+        next_cursor: packed.next_cursor,
+        metrics,
+    })
+}
+
+/// Packed search results: the text, its exact token count, the next page's cursor.
+#[pyclass(module = "pare", name = "Packed", frozen)]
+pub struct Packed {
+    #[pyo3(get)]
+    text: String,
+    #[pyo3(get)]
+    tokens: usize,
+    #[pyo3(get)]
+    next_cursor: Option<String>,
+    metrics: serde_json::Value,
+}
+
+#[pymethods]
+impl Packed {
+    /// Seed 003's metrics, and where each chunk went and why.
+    #[getter]
+    fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::json_to_python(py, &self.metrics)
+    }
+
+    fn __str__(&self) -> String {
+        self.text.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Packed(tokens={}, next_cursor={:?})",
+            self.tokens, self.next_cursor
+        )
+    }
+}
+
+/// Where a payload's tokens go (`pare stats --json`): tokens, bytes, waste, the paths
+/// with the most tokens first (`top` of them).
+#[pyfunction]
+#[pyo3(signature = (value, tokenizer="o200k_base", top=20))]
+pub fn stats<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    tokenizer: &str,
+    top: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let tok = policy::tokenizer(tokenizer)?;
+    let (value, text) = value_of(py, value)?;
+    let stats = py.detach(|| {
+        let text = text.unwrap_or_else(|| pare::json::to_compact(&value));
+        let mut stats = pare::stats::profile(&text, &value, tok);
+        stats.paths.truncate(top);
+        serde_json::to_value(&stats)
+    });
+    let stats = stats.map_err(|e| errors::pare_error(py, e.to_string()))?;
+    Ok(convert::json_to_python(py, &stats)?.cast_into::<PyDict>()?)
+}

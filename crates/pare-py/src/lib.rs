@@ -1,0 +1,33 @@
+//! pare for Python: the engine in-process, as the extension module `pare._pare` that the
+//! `pare` package (`python/pare/`) re-exports and builds on (its MCP and ASGI
+//! integrations).
+//!
+//! A thin door, like the CLI and the proxies: it converts Python objects to the engine's
+//! values ([`convert`]), maps the engine's errors onto Python exceptions ([`errors`]), and
+//! calls the one entry point every door calls (`pare::respond::respond`, [`policy`]) or
+//! the engine function the matching `pare` command calls ([`functions`]). The GIL is
+//! released while the engine works; the tokenizer tables are built once per process, on
+//! first use.
+
+mod convert;
+mod errors;
+mod functions;
+mod policy;
+mod shaped;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<policy::PyPolicy>()?;
+    m.add_class::<shaped::Shaped>()?;
+    m.add_class::<functions::Packed>()?;
+    m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::expand, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::pack, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::stats, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,392 @@
+//! `pare.Policy`: a compiled policy, and `shape`, the engine's response pipeline
+//! (`pare::respond::respond`, the entry point every door calls) for a Python caller.
+//!
+//! A policy keeps the text it was compiled from (and the file's path, for the `policy =
+//! "…"` references of its `[mcp]` and `[http]` sections), so it pickles by that text and
+//! compiles again where it is unpickled: a Dask or Ray worker needs no file.
+//!
+//! ```python
+//! policy = pare.Policy.from_file("entities.toml")
+//! out = policy.shape({"entities": [...]}, budget=2000)
+//! out.text, out.tokens_before, out.tokens_after, out.page, out.pages, out.next_cursor
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pare::encode::Format;
+use pare::respond::{self, Budget, Hint, Input, Request};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
+
+use crate::convert;
+use crate::errors;
+use crate::shaped::Shaped;
+
+/// A compiled pare policy (TOML or JSON): which ops shape a payload, at which levels.
+#[pyclass(module = "pare", name = "Policy", frozen)]
+pub struct PyPolicy {
+    pub policy: Arc<pare::Policy>,
+    /// The text it was compiled from; `None`: the built-in policy.
+    source: Option<String>,
+    /// The file it was read from.
+    path: Option<PathBuf>,
+}
+
+impl PyPolicy {
+    pub fn compile(py: Python<'_>, source: String, path: Option<PathBuf>) -> PyResult<PyPolicy> {
+        let file = path.as_ref().map(|p| p.display().to_string());
+        let policy = pare::Policy::parse(&source)
+            .map_err(|e| errors::policy_error_in(py, &e, file.as_deref()))?;
+        Ok(PyPolicy {
+            policy: Arc::new(policy),
+            source: Some(source),
+            path,
+        })
+    }
+
+    /// The folder its `policy = "…"` references are relative to.
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(|d| d.to_path_buf())
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
+/// What a caller may hand `shape`: a Python value, or JSON text.
+pub enum Given {
+    Text(String),
+    Value(pare::Value),
+}
+
+impl Given {
+    /// `str`, `bytes`, `bytearray` are JSON text; anything else a value.
+    pub fn read(obj: &Bound<'_, PyAny>) -> PyResult<Given> {
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Given::Text(s.to_cow()?.into_owned()));
+        }
+        let bytes = if let Ok(b) = obj.cast::<PyBytes>() {
+            Some(b.as_bytes().to_vec())
+        } else if let Ok(b) = obj.cast::<PyByteArray>() {
+            Some(b.to_vec())
+        } else {
+            None
+        };
+        if let Some(bytes) = bytes {
+            return String::from_utf8(bytes)
+                .map(Given::Text)
+                .map_err(|e| errors::not_utf8(obj.py(), e.utf8_error().valid_up_to()));
+        }
+        convert::to_value(obj).map(Given::Value)
+    }
+
+    /// Take the value out (no copy) for the one request that needs it.
+    pub fn into_input(self, text: &mut String) -> Input<'_> {
+        match self {
+            Given::Text(t) => {
+                *text = t;
+                Input::Json(text)
+            }
+            Given::Value(v) => Input::Value(v),
+        }
+    }
+}
+
+/// Parameter overrides as the engine takes them: `{"maxGapMinutes": 5}` → `("maxGapMinutes", "5")`.
+pub fn param_overrides(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+    let Some(params) = params else {
+        return Ok(Vec::new());
+    };
+    params
+        .iter()
+        .map(|(k, v)| {
+            let name: String = k
+                .extract()
+                .map_err(|_| errors::wrong_type("a parameter name", "str", &k))?;
+            let text = if let Ok(s) = v.cast::<PyString>() {
+                s.to_cow()?.into_owned()
+            } else {
+                match convert::to_value(&v)? {
+                    pare::Value::Bool(b) => b.to_string(),
+                    pare::Value::Number(n) => n.as_str().to_owned(),
+                    _ => {
+                        return Err(PyTypeError::new_err(format!(
+                            "params[{name:?}] must be str, int, float or bool"
+                        )));
+                    }
+                }
+            };
+            Ok((name, text))
+        })
+        .collect()
+}
+
+pub fn format(name: &str) -> PyResult<Format> {
+    Format::parse(name)
+        .ok_or_else(|| errors::bad_option("format", name, "json, pretty, toon, auto"))
+}
+
+pub fn tokenizer(name: &str) -> PyResult<&'static dyn pare::tokens::Tokenizer> {
+    pare::tokens::builtin(name)
+        .map_err(|_| errors::bad_option("tokenizer", name, "o200k_base, cl100k_base, chars4"))
+}
+
+/// The options of one `shape`/`pages` call.
+pub struct Options {
+    pub level: Option<String>,
+    pub params: Vec<(String, String)>,
+    pub format: Format,
+    pub tokenizer: &'static dyn pare::tokens::Tokenizer,
+    pub budget: Option<usize>,
+    pub cursor: Option<String>,
+    pub omitted: Option<bool>,
+}
+
+impl Options {
+    pub fn request<'a>(&'a self, input: Input<'a>, policy: &'a pare::Policy) -> Request<'a> {
+        Request {
+            level: self.level.as_deref(),
+            params: &self.params,
+            format: self.format,
+            tokenizer: self.tokenizer,
+            budget: self.budget.map(Budget::tokens),
+            cursor: self.cursor.as_deref(),
+            omitted_notes: self.omitted,
+            // As `pare compact` does, so the text is the same.
+            hint: Hint::Flags,
+            ..Request::new(input, policy)
+        }
+    }
+}
+
+#[pymethods]
+impl PyPolicy {
+    /// Read and compile a policy file (TOML, or JSON when it starts with `{`).
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyPolicy> {
+        let source = std::fs::read_to_string(&path).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("reading policy {}: {e}", path.display()))
+        })?;
+        PyPolicy::compile(py, source, Some(path))
+    }
+
+    /// Compile a policy from its text (TOML, or JSON when it starts with `{`).
+    #[staticmethod]
+    fn from_str(py: Python<'_>, text: String) -> PyResult<PyPolicy> {
+        PyPolicy::compile(py, text, None)
+    }
+
+    /// Compile a policy from a dict (the JSON form of the file).
+    #[staticmethod]
+    fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
+        let value = convert::to_value(d.as_any())?;
+        PyPolicy::compile(py, pare::json::to_compact(&value), None)
+    }
+
+    /// The built-in policy: no ops, every level lossless.
+    #[staticmethod]
+    fn builtin() -> PyPolicy {
+        PyPolicy {
+            policy: Arc::new(pare::Policy::builtin_default()),
+            source: None,
+            path: None,
+        }
+    }
+
+    /// Detail levels, least detail first; the last is `full` (the input unchanged).
+    #[getter]
+    fn levels(&self) -> Vec<String> {
+        self.policy.levels().to_vec()
+    }
+
+    /// The level used when a call names none.
+    #[getter]
+    fn default_level(&self) -> String {
+        self.policy.default_level().to_owned()
+    }
+
+    #[getter]
+    fn description(&self) -> Option<String> {
+        self.policy.description().map(str::to_owned)
+    }
+
+    /// The parameters a caller may set, with their defaults.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let tree = serde_json::to_value(&self.policy.options().params)
+            .map_err(|e| errors::pare_error(py, e.to_string()))?;
+        convert::json_to_python(py, &tree)
+    }
+
+    /// The text the policy was compiled from (`None` for the built-in one).
+    #[getter]
+    fn source(&self) -> Option<String> {
+        self.source.clone()
+    }
+
+    /// The file it was read from, if any.
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.path.clone()
+    }
+
+    /// Shape a response: a Python value (dict, list, str, int, float, bool, None), or JSON
+    /// text (`str`, `bytes`). Returns the page's text and its record ([`Shaped`]); the text
+    /// is what `pare compact` prints with the same options, without the final newline.
+    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn shape(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        level: Option<String>,
+        params: Option<&Bound<'_, PyDict>>,
+        format: &str,
+        tokenizer: &str,
+        budget: Option<usize>,
+        cursor: Option<String>,
+        omitted: Option<bool>,
+    ) -> PyResult<Shaped> {
+        let opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
+        let given = Given::read(value)?;
+        let policy = &*self.policy;
+        let response = py
+            .detach(|| {
+                let mut text = String::new();
+                let request = opts.request(given.into_input(&mut text), policy);
+                let r = respond::respond(request);
+                r.map(|r| r.page)
+            })
+            .map_err(|e| errors::respond_error(py, e))?;
+        Ok(Shaped::from(response))
+    }
+
+    /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
+    /// and together they merge back to the whole.
+    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn pages(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        budget: usize,
+        level: Option<String>,
+        params: Option<&Bound<'_, PyDict>>,
+        format: &str,
+        tokenizer: &str,
+        omitted: Option<bool>,
+    ) -> PyResult<Vec<Shaped>> {
+        let opts = self::options(
+            level,
+            params,
+            format,
+            tokenizer,
+            Some(budget),
+            None,
+            omitted,
+        )?;
+        let given = Given::read(value)?;
+        let policy = &*self.policy;
+        let response = py
+            .detach(|| {
+                let mut text = String::new();
+                respond::respond(opts.request(given.into_input(&mut text), policy))
+            })
+            .map_err(|e| errors::respond_error(py, e))?;
+        Ok(std::iter::once(response.page)
+            .chain(response.rest)
+            .map(Shaped::from)
+            .collect())
+    }
+
+    /// The shaped value itself, as Python objects, for callers that serialise it
+    /// themselves (no format, no budget: those are about text).
+    #[pyo3(signature = (value, level=None, params=None))]
+    fn shape_value<'py>(
+        &self,
+        py: Python<'py>,
+        value: &Bound<'py, PyAny>,
+        level: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = self::options(level, params, "json", "o200k_base", None, None, None)?;
+        let given = Given::read(value)?;
+        let policy = &*self.policy;
+        let shaped = py
+            .detach(|| {
+                let mut text = String::new();
+                let mut request = opts.request(given.into_input(&mut text), policy);
+                request.measure = false;
+                respond::respond(request).map(|r| r.shaped)
+            })
+            .map_err(|e| errors::respond_error(py, e))?;
+        match shaped {
+            Some(s) => convert::to_python(py, &s.value),
+            None => Err(errors::pare_error(
+                py,
+                "this policy packs search results ([pack]): its output is text; use shape()".into(),
+            )),
+        }
+    }
+
+    /// Pickled by its text (and path), compiled again where it is unpickled.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let restore = py.import("pare._pare")?.getattr("_restore_policy")?;
+        let args = (self.source.clone(), self.path.clone()).into_pyobject(py)?;
+        Ok((restore, args))
+    }
+
+    fn __repr__(&self) -> String {
+        let path = match &self.path {
+            Some(p) => format!(", path={:?}", p.display().to_string()),
+            None if self.source.is_none() => ", builtin".into(),
+            None => String::new(),
+        };
+        format!(
+            "Policy(levels={:?}, default_level={:?}{path})",
+            self.policy.levels(),
+            self.policy.default_level()
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn options(
+    level: Option<String>,
+    params: Option<&Bound<'_, PyDict>>,
+    format: &str,
+    tokenizer: &str,
+    budget: Option<usize>,
+    cursor: Option<String>,
+    omitted: Option<bool>,
+) -> PyResult<Options> {
+    Ok(Options {
+        level,
+        params: param_overrides(params)?,
+        format: self::format(format)?,
+        tokenizer: self::tokenizer(tokenizer)?,
+        budget,
+        cursor,
+        omitted,
+    })
+}
+
+/// `pickle`'s way back: the policy compiled again from its text.
+#[pyfunction]
+#[pyo3(signature = (source, path=None))]
+pub fn _restore_policy(
+    py: Python<'_>,
+    source: Option<String>,
+    path: Option<PathBuf>,
+) -> PyResult<PyPolicy> {
+    match source {
+        Some(s) => PyPolicy::compile(py, s, path),
+        None => Ok(PyPolicy::builtin()),
+    }
+}

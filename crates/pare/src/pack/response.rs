@@ -1,0 +1,45 @@
+//! One search response packed under a budget: the chunks read out of it by the `[pack]`
+//! field mapping, the level's tier cap, the response's `total`, page 1 or the page a
+//! cursor names. What `pare pack FILE` and the Python package's `pare.pack()` both do, so
+//! they give the same text.
+//!
+//! ```
+//! use pare::pack::{cache::PreviewCache, response::pack_response};
+//! use pare::schema::pack::PackOptions;
+//! let input = pare::json::parse(r#"{"results":[{"id":"a","score":0.9,"text":"hello"}]}"#).unwrap();
+//! let tok = pare::tokens::builtin("o200k_base").unwrap();
+//! let opts = PackOptions::default();
+//! let packed = pack_response(&input, &opts, "full", 200, tok, None, &mut PreviewCache::new(8)).unwrap();
+//! assert!(packed.text.contains("hello") && packed.tokens <= 200);
+//! ```
+
+use super::cache::PreviewCache;
+use super::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
+use crate::schema::pack::PackOptions;
+use crate::tokens::Tokenizer;
+use crate::value::Value;
+
+/// Pack the search response `input` (see the module doc).
+pub fn pack_response(
+    input: &Value,
+    options: &PackOptions,
+    level: &str,
+    budget: usize,
+    tokenizer: &dyn Tokenizer,
+    cursor: Option<&str>,
+    cache: &mut PreviewCache,
+) -> Result<Packed, PackError> {
+    let list = chunks::from_response(input, options)?;
+    let settings = PackSettings {
+        options,
+        budget,
+        tokenizer,
+        max_tier: Tier::cap_for_level(level),
+        level,
+        total: chunks::total(input, options),
+    };
+    match cursor {
+        Some(c) => pack_from_cursor(&list, &settings, cache, c),
+        None => Ok(pack(&list, &settings, cache)),
+    }
+}
