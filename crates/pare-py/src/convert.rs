@@ -155,21 +155,14 @@ fn int_number(i: &Bound<'_, PyInt>) -> PyResult<Number> {
 }
 
 /// A float as Python's `repr` writes it (which is what `json.dumps` writes): the shortest
-/// digits that read back to the same double, in positional notation for decimal exponents
-/// -4 to 15 (always with a `.`), else `d.ddde±XX` with at least two exponent digits.
+/// digits that read back to the same double (a tie going to the even digit, as Python's and
+/// JavaScript's algorithms both do: so the digits are taken from the engine's JavaScript
+/// formatting), in positional notation for decimal exponents -4 to 15 (always with a `.`),
+/// else `d.ddde±XX` with at least two exponent digits.
 pub fn float_number(x: f64) -> Option<Number> {
-    if !x.is_finite() {
-        return None;
-    }
-    // `{:e}` gives the shortest round-trip digits: `1.2345e2`, `-5e-7`, `0e0`.
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
-    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let js = Number::from_f64(x)?;
+    let (digits, exp) = digits_and_exponent(js.as_str());
+    let sign = if x.is_sign_negative() { "-" } else { "" };
     let text = if (-4..16).contains(&exp) {
         let point = exp + 1; // digits before the decimal point
         if point <= 0 {
@@ -192,6 +185,25 @@ pub fn float_number(x: f64) -> Option<Number> {
         format!("{sign}{first}{frac}e{esign}{:02}", exp.abs())
     };
     Number::from_lexeme(&text)
+}
+
+/// The significant digits of a JavaScript number text (`-0.00012`, `1.5e+21`, `120`) and the
+/// decimal exponent of the first one (`12`, -4; `15`, 21; `12`, 2). Zero is `0`, 0.
+fn digits_and_exponent(js: &str) -> (String, i32) {
+    let js = js.trim_start_matches('-');
+    let (mantissa, exp) = match js.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (js, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all: String = int.chars().chain(frac.chars()).collect();
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0');
+    if digits.is_empty() {
+        return ("0".into(), 0);
+    }
+    // The first significant digit sits `int.len() - 1 - lead` places left of the point.
+    (digits.to_owned(), exp + int.len() as i32 - 1 - lead as i32)
 }
 
 /// A value as Python objects: objects → `dict`, arrays → `list`, numbers → `int` when the
