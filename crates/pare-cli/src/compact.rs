@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
-use pare::encode::{Format, render};
+use pare::encode::Format;
 use pare::manifest::Manifest;
 use pare::policy::Policy;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
-use pare::shape::{ShapeOptions, shape};
+use pare::shape::{ShapeOptions, shape_json_line};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -405,14 +405,14 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         let results: Vec<Result<(String, Option<Report>)>> = batch
             .par_iter()
             .map(|(n, line)| {
-                let value =
-                    pare::json::parse(line).map_err(|e| anyhow!("{name}: line {n}: {e}"))?;
+                let at = |e| anyhow!("{name}: line {n}: {e}");
                 if setup.reporting {
+                    let value = pare::json::parse(line).map_err(at)?;
                     let r = measure(&value, &setup.policy, &opts, setup.format, true, true);
                     Ok((r.text.clone(), Some(r)))
                 } else {
-                    let shaped = shape(value, &setup.policy, &opts);
-                    let mut t = render(&shaped.value, setup.format, setup.tok);
+                    let mut t =
+                        shape_json_line(line, &setup.policy, &opts, setup.format).map_err(at)?;
                     t.push('\n');
                     Ok((t, None))
                 }

@@ -15,6 +15,9 @@
 //! pare.encode({"a": 1.0, "b": (1, None)}, format="json") == '{"a":1.0,"b":[1,null]}'
 //! ```
 
+use std::collections::HashMap;
+
+use pare::value::Key;
 use pare::{Map, Number, Value};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -26,8 +29,18 @@ const MAX_DEPTH: usize = 512;
 
 /// Convert a Python object to a value.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let mut path = Vec::new();
-    convert(obj, &mut path)
+    let mut cx = Converter {
+        keys: HashMap::new(),
+    };
+    cx.convert(obj, 0).map_err(|mut e| {
+        e.path.reverse();
+        let at = where_(&e.path);
+        match e.kind {
+            Failure::Type(m) => PyTypeError::new_err(m.replace("{at}", &at)),
+            Failure::Value(m) => PyValueError::new_err(m.replace("{at}", &at)),
+            Failure::Python(err) => err,
+        }
+    })
 }
 
 /// A step of the path to the object being converted, for errors.
@@ -40,7 +53,7 @@ fn where_(path: &[Step]) -> String {
     let mut s = String::from("$");
     for step in path {
         match step {
-            Step::Key(k) if k.chars().all(|c| c.is_alphanumeric() || c == '_') && !k.is_empty() => {
+            Step::Key(k) if !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') => {
                 s.push('.');
                 s.push_str(k);
             }
@@ -51,85 +64,135 @@ fn where_(path: &[Step]) -> String {
     s
 }
 
-fn convert(obj: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> PyResult<Value> {
-    if path.len() > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!(
-            "nested deeper than {MAX_DEPTH} levels at {} (a cycle?)",
-            where_(&path[..8])
-        )));
-    }
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    // `bool` before `int`: it is a subclass of it.
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.as_ref().into()));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut entries = Vec::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            let key = match k.cast::<PyString>() {
-                Ok(k) => k.to_cow()?.into_owned(),
-                Err(_) => {
-                    return Err(PyTypeError::new_err(format!(
-                        "dict keys must be str, got {} ({}) at {}",
-                        type_name(&k),
-                        k.repr().map(|r| r.to_string()).unwrap_or_default(),
-                        where_(path)
-                    )));
-                }
-            };
-            path.push(Step::Key(key));
-            let value = convert(&v, path)?;
-            let Some(Step::Key(key)) = path.pop() else {
-                unreachable!("pushed a key")
-            };
-            entries.push((key, value));
-        }
-        // A dict's keys are unique.
-        return Ok(Value::Object(Map::from_entries_unchecked(entries)));
-    }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return sequence(l.iter(), l.len(), path);
-    }
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        return sequence(t.iter(), t.len(), path);
-    }
-    if let Ok(i) = obj.cast::<PyInt>() {
-        return Ok(Value::Number(int_number(i)?));
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        let x = f.value();
-        return float_number(x).map(Value::Number).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "{x} at {} is not a JSON number (JSON has no NaN or infinity)",
-                where_(path)
-            ))
-        });
-    }
-    Err(PyTypeError::new_err(format!(
-        "cannot shape a {} at {}: give dict, list, tuple, str, int, float, bool or None \
-         (a model or dataclass: its .model_dump() / dataclasses.asdict())",
-        type_name(obj),
-        where_(path)
-    )))
+/// Why a conversion failed (the message's `{at}` becomes the path), and where: the path
+/// is collected only on the way out of a failure, innermost step first, so a conversion
+/// that succeeds never builds one.
+struct Failed {
+    kind: Failure,
+    path: Vec<Step>,
 }
 
-fn sequence<'py>(
-    items: impl Iterator<Item = Bound<'py, PyAny>>,
-    len: usize,
-    path: &mut Vec<Step>,
-) -> PyResult<Value> {
-    let mut out = Vec::with_capacity(len);
-    for (i, item) in items.enumerate() {
-        path.push(Step::Index(i));
-        out.push(convert(&item, path)?);
-        path.pop();
+enum Failure {
+    Type(String),
+    Value(String),
+    Python(PyErr),
+}
+
+impl From<PyErr> for Failed {
+    fn from(e: PyErr) -> Failed {
+        Failed {
+            kind: Failure::Python(e),
+            path: Vec::new(),
+        }
     }
-    Ok(Value::Array(out))
+}
+
+fn failed(kind: Failure) -> Failed {
+    Failed {
+        kind,
+        path: Vec::new(),
+    }
+}
+
+struct Converter {
+    /// Keys already converted, by the identity of the `str` object: `json.load` (and most
+    /// code building many dicts) shares one object per distinct key, so each distinct key
+    /// is copied out of Python once. The objects stay alive (their dicts hold them) for the
+    /// whole conversion, so an address names one string throughout.
+    keys: HashMap<usize, Key>,
+}
+
+impl Converter {
+    fn convert(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failed> {
+        if depth > MAX_DEPTH {
+            return Err(failed(Failure::Value(format!(
+                "nested deeper than {MAX_DEPTH} levels at {{at}} (a cycle?)"
+            ))));
+        }
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        // `bool` before `int`: it is a subclass of it.
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Value::String(s.to_cow()?.as_ref().into()));
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            let mut entries: Vec<(Key, Value)> = Vec::with_capacity(d.len());
+            for (k, v) in d.iter() {
+                let key = self.key(&k)?;
+                match self.convert(&v, depth + 1) {
+                    Ok(value) => entries.push((key, value)),
+                    Err(mut e) => {
+                        e.path.push(Step::Key(key.to_string()));
+                        return Err(e);
+                    }
+                }
+            }
+            // A dict's keys are unique.
+            return Ok(Value::Object(Map::from_entries_unchecked(entries)));
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return self.sequence(l.iter(), l.len(), depth);
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return self.sequence(t.iter(), t.len(), depth);
+        }
+        if let Ok(i) = obj.cast::<PyInt>() {
+            return Ok(Value::Number(int_number(i)?));
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            let x = f.value();
+            return float_number(x).map(Value::Number).ok_or_else(|| {
+                failed(Failure::Value(format!(
+                    "{x} at {{at}} is not a JSON number (JSON has no NaN or infinity)"
+                )))
+            });
+        }
+        Err(failed(Failure::Type(format!(
+            "cannot shape a {} at {{at}}: give dict, list, tuple, str, int, float, bool or None \
+             (a model or dataclass: its .model_dump() / dataclasses.asdict())",
+            type_name(obj)
+        ))))
+    }
+
+    fn key(&mut self, k: &Bound<'_, PyAny>) -> Result<Key, Failed> {
+        let id = k.as_ptr() as usize;
+        if let Some(key) = self.keys.get(&id) {
+            return Ok(key.clone());
+        }
+        let Ok(s) = k.cast::<PyString>() else {
+            return Err(failed(Failure::Type(format!(
+                "dict keys must be str, got {} ({}) at {{at}}",
+                type_name(k),
+                k.repr().map(|r| r.to_string()).unwrap_or_default(),
+            ))));
+        };
+        let key = Key::from(s.to_cow()?.as_ref());
+        self.keys.insert(id, key.clone());
+        Ok(key)
+    }
+
+    fn sequence<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        len: usize,
+        depth: usize,
+    ) -> Result<Value, Failed> {
+        let mut out = Vec::with_capacity(len);
+        for (i, item) in items.enumerate() {
+            match self.convert(&item, depth + 1) {
+                Ok(v) => out.push(v),
+                Err(mut e) => {
+                    e.path.push(Step::Index(i));
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Value::Array(out))
+    }
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {

@@ -29,5 +29,14 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::pack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::stats, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Benchmarks refuse a debug build (`maturin develop`, scripts/test's dev profile).
+    m.add(
+        "__build__",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+    )?;
     Ok(())
 }

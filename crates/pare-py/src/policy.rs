@@ -22,7 +22,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
 
 use crate::convert;
 use crate::errors;
-use crate::shaped::Shaped;
+use crate::shaped::{Shaped, Source};
 
 /// A compiled pare policy (TOML or JSON): which ops shape a payload, at which levels.
 #[pyclass(module = "pare", name = "Policy", frozen)]
@@ -253,15 +253,10 @@ impl PyPolicy {
         let opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
         let given = Given::read(value)?;
         let policy = &*self.policy;
-        let response = py
-            .detach(|| {
-                let mut text = String::new();
-                let request = opts.request(given.into_input(&mut text), policy);
-                let r = respond::respond(request);
-                r.map(|r| r.page)
-            })
+        let (mut pages, source) = py
+            .detach(|| respond_pages(&opts, policy, given, false))
             .map_err(|e| errors::respond_error(py, e))?;
-        Ok(Shaped::from(response))
+        Ok(Shaped::new(pages.remove(0), source, opts.tokenizer))
     }
 
     /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
@@ -290,16 +285,70 @@ impl PyPolicy {
         )?;
         let given = Given::read(value)?;
         let policy = &*self.policy;
-        let response = py
-            .detach(|| {
-                let mut text = String::new();
-                respond::respond(opts.request(given.into_input(&mut text), policy))
-            })
+        let (pages, _) = py
+            .detach(|| respond_pages(&opts, policy, given, true))
             .map_err(|e| errors::respond_error(py, e))?;
-        Ok(std::iter::once(response.page)
-            .chain(response.rest)
-            .map(Shaped::from)
+        Ok(pages
+            .into_iter()
+            .map(|p| Shaped::new(p, None, opts.tokenizer))
             .collect())
+    }
+
+    /// Many JSON texts (one JSONL line each; blank ones are skipped), each shaped and
+    /// rendered as `pare compact --jsonl` writes it: a partition's worth in one call, with
+    /// the GIL released, for Dask's `map_partitions` or Ray's `map_batches`. Returns the
+    /// lines without their newlines; a line that is not JSON raises `JsonError` naming its
+    /// index in `lines`.
+    #[pyo3(signature = (lines, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn shape_lines(
+        &self,
+        py: Python<'_>,
+        lines: Vec<String>,
+        level: Option<String>,
+        params: Option<&Bound<'_, PyDict>>,
+        format: &str,
+        tokenizer: &str,
+        omitted: Option<bool>,
+    ) -> PyResult<Vec<String>> {
+        let opts = self::options(level, params, format, tokenizer, None, None, omitted)?;
+        let policy = &*self.policy;
+        let level = match &opts.level {
+            Some(name) => policy
+                .level_index(name)
+                .map_err(|e| errors::policy_error(py, &e))?,
+            None => policy
+                .level_index(policy.default_level())
+                .map_err(|e| errors::policy_error(py, &e))?,
+        };
+        let values = policy
+            .params(&opts.params)
+            .map_err(|e| errors::policy_error(py, &e))?;
+        let shape_opts = pare::shape::ShapeOptions {
+            level,
+            params: values,
+            tokenizer: opts.tokenizer,
+            track_paths: false,
+            op_limit: None,
+            notes: opts.omitted,
+        };
+        let out = py.detach(|| {
+            let mut out = Vec::with_capacity(lines.len());
+            for (i, line) in lines.iter().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let shaped = pare::shape::shape_json_line(line, policy, &shape_opts, opts.format)
+                    .map_err(|e| (i, e))?;
+                out.push(shaped);
+            }
+            Ok(out)
+        });
+        out.map_err(|(i, e): (usize, pare::json::JsonError)| {
+            let mut e = e;
+            e.message = format!("lines[{i}]: {}", e.message);
+            errors::json_error(py, &e)
+        })
     }
 
     /// The shaped value itself, as Python objects, for callers that serialise it
@@ -354,6 +403,33 @@ impl PyPolicy {
             self.policy.default_level()
         )
     }
+}
+
+/// The engine's pages for `given` (the first; with `all`, every one), and what the first
+/// page's `tokens_before` counts when the engine did not count it (no budget: a caller that
+/// never reads the counts never pays for them).
+fn respond_pages(
+    opts: &Options,
+    policy: &pare::Policy,
+    given: Given,
+    all: bool,
+) -> Result<(Vec<pare::respond::Page>, Option<Source>), pare::respond::RespondError> {
+    let counted = opts.budget.is_some();
+    let source = match &given {
+        _ if counted => None,
+        Given::Text(t) => Some(Source::Text(Arc::from(t.as_str()))),
+        Given::Value(v) => Some(Source::Value(Arc::new(v.clone()))),
+    };
+    let mut text = String::new();
+    let input = given.into_input(&mut text);
+    let mut request = opts.request(input, policy);
+    request.measure = false;
+    let response = respond::respond(request)?;
+    let mut pages = vec![response.page];
+    if all {
+        pages.extend(response.rest);
+    }
+    Ok((pages, source))
 }
 
 #[allow(clippy::too_many_arguments)]

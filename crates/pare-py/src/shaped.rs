@@ -9,8 +9,10 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use pare::respond::Page;
+use pare::tokens::Tokenizer;
 use pyo3::prelude::*;
 
 use crate::convert;
@@ -26,15 +28,11 @@ pub struct Shaped {
     /// lowered, what a policy removed); the budget covers text and note together.
     #[pyo3(get)]
     pub note: Option<String>,
-    /// Tokens of the input as given (its text, or a value as minified JSON).
-    #[pyo3(get)]
-    pub tokens_before: Option<usize>,
-    /// Tokens of `text` (the note not included).
-    #[pyo3(get)]
-    pub tokens_after: Option<usize>,
-    /// Tokens of `note`; 0 without one.
-    #[pyo3(get)]
-    pub note_tokens: Option<usize>,
+    /// Counted when first read (a caller that never reads them never pays for a count):
+    /// the input as given, `text`, `note`.
+    before: Counted,
+    after: Counted,
+    note_count: Counted,
     #[pyo3(get)]
     pub tokenizer: String,
     /// `json`, `pretty`, `toon` (what `auto` chose), or `text`.
@@ -65,16 +63,63 @@ pub struct Shaped {
     record: serde_json::Value,
 }
 
-impl From<Page> for Shaped {
-    fn from(page: Page) -> Shaped {
+/// What the input's token count is taken from, when the engine did not count it.
+pub enum Source {
+    Text(Arc<str>),
+    Value(Arc<pare::Value>),
+}
+
+/// A token count, known or counted on first read.
+struct Counted {
+    known: OnceLock<usize>,
+    source: Option<Source>,
+    tokenizer: &'static dyn Tokenizer,
+}
+
+impl Counted {
+    fn new(
+        known: Option<usize>,
+        source: Option<Source>,
+        tokenizer: &'static dyn Tokenizer,
+    ) -> Counted {
+        let cell = OnceLock::new();
+        if let Some(n) = known {
+            let _ = cell.set(n);
+        }
+        Counted {
+            known: cell,
+            source,
+            tokenizer,
+        }
+    }
+
+    fn get(&self, py: Python<'_>) -> Option<usize> {
+        if let Some(n) = self.known.get() {
+            return Some(*n);
+        }
+        let source = self.source.as_ref()?;
+        let n = py.detach(|| match source {
+            Source::Text(t) => self.tokenizer.count(t),
+            Source::Value(v) => self.tokenizer.count(&pare::json::to_compact(v)),
+        });
+        Some(*self.known.get_or_init(|| n))
+    }
+}
+
+impl Shaped {
+    /// A page; `input` is what its `tokens_before` counts when the engine did not count it.
+    pub fn new(page: Page, input: Option<Source>, tokenizer: &'static dyn Tokenizer) -> Shaped {
         let r = page.record;
         let record = serde_json::to_value(&r).unwrap_or_default();
+        let text: Arc<str> = page.text.as_str().into();
+        let note = page.note.as_deref().map(|n| Source::Text(n.into()));
+        let note_known = r.note_tokens.or(page.note.is_none().then_some(0));
         Shaped {
+            before: Counted::new(r.tokens_before, input, tokenizer),
+            after: Counted::new(r.tokens_after, Some(Source::Text(text)), tokenizer),
+            note_count: Counted::new(note_known, note, tokenizer),
             text: page.text,
             note: page.note,
-            tokens_before: r.tokens_before,
-            tokens_after: r.tokens_after,
-            note_tokens: r.note_tokens,
             tokenizer: r.tokenizer,
             format: r.format.to_owned(),
             level: r.level,
@@ -100,9 +145,33 @@ impl From<Page> for Shaped {
 
 #[pymethods]
 impl Shaped {
+    /// Tokens of the input as given (its text, or a value as minified JSON).
+    #[getter]
+    fn tokens_before(&self, py: Python<'_>) -> Option<usize> {
+        self.before.get(py)
+    }
+
+    /// Tokens of `text` (the note not included).
+    #[getter]
+    fn tokens_after(&self, py: Python<'_>) -> Option<usize> {
+        self.after.get(py)
+    }
+
+    /// Tokens of `note`; 0 without one.
+    #[getter]
+    fn note_tokens(&self, py: Python<'_>) -> Option<usize> {
+        self.note_count.get(py)
+    }
+
     /// The whole record as a dict (the keys `pare compact --report-json` uses for a page).
     fn record<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        convert::json_to_python(py, &self.record)
+        let mut record = self.record.clone();
+        if let Some(m) = record.as_object_mut() {
+            m.insert("tokens_before".into(), self.before.get(py).into());
+            m.insert("tokens_after".into(), self.after.get(py).into());
+            m.insert("note_tokens".into(), self.note_count.get(py).into());
+        }
+        convert::json_to_python(py, &record)
     }
 
     fn __str__(&self) -> String {
@@ -114,8 +183,11 @@ impl Shaped {
             "Shaped(level={:?}, format={:?}, tokens {} -> {}, page {} of {}{})",
             self.level,
             self.format,
-            self.tokens_before.map_or("?".into(), |t| t.to_string()),
-            self.tokens_after.map_or("?".into(), |t| t.to_string()),
+            self.before
+                .known
+                .get()
+                .map_or("?".into(), |t| t.to_string()),
+            self.after.known.get().map_or("?".into(), |t| t.to_string()),
             self.page,
             self.pages,
             match &self.next_cursor {

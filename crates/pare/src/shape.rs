@@ -64,6 +64,20 @@ pub struct Shaped {
     pub removed: Vec<Value>,
 }
 
+/// One JSON text shaped and rendered in `format`, with no budget and no record: what
+/// `pare compact --jsonl` writes for each line (and what the Python package's
+/// `Policy.shape_lines` returns per line, for Dask and Ray partitions).
+pub fn shape_json_line(
+    text: &str,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    format: crate::encode::Format,
+) -> Result<String, crate::json::JsonError> {
+    let value = crate::json::parse(text)?;
+    let shaped = shape(value, policy, opts);
+    Ok(crate::encode::render(&shaped.value, format, opts.tokenizer))
+}
+
 /// Shape `value` with `policy`. At the `full` level this returns the value untouched.
 pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
     let mut active: Vec<(&'static str, &dyn Op)> = policy
