@@ -252,8 +252,15 @@ impl PyPolicy {
     ) -> PyResult<Shaped> {
         let opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
         let given = Given::read(value)?;
+        // No budget: the engine counts nothing, and `tokens_before` is counted from this
+        // when it is first read.
+        let source = match &given {
+            _ if budget.is_some() => None,
+            Given::Text(t) => Some(Source::Text(Arc::from(t.as_str()))),
+            Given::Value(_) => Some(Source::Object(value.clone().unbind())),
+        };
         let policy = &*self.policy;
-        let (mut pages, source) = py
+        let mut pages = py
             .detach(|| respond_pages(&opts, policy, given, false))
             .map_err(|e| errors::respond_error(py, e))?;
         Ok(Shaped::new(pages.remove(0), source, opts.tokenizer))
@@ -285,7 +292,7 @@ impl PyPolicy {
         )?;
         let given = Given::read(value)?;
         let policy = &*self.policy;
-        let (pages, _) = py
+        let pages = py
             .detach(|| respond_pages(&opts, policy, given, true))
             .map_err(|e| errors::respond_error(py, e))?;
         Ok(pages
@@ -405,31 +412,23 @@ impl PyPolicy {
     }
 }
 
-/// The engine's pages for `given` (the first; with `all`, every one), and what the first
-/// page's `tokens_before` counts when the engine did not count it (no budget: a caller that
-/// never reads the counts never pays for them).
+/// The engine's pages for `given`: the first, or with `all` every one. The engine counts
+/// only what a budget needs (`measure: false`); [`Shaped`] counts the rest when read.
 fn respond_pages(
     opts: &Options,
     policy: &pare::Policy,
     given: Given,
     all: bool,
-) -> Result<(Vec<pare::respond::Page>, Option<Source>), pare::respond::RespondError> {
-    let counted = opts.budget.is_some();
-    let source = match &given {
-        _ if counted => None,
-        Given::Text(t) => Some(Source::Text(Arc::from(t.as_str()))),
-        Given::Value(v) => Some(Source::Value(Arc::new(v.clone()))),
-    };
+) -> Result<Vec<pare::respond::Page>, pare::respond::RespondError> {
     let mut text = String::new();
-    let input = given.into_input(&mut text);
-    let mut request = opts.request(input, policy);
+    let mut request = opts.request(given.into_input(&mut text), policy);
     request.measure = false;
     let response = respond::respond(request)?;
     let mut pages = vec![response.page];
     if all {
         pages.extend(response.rest);
     }
-    Ok((pages, source))
+    Ok(pages)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -66,7 +66,11 @@ pub struct Shaped {
 /// What the input's token count is taken from, when the engine did not count it.
 pub enum Source {
     Text(Arc<str>),
-    Value(Arc<pare::Value>),
+    /// The caller's object, converted again (and rendered as minified JSON) when the count
+    /// is first read: keeping a converted copy would cost every call a tree's worth of
+    /// copying, for a count many callers never read. (An object changed in between is
+    /// counted as it is then.)
+    Object(Py<PyAny>),
 }
 
 /// A token count, known or counted on first read.
@@ -93,16 +97,21 @@ impl Counted {
         }
     }
 
-    fn get(&self, py: Python<'_>) -> Option<usize> {
+    fn get(&self, py: Python<'_>) -> PyResult<Option<usize>> {
         if let Some(n) = self.known.get() {
-            return Some(*n);
+            return Ok(Some(*n));
         }
-        let source = self.source.as_ref()?;
-        let n = py.detach(|| match source {
-            Source::Text(t) => self.tokenizer.count(t),
-            Source::Value(v) => self.tokenizer.count(&pare::json::to_compact(v)),
-        });
-        Some(*self.known.get_or_init(|| n))
+        let Some(source) = self.source.as_ref() else {
+            return Ok(None);
+        };
+        let n = match source {
+            Source::Text(t) => py.detach(|| self.tokenizer.count(t)),
+            Source::Object(obj) => {
+                let value = convert::to_value(obj.bind(py))?;
+                py.detach(|| self.tokenizer.count(&pare::json::to_compact(&value)))
+            }
+        };
+        Ok(Some(*self.known.get_or_init(|| n)))
     }
 }
 
@@ -147,19 +156,19 @@ impl Shaped {
 impl Shaped {
     /// Tokens of the input as given (its text, or a value as minified JSON).
     #[getter]
-    fn tokens_before(&self, py: Python<'_>) -> Option<usize> {
+    fn tokens_before(&self, py: Python<'_>) -> PyResult<Option<usize>> {
         self.before.get(py)
     }
 
     /// Tokens of `text` (the note not included).
     #[getter]
-    fn tokens_after(&self, py: Python<'_>) -> Option<usize> {
+    fn tokens_after(&self, py: Python<'_>) -> PyResult<Option<usize>> {
         self.after.get(py)
     }
 
     /// Tokens of `note`; 0 without one.
     #[getter]
-    fn note_tokens(&self, py: Python<'_>) -> Option<usize> {
+    fn note_tokens(&self, py: Python<'_>) -> PyResult<Option<usize>> {
         self.note_count.get(py)
     }
 
@@ -167,9 +176,9 @@ impl Shaped {
     fn record<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut record = self.record.clone();
         if let Some(m) = record.as_object_mut() {
-            m.insert("tokens_before".into(), self.before.get(py).into());
-            m.insert("tokens_after".into(), self.after.get(py).into());
-            m.insert("note_tokens".into(), self.note_count.get(py).into());
+            m.insert("tokens_before".into(), self.before.get(py)?.into());
+            m.insert("tokens_after".into(), self.after.get(py)?.into());
+            m.insert("note_tokens".into(), self.note_count.get(py)?.into());
         }
         convert::json_to_python(py, &record)
     }
