@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<()> {
         usage_error(&format!("--upstream-url {url}: {why}"));
     }
     let config = match &args.policy {
-        Some(p) => Config::load(p)?,
+        Some(p) => pare_mcp::config::load(p)?,
         None => Config::builtin(),
     };
     if args.max_tokens == 0 {

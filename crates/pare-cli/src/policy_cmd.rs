@@ -27,7 +27,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Check { file } => {
             let policy = load(&file)?;
             // What `pare mcp --policy FILE` would refuse, refused here too.
-            pare_mcp::Config::load(&file).map_err(|e| anyhow::anyhow!(mcp_error(&file, &e)))?;
+            pare_mcp::config::load(&file).map_err(|e| anyhow::anyhow!(mcp_error(&file, &e)))?;
             io::write_output(None, &summary(&file, &policy))
         }
         Command::Schema => io::write_output(None, &pare::schema::json_schema()),

@@ -4,33 +4,33 @@
 //! session per client ([`listen`]); pare runs the server as a child process over stdio
 //! ([`run_stdio`]) or reaches it over streamable HTTP ([`http_upstream`]), and moves
 //! newline-delimited JSON-RPC messages between them ([`proxy`]). Everything that
-//! is not a tool result passes byte for byte. Tool results go through the engine's
-//! response pipeline (`pare::respond`: level, budget, pages, cursors) by way of
-//! [`shape_result`], which only maps them onto MCP ([`calls`]); later pages wait in the
-//! [`cache`], and the server's text of results shown in part in [`originals`], for the
-//! synthetic `pare_more` tool, listed once it is needed ([`tools_list`]). File text stays
-//! byte for byte ([`verbatim`]). Configuration is the `[mcp]` section of a policy file
-//! ([`config`]).
+//! is not a tool result passes byte for byte. What pare does to tool lists, calls and
+//! results is the engine's MCP mapping (`pare::mcp`, shared with the Python package's
+//! server integration): results go through the response pipeline (`pare::respond`: level,
+//! budget, pages, cursors) by way of [`shape_result`]; later pages wait in the [`cache`],
+//! and the server's text of results shown in part in [`originals`], for the synthetic
+//! `pare_more` tool, listed once it is needed ([`tools_list`]). File text stays byte for
+//! byte ([`verbatim`]). This crate moves the messages ([`calls`] at the points where
+//! pare acts) and reads the policy files of the `[mcp]` section ([`config`]).
 //!
 //! Fail-open: a result pare cannot shape is forwarded unchanged with a log line on stderr.
 //! Nothing but protocol is written to stdout.
 
-pub mod cache;
 pub mod calls;
 pub mod child;
 pub mod config;
 pub mod http_upstream;
 pub mod lines;
 pub mod listen;
-pub mod originals;
 pub mod proxy;
 pub mod rpc;
 pub mod scan;
-pub mod shape_result;
 pub mod sse;
-pub mod tools_compact;
-pub mod tools_list;
-pub mod verbatim;
+
+// The MCP mapping itself is the engine's (`pare::mcp`), shared with the other MCP doors.
+pub use pare::mcp::result as shape_result;
+pub use pare::mcp::store as cache;
+pub use pare::mcp::{originals, tools_compact, tools_list, verbatim};
 
 use std::io::BufReader;
 

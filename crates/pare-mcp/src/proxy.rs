@@ -356,7 +356,9 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
         Pending::Initialize => advertise_list_changed(result),
         Pending::ToolsList => {
             let mut tools = shared.tools.lock().expect("tools");
-            tools_list::rewrite(result, &shared.opts.config, &mut tools);
+            for warning in tools_list::rewrite(result, &shared.opts.config, &mut tools) {
+                log(&warning);
+            }
             true
         }
         Pending::Call(call) => calls::call_result(shared, result, call),

@@ -29,15 +29,18 @@
 //! [`respond::Request`] and the [`respond::Record`] onto its output.
 //!
 //! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
-//! profiles where a payload's tokens go. Modules depend one way, each on the ones before it:
+//! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
+//! every MCP door. Modules depend one way, each on the ones before it:
 //! [`value`] → [`json`] → [`embedded`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
-//! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`]. No
-//! I/O happens here; the CLI and the proxies are thin doors over it.
+//! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`] →
+//! [`mcp`]. No I/O happens here; the CLI, the proxies and the Python package are thin doors
+//! over it.
 
 pub mod embedded;
 pub mod encode;
 pub mod json;
 pub mod manifest;
+pub mod mcp;
 pub mod ops;
 pub mod pack;
 pub mod params;

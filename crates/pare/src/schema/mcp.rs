@@ -91,7 +91,7 @@ pub struct McpTool {
     pub shape: bool,
     /// Pass the result's text byte for byte, never re-encoded (over the budget, paged at
     /// line ends): for tools that return a file's contents, which a model edits by quoting
-    /// what it read. Default: pare decides (`pare_mcp::verbatim`: a read word such as `read`,
+    /// what it read. Default: pare decides (`pare::mcp::verbatim`: a read word such as `read`,
     /// `get`, `cat`, `view` in the name, with `file`/`files`/`contents` in it or a `path`
     /// argument).
     #[serde(default)]

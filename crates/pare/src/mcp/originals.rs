@@ -3,13 +3,13 @@
 //! `pare_more` can return it — whole, a JSONPath subtree, or at another level — without
 //! calling the tool again (a second call may cost, or change something).
 //!
-//! Bounded like the page cache ([`crate::cache::Store`]). A handle is `r` and a counter:
+//! Bounded like the page cache ([`crate::mcp::store::Store`]). A handle is `r` and a counter:
 //! short, and never a page cursor (those are 10–11 base62 characters).
 
 use std::sync::Arc;
 
-use crate::cache::{Limits, Store, Weighed};
-use crate::config::ToolPolicy;
+use crate::mcp::config::ToolPolicy;
+use crate::mcp::store::{Limits, Store, Weighed};
 
 /// One result as the server sent it, with what it was shaped by.
 #[derive(Debug, Clone)]

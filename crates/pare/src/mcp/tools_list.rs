@@ -2,16 +2,16 @@
 //! server's own:
 //!
 //! - **`detail`** is added only to a shaped tool whose policy has levels that give different
-//!   outputs ([`crate::config::ToolPolicy::distinct_levels`]), and lists only those (of
+//!   outputs ([`crate::mcp::config::ToolPolicy::distinct_levels`]), and lists only those (of
 //!   levels alike, the default, else the one with the most detail). A lossless policy (no
-//!   ops, the built-in one) adds nothing, nor does a verbatim ([`crate::verbatim`]) or
+//!   ops, the built-in one) adds nothing, nor does a verbatim ([`crate::mcp::verbatim`]) or
 //!   unshaped tool. The argument is `pare_detail` when the tool has its own `detail`.
 //! - **Caller parameters** (`[[mcp.tools]] params`) become optional arguments, typed from
 //!   the parameter's default.
 //! - **`pare_more`** is listed only once a result has needed it (a page or an `original`
 //!   handle), and from then on; the proxy then sends `notifications/tools/list_changed`.
 //! - **`[mcp] tool_list = "compact"`** first rewrites the server's own definitions
-//!   compactly ([`crate::tools_compact`]); pare's additions are terse already.
+//!   compactly ([`crate::mcp::tools_compact`]); pare's additions are terse already.
 //! - **What no client or model uses** is dropped: a `$schema` URL on an input or output
 //!   schema, when the schema uses no keyword whose meaning differs between JSON Schema
 //!   draft-06/07 and 2020-12 (MCP's default dialect), so validation is the same either way.
@@ -24,10 +24,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value as Json, json};
 
-use pare::schema::mcp::ToolList;
+use crate::schema::mcp::ToolList;
 
-use crate::config::{Config, ToolPolicy};
-use crate::verbatim;
+use crate::mcp::config::{Config, ToolPolicy};
+use crate::mcp::verbatim;
 
 /// The name of the synthetic paging tool.
 pub const PARE_MORE: &str = "pare_more";
@@ -53,15 +53,25 @@ pub struct ToolsState {
     pub server_has_more: bool,
 }
 
-/// Rewrite a `tools/list` result in place, learning each tool.
-pub fn rewrite(result: &mut Json, config: &Config, state: &mut ToolsState) {
+impl ToolsState {
+    /// A result needed `pare_more`: it is listed from now on. `true` the first time (and
+    /// when the server has no `pare_more` of its own): tell the client the list changed.
+    pub fn need_more(&mut self) -> bool {
+        !std::mem::replace(&mut self.more_needed, true) && !self.server_has_more
+    }
+}
+
+/// Rewrite a `tools/list` result in place, learning each tool; what a door should log
+/// (a policy parameter a tool's own argument hides).
+pub fn rewrite(result: &mut Json, config: &Config, state: &mut ToolsState) -> Vec<String> {
+    let mut warnings = Vec::new();
     let last_page = result.get("nextCursor").is_none_or(Json::is_null);
     let Some(tools) = result.get_mut("tools").and_then(Json::as_array_mut) else {
-        return;
+        return warnings;
     };
     if config.tool_list() == ToolList::Compact {
         // The server's own definitions only: pare's additions below are already terse.
-        crate::tools_compact::compact(tools);
+        crate::mcp::tools_compact::compact(tools);
     }
     for tool in tools.iter_mut() {
         for key in ["inputSchema", "outputSchema"] {
@@ -79,16 +89,17 @@ pub fn rewrite(result: &mut Json, config: &Config, state: &mut ToolsState) {
             state.tools.remove(&name);
             continue;
         };
-        let learned = learn(tool, &name, &policy);
+        let learned = learn(tool, &name, &policy, &mut warnings);
         state.tools.insert(name, learned);
     }
     if last_page && state.more_needed && !state.server_has_more {
         tools.push(pare_more_tool());
     }
+    warnings
 }
 
 /// Add what a shaped tool takes besides its own arguments; what was added.
-fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy) -> Learned {
+fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy, warnings: &mut Vec<String>) -> Learned {
     let verbatim = policy
         .verbatim
         .unwrap_or_else(|| verbatim::by_default(name, Some(tool)));
@@ -118,7 +129,7 @@ fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy) -> Learned {
     }
     for (param, default) in &policy.params {
         if props.contains_key(param) {
-            crate::proxy::log(&format!(
+            warnings.push(format!(
                 "`{name}` has its own argument `{param}`: the policy parameter is not offered"
             ));
             continue;
@@ -144,7 +155,7 @@ fn properties(tool: &mut Json) -> Option<&mut Map<String, Json>> {
 fn detail_schema(policy: &ToolPolicy, levels: &[&str]) -> Json {
     let default = &policy.levels()[policy.default_level];
     let full =
-        levels.last() == Some(&pare::ops::compile::FULL) && policy.policy.options().pack.is_none();
+        levels.last() == Some(&crate::ops::compile::FULL) && policy.policy.options().pack.is_none();
     let description = if full {
         format!("Least first; default `{default}`; `full`: the server's own result.")
     } else {
@@ -154,11 +165,11 @@ fn detail_schema(policy: &ToolPolicy, levels: &[&str]) -> Json {
 }
 
 /// A parameter value as a caller writes it (`2`, not `2.0`).
-pub fn scalar_text(s: &pare::params::Scalar) -> String {
+pub fn scalar_text(s: &crate::params::Scalar) -> String {
     match s {
-        pare::params::Scalar::Bool(b) => b.to_string(),
-        pare::params::Scalar::Number(n) => n.to_string(),
-        pare::params::Scalar::String(t) => format!("{t:?}"),
+        crate::params::Scalar::Bool(b) => b.to_string(),
+        crate::params::Scalar::Number(n) => n.to_string(),
+        crate::params::Scalar::String(t) => format!("{t:?}"),
     }
 }
 
@@ -241,7 +252,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("p.toml");
         std::fs::write(&p, text).unwrap();
-        Config::load(Path::new(&p)).unwrap()
+        crate::mcp::config::testing::load(Path::new(&p)).unwrap()
     }
 
     #[test]
@@ -303,7 +314,7 @@ mod tests {
         let mut r = json!({"tools": [tool.clone()]});
         rewrite(
             &mut r,
-            &Config::load(&p).unwrap(),
+            &crate::mcp::config::testing::load(&p).unwrap(),
             &mut ToolsState::default(),
         );
         assert_eq!(r["tools"][0]["description"], "Do a");

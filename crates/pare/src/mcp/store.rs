@@ -1,7 +1,7 @@
 //! The stores behind `pare_more`: bounded in entries and bytes, with a time-to-live.
 //!
 //! A paged result stores its later pages here under the cursors the engine named them by
-//! (see `pare::respond::cursor`); a shaped result its original ([`crate::originals`]). The
+//! (see `crate::respond::cursor`); a shaped result its original ([`crate::mcp::originals`]). The
 //! oldest entries are evicted first when a bound is hit; an expired or evicted key is
 //! simply unknown.
 
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 /// One later page of a result, as the engine made it, with its `_meta.pare`.
 #[derive(Debug, Clone)]
 pub struct CachedPage {
-    pub page: pare::respond::Page,
+    pub page: crate::respond::Page,
     pub meta: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -117,9 +117,9 @@ mod tests {
     use super::*;
 
     fn page(text: &str) -> CachedPage {
-        let policy = pare::Policy::builtin_default();
-        let mut page = pare::respond::respond(pare::respond::Request::new(
-            pare::respond::Input::Text("1"),
+        let policy = crate::Policy::builtin_default();
+        let mut page = crate::respond::respond(crate::respond::Request::new(
+            crate::respond::Input::Text("1"),
             &policy,
         ))
         .unwrap()

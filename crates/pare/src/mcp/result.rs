@@ -1,17 +1,17 @@
 //! Mapping one `tools/call` result onto the engine's response pipeline and back.
 //!
-//! The proxy only translates: the result's text becomes a [`pare::respond::Request`] (the
+//! The proxy only translates: the result's text becomes a [`crate::respond::Request`] (the
 //! tool's policy, format and level, the caller's parameters, the budget, the proxy's words
 //! for "next page"), and the engine's [`Page`] becomes the result's content (the page text,
 //! then the note as a second text item) and `_meta.pare` (the record). Levels, budgets,
 //! paging and cursors are the engine's; later pages go into the [`PageCache`] for
 //! `pare_more`.
 //!
-//! - **Verbatim tools** ([`crate::verbatim`]): the text is never parsed; it passes as it is,
+//! - **Verbatim tools** ([`crate::mcp::verbatim`]): the text is never parsed; it passes as it is,
 //!   or, over the budget, in pages cut at line ends.
 //! - **Originals**: when the text shown is not the whole result (a level that removes
 //!   something, a lowered level, packed search results), the server's text is kept
-//!   ([`crate::originals`]) and the note item ends with a line naming it:
+//!   ([`crate::mcp::originals`]) and the note item ends with a line naming it:
 //!   `pare: original: pare_more {"cursor":"r7"} (add "path": a JSONPath, or "detail")`,
 //!   also in `_meta.pare.original`. The line is within the budget: when it would not fit,
 //!   the result is shaped again (and paged, if need be) under the budget less the line.
@@ -21,14 +21,14 @@
 
 use std::sync::Arc;
 
-use pare::respond::{self, Hint, Input, Page, PageKind, Request, RespondError};
-use pare::tokens::Tokenizer;
+use crate::respond::{self, Hint, Input, Page, PageKind, Request, RespondError};
+use crate::tokens::Tokenizer;
 use serde_json::{Map, Value as Json, json};
 
-use crate::cache::{CachedPage, PageCache};
-use crate::config::ToolPolicy;
-use crate::originals::{Original, Originals};
-use crate::tools_list::PARE_MORE;
+use crate::mcp::config::ToolPolicy;
+use crate::mcp::originals::{Original, Originals};
+use crate::mcp::store::{CachedPage, PageCache};
+use crate::mcp::tools_list::PARE_MORE;
 
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +49,7 @@ impl Budget {
 
     /// Real tokens and chars/4 of `texts`, each counted alone (they are separate items).
     fn cost<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> (usize, usize) {
-        let c4 = pare::tokens::builtin("chars4").expect("chars4 is built in");
+        let c4 = crate::tokens::builtin("chars4").expect("chars4 is built in");
         texts.into_iter().fold((0, 0), |(t, c), s| {
             (t + self.tokenizer.count(s), c + c4.count(s))
         })
@@ -80,7 +80,7 @@ pub struct Call<'a> {
     pub detail_arg: &'a str,
     /// The caller's policy parameters (`maxGapMinutes` = `5`).
     pub params: &'a [(String, String)],
-    /// The text passes byte for byte ([`crate::verbatim`]).
+    /// The text passes byte for byte ([`crate::mcp::verbatim`]).
     pub verbatim: bool,
 }
 
@@ -209,7 +209,7 @@ fn one_text(
         if record.format == "text" {
             return Err(Unchanged::Failed("no content text is JSON"));
         }
-        if call.level == Some(pare::ops::compile::FULL) {
+        if call.level == Some(crate::ops::compile::FULL) {
             return Err(Unchanged::AsAsked);
         }
     }
@@ -351,7 +351,7 @@ pub fn original_result(
     pages: &mut PageCache,
 ) -> Result<Json, String> {
     let tool = &original.tool;
-    let full = pare::ops::compile::FULL;
+    let full = crate::ops::compile::FULL;
     let call = Call {
         tool_name: &original.tool_name,
         tool,
@@ -389,16 +389,16 @@ pub fn original_result(
 }
 
 /// What `path` selects in the JSON `text`: the node, or an array of the nodes when several.
-fn subtree(text: &str, path: &str) -> Result<pare::Value, String> {
+fn subtree(text: &str, path: &str) -> Result<crate::Value, String> {
     let selector =
-        pare::query::selector::Selector::parse(path).map_err(|e| format!("`path`: {e}"))?;
-    let value = pare::json::parse(text)
+        crate::query::selector::Selector::parse(path).map_err(|e| format!("`path`: {e}"))?;
+    let value = crate::json::parse(text)
         .map_err(|_| "`path` needs a JSON original; this one is plain text".to_owned())?;
-    let mut found = pare::query::select(&value, &selector).map_err(|e| format!("`path`: {e}"))?;
+    let mut found = crate::query::select(&value, &selector).map_err(|e| format!("`path`: {e}"))?;
     match found.len() {
         0 => Err(format!("`path` {path} selects nothing in the original")),
         1 => Ok(found.remove(0).clone()),
-        _ => Ok(pare::Value::Array(found.into_iter().cloned().collect())),
+        _ => Ok(crate::Value::Array(found.into_iter().cloned().collect())),
     }
 }
 
@@ -513,11 +513,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::cache::Limits;
-    use crate::config::ToolPolicy;
+    use crate::mcp::config::ToolPolicy;
+    use crate::mcp::store::Limits;
 
     fn setup() -> (ToolPolicy, Json) {
-        let policy = pare::Policy::parse(
+        let policy = crate::Policy::parse(
             "levels = [\"brief\", \"standard\", \"full\"]\n[[ops]]\nop = \"drop\"\npaths = [\"$..body\"]\nlevels = [\"brief\"]\n",
         )
         .unwrap();
@@ -528,7 +528,7 @@ mod tests {
         let tool = ToolPolicy {
             default_level: 1,
             policy: Arc::new(policy),
-            format: pare::encode::Format::Json,
+            format: crate::encode::Format::Json,
             verbatim: None,
             params: Vec::new(),
         };
@@ -574,7 +574,7 @@ mod tests {
         Budget {
             max_tokens: 1500,
             max_chars4: 25_000,
-            tokenizer: pare::tokens::builtin("o200k_base").unwrap(),
+            tokenizer: crate::tokens::builtin("o200k_base").unwrap(),
         }
     }
 
@@ -606,9 +606,9 @@ mod tests {
         let text = serde_json::to_string_pretty(&json!({ "items": items })).unwrap();
         let result = json!({"content": [{"type": "text", "text": text}, {"type": "text", "text": "plain words"}]});
         for format in [
-            pare::encode::Format::Auto,
-            pare::encode::Format::Json,
-            pare::encode::Format::Toon,
+            crate::encode::Format::Auto,
+            crate::encode::Format::Json,
+            crate::encode::Format::Toon,
         ] {
             let (mut tool, _) = setup();
             tool.format = format;
