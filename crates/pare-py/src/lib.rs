@@ -12,6 +12,7 @@
 mod convert;
 mod errors;
 mod functions;
+mod mcp;
 mod policy;
 mod shaped;
 
@@ -22,6 +23,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::PyPolicy>()?;
     m.add_class::<shaped::Shaped>()?;
     m.add_class::<functions::Packed>()?;
+    m.add_class::<mcp::McpSession>()?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;

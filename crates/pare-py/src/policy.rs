@@ -46,6 +46,11 @@ impl PyPolicy {
         })
     }
 
+    /// The text it was compiled from; `None`: the built-in policy.
+    pub fn source_text(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+
     /// The folder its `policy = "…"` references are relative to.
     pub fn dir(&self) -> PathBuf {
         self.path
