@@ -30,10 +30,10 @@
 //!
 //! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
 //! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
-//! every MCP door. Modules depend one way, each on the ones before it:
+//! every MCP door and [`rest`] REST responses for every REST door. Modules depend one way, each on the ones before it:
 //! [`value`] → [`json`] → [`embedded`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
 //! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`] →
-//! [`mcp`]. No I/O happens here; the CLI, the proxies and the Python package are thin doors
+//! [`mcp`], [`rest`]. No I/O happens here; the CLI, the proxies and the Python package are thin doors
 //! over it.
 
 pub mod embedded;
@@ -48,6 +48,7 @@ pub mod policy;
 pub mod query;
 pub mod report;
 pub mod respond;
+pub mod rest;
 pub mod schema;
 pub mod shape;
 pub mod stats;

@@ -11,6 +11,7 @@
 //!   struct (kept in the op's own file, beside the code it configures);
 //! - `[pack]`: [`pack`], read by `pare pack`;
 //! - `[mcp]`: [`mcp`], read by `pare mcp`.
+//! - `[http]`: [`http`], read by the REST doors.
 //!
 //! ```toml
 //! description = "list_entities: strip empty values and internal fields"
@@ -24,6 +25,7 @@
 //! op = "prune"
 //! ```
 
+pub mod http;
 pub mod mcp;
 pub mod pack;
 
@@ -66,6 +68,10 @@ pub struct PolicyOptions {
     /// How `pare mcp` shapes each tool's results (see [`mcp`]).
     #[serde(default)]
     pub mcp: Option<mcp::McpOptions>,
+    /// How REST doors (the Python package's ASGI middleware) shape each route's responses
+    /// (see [`http`]).
+    #[serde(default)]
+    pub http: Option<http::HttpOptions>,
 }
 
 pub fn default_levels() -> Vec<String> {

@@ -1,0 +1,235 @@
+//! What a REST caller asks pare for, from the query string and headers; the query string
+//! without pare's parameters, for the handler or upstream (the rest of it byte for byte).
+//!
+//! | query | header | value |
+//! |---|---|---|
+//! | `pare_detail` | `X-Pare-Detail` | a level of the route's policy; `full`: the exact response |
+//! | `pare_format` | `X-Pare-Format` | `json`, `pretty`, `toon`, `auto` (or `Accept: text/toon`) |
+//! | `pare_max_tokens` | `X-Pare-Max-Tokens` | a budget (tokens), at most the route's |
+//! | `pare_cursor` | — | the page a `Link: rel="next"` named |
+//!
+//! The query wins over a header. A bad value is an error naming the parameter, the value
+//! and the allowed values (a door answers `400` with [`AskError::body`]).
+
+use crate::encode::Format;
+
+use super::routes::RoutePolicy;
+
+/// What the caller asked for; `None`: the route's setting.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ask {
+    pub level: Option<String>,
+    pub format: Option<Format>,
+    pub max_tokens: Option<usize>,
+    pub cursor: Option<String>,
+}
+
+/// A bad parameter.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{param}: {message}")]
+pub struct AskError {
+    /// The query parameter (or header) as the caller wrote it.
+    pub param: String,
+    pub value: String,
+    pub allowed: Vec<String>,
+    pub message: String,
+}
+
+impl AskError {
+    /// The body of the `400` answer: `{"error": …, "param": …, "value": …, "allowed": […]}`.
+    pub fn body(&self) -> String {
+        serde_json::json!({
+            "error": self.to_string(),
+            "param": self.param,
+            "value": self.value,
+            "allowed": self.allowed,
+        })
+        .to_string()
+    }
+}
+
+const FORMATS: [&str; 4] = ["json", "pretty", "toon", "auto"];
+
+impl Ask {
+    /// Read `query` (without `?`) and `headers` (name, value; names in any case). Returns
+    /// the ask and the query string without pare's parameters.
+    pub fn parse(query: &str, headers: &[(&str, &str)]) -> Result<(Ask, String), AskError> {
+        let mut ask = Ask::default();
+        let mut kept: Vec<&str> = Vec::new();
+        let from_query = |name: &str, value: String, ask: &mut Ask| -> Result<(), AskError> {
+            match name {
+                "pare_detail" => ask.level = Some(value),
+                "pare_format" => ask.format = Some(format(name, &value)?),
+                "pare_max_tokens" => ask.max_tokens = Some(tokens(name, &value)?),
+                _ => ask.cursor = Some(value),
+            }
+            Ok(())
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let name = decode(k);
+            if matches!(
+                name.as_str(),
+                "pare_detail" | "pare_format" | "pare_max_tokens" | "pare_cursor"
+            ) {
+                from_query(&name, decode(v), &mut ask)?;
+            } else {
+                kept.push(pair);
+            }
+        }
+        for (name, value) in headers {
+            let value = value.trim();
+            match name.to_ascii_lowercase().as_str() {
+                "x-pare-detail" if ask.level.is_none() => ask.level = Some(value.to_owned()),
+                "x-pare-format" if ask.format.is_none() => ask.format = Some(format(name, value)?),
+                "x-pare-max-tokens" if ask.max_tokens.is_none() => {
+                    ask.max_tokens = Some(tokens(name, value)?)
+                }
+                "accept" if ask.format.is_none() && asks_toon(value) => {
+                    ask.format = Some(Format::Toon)
+                }
+                _ => {}
+            }
+        }
+        Ok((ask, kept.join("&")))
+    }
+
+    /// Check the level against the route's policy.
+    pub fn check(&self, route: &RoutePolicy) -> Result<(), AskError> {
+        match &self.level {
+            Some(l) if route.policy.level_index(l).is_err() => Err(AskError {
+                param: "pare_detail".into(),
+                value: l.clone(),
+                allowed: route.policy.levels().to_vec(),
+                message: format!(
+                    "unknown level {l:?}; this route's levels: {}",
+                    route.policy.levels().join(", ")
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The caller asked for the handler's exact response.
+    pub fn is_full(&self) -> bool {
+        self.level.as_deref() == Some(crate::ops::compile::FULL)
+    }
+}
+
+/// Whether the headers name a pare parameter (a door strips these before forwarding).
+pub fn is_pare_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens"
+    )
+}
+
+fn asks_toon(accept: &str) -> bool {
+    accept.split(',').any(|part| {
+        let media = part.split(';').next().unwrap_or("").trim();
+        media.eq_ignore_ascii_case("text/toon") || media.eq_ignore_ascii_case("application/toon")
+    })
+}
+
+fn format(param: &str, value: &str) -> Result<Format, AskError> {
+    Format::parse(value).ok_or_else(|| AskError {
+        param: param.to_owned(),
+        value: value.to_owned(),
+        allowed: FORMATS.map(String::from).to_vec(),
+        message: format!("unknown format {value:?}; allowed: {}", FORMATS.join(", ")),
+    })
+}
+
+fn tokens(param: &str, value: &str) -> Result<usize, AskError> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| AskError {
+            param: param.to_owned(),
+            value: value.to_owned(),
+            allowed: Vec::new(),
+            message: format!("{value:?} is not a number of tokens (a whole number, at least 1)"),
+        })
+}
+
+/// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte.
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pare_parameters_come_out_and_the_rest_stays_byte_for_byte() {
+        let (ask, rest) = Ask::parse(
+            "a=1&pare_detail=brief&b=%2Fx+y&pare_format=toon&pare_max_tokens=900&pare_cursor=Ab3&c",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(rest, "a=1&b=%2Fx+y&c");
+        assert_eq!(ask.level.as_deref(), Some("brief"));
+        assert_eq!(ask.format, Some(Format::Toon));
+        assert_eq!(ask.max_tokens, Some(900));
+        assert_eq!(ask.cursor.as_deref(), Some("Ab3"));
+        assert_eq!(decode("a%20b+c%zz%4"), "a b c%zz%4");
+    }
+
+    #[test]
+    fn headers_ask_too_and_the_query_wins() {
+        let h = [
+            ("X-Pare-Detail", "full"),
+            ("x-pare-max-tokens", "50"),
+            ("Accept", "text/toon, */*"),
+        ];
+        let (ask, _) = Ask::parse("", &h).unwrap();
+        assert!(ask.is_full());
+        assert_eq!((ask.max_tokens, ask.format), (Some(50), Some(Format::Toon)));
+        let (ask, _) = Ask::parse("pare_detail=brief&pare_format=json", &h).unwrap();
+        assert_eq!(
+            (ask.level.as_deref(), ask.format),
+            (Some("brief"), Some(Format::Json))
+        );
+        assert!(is_pare_header("X-PARE-DETAIL") && !is_pare_header("accept"));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter_and_the_allowed_values() {
+        let e = Ask::parse("pare_format=yaml", &[]).unwrap_err();
+        assert_eq!(
+            (e.param.as_str(), e.value.as_str()),
+            ("pare_format", "yaml")
+        );
+        assert_eq!(e.allowed, FORMATS);
+        let body: serde_json::Value = serde_json::from_str(&e.body()).unwrap();
+        assert_eq!(body["param"], "pare_format");
+        let e = Ask::parse("", &[("X-Pare-Max-Tokens", "lots")]).unwrap_err();
+        assert_eq!(e.param, "X-Pare-Max-Tokens");
+        assert!(Ask::parse("pare_max_tokens=0", &[]).is_err());
+    }
+}
