@@ -14,6 +14,7 @@ mod errors;
 mod functions;
 mod mcp;
 mod policy;
+mod rest;
 mod shaped;
 
 use pyo3::prelude::*;
@@ -24,6 +25,9 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<shaped::Shaped>()?;
     m.add_class::<functions::Packed>()?;
     m.add_class::<mcp::McpSession>()?;
+    m.add_class::<rest::Rest>()?;
+    m.add_class::<rest::RestCall>()?;
+    m.add_function(wrap_pyfunction!(rest::is_pare_header_name, m)?)?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;

@@ -55,6 +55,27 @@ pub fn is_json(content_type: &str) -> bool {
     media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
 }
 
+/// Why a response with this status and headers passes untouched, if it does: a door that
+/// streams asks this at the response's start, before it holds any of the body.
+pub fn passes(
+    ask: &Ask,
+    status: u16,
+    content_type: Option<&str>,
+    encoded: bool,
+) -> Option<&'static str> {
+    if ask.is_full() {
+        Some("pare_detail=full")
+    } else if !matches!(status, 200..=203) {
+        Some("status")
+    } else if !content_type.is_some_and(is_json) {
+        Some("not JSON")
+    } else if encoded {
+        Some("content-encoded")
+    } else {
+        None
+    }
+}
+
 /// Shape a response of `route` as `ask` asks. `encoded`: the body carries a
 /// `Content-Encoding` the door did not decode.
 pub fn shape(
@@ -65,17 +86,8 @@ pub fn shape(
     encoded: bool,
     body: &[u8],
 ) -> Outcome {
-    if ask.is_full() {
-        return Outcome::Pass("pare_detail=full");
-    }
-    if !matches!(status, 200..=203) {
-        return Outcome::Pass("status");
-    }
-    if !content_type.is_some_and(is_json) {
-        return Outcome::Pass("not JSON");
-    }
-    if encoded {
-        return Outcome::Pass("content-encoded");
+    if let Some(why) = passes(ask, status, content_type, encoded) {
+        return Outcome::Pass(why);
     }
     let Ok(text) = std::str::from_utf8(body) else {
         return Outcome::Pass("not UTF-8");
