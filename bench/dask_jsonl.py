@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# bench/ holds a timeit.py of its own, which would shadow the standard library's (dask uses it).
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != REPO / "bench"]
 
 
 def corpus(path: Path, mb: int) -> None:

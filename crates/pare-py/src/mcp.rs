@@ -12,7 +12,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -57,33 +56,17 @@ impl McpSession {
         if max_tokens == 0 {
             return Err(PyValueError::new_err("max_tokens must be at least 1"));
         }
-        let (main, dir) = match policy {
+        let config = match policy {
             Some(p) => {
                 let p = p.get();
-                let main = match p.source_text() {
-                    Some(text) => {
-                        pare::Policy::parse(text).map_err(|e| errors::policy_error(py, &e))?
-                    }
-                    None => pare::Policy::builtin_default(),
-                };
-                (main, p.dir())
+                Config::from_policy(p.recompile(py)?, &mut p.resolver())
             }
-            None => (
+            None => Config::from_policy(
                 pare::Policy::builtin_default(),
-                std::path::PathBuf::from("."),
+                &mut PyPolicy::builtin().resolver(),
             ),
-        };
-        let read = |rel: &str| -> Result<pare::Policy, std::io::Error> {
-            let path = dir.join(rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("reading policy {}: {e}", path.display()))
-            })?;
-            pare::Policy::parse(&text).map_err(|e| {
-                std::io::Error::other(format!("in policy {}: {e}", Path::new(&path).display()))
-            })
-        };
-        let config = Config::from_policy(main, &mut |rel: &str| read(rel))
-            .map_err(|e| errors::pare_error(py, format!("[mcp]: {e}")))?;
+        }
+        .map_err(|e| errors::pare_error(py, format!("[mcp]: {e}")))?;
         let budget = Budget {
             max_tokens,
             max_chars4: max_chars4.max(1),

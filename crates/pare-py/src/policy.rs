@@ -51,6 +51,28 @@ impl PyPolicy {
         self.source.as_deref()
     }
 
+    /// The policy compiled again (the `[mcp]` and `[http]` configurations take one by value).
+    pub fn recompile(&self, py: Python<'_>) -> PyResult<pare::Policy> {
+        match &self.source {
+            Some(text) => pare::Policy::parse(text).map_err(|e| errors::policy_error(py, &e)),
+            None => Ok(pare::Policy::builtin_default()),
+        }
+    }
+
+    /// Reads and compiles the policy files its `[mcp]`/`[http]` entries name (`policy =
+    /// "other.toml"`), relative to its file (the engine reads no files).
+    pub fn resolver(&self) -> impl FnMut(&str) -> Result<pare::Policy, std::io::Error> + use<> {
+        let dir = self.dir();
+        move |rel: &str| {
+            let path = dir.join(rel);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("reading policy {}: {e}", path.display()))
+            })?;
+            pare::Policy::parse(&text)
+                .map_err(|e| std::io::Error::other(format!("in policy {}: {e}", path.display())))
+        }
+    }
+
     /// The folder its `policy = "…"` references are relative to.
     pub fn dir(&self) -> PathBuf {
         self.path
@@ -193,7 +215,7 @@ impl PyPolicy {
 
     /// The built-in policy: no ops, every level lossless.
     #[staticmethod]
-    fn builtin() -> PyPolicy {
+    pub fn builtin() -> PyPolicy {
         PyPolicy {
             policy: Arc::new(pare::Policy::builtin_default()),
             source: None,

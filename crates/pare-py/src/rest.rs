@@ -43,20 +43,8 @@ impl Rest {
     #[new]
     fn new(py: Python<'_>, policy: &Bound<'_, PyPolicy>) -> PyResult<Rest> {
         let p = policy.get();
-        let main = match p.source_text() {
-            Some(text) => pare::Policy::parse(text).map_err(|e| errors::policy_error(py, &e))?,
-            None => pare::Policy::builtin_default(),
-        };
-        let dir = p.dir();
-        let routes = Routes::from_policy(main, &mut |rel: &str| {
-            let path = dir.join(rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("reading policy {}: {e}", path.display()))
-            })?;
-            pare::Policy::parse(&text)
-                .map_err(|e| std::io::Error::other(format!("in policy {}: {e}", path.display())))
-        })
-        .map_err(|e| errors::pare_error(py, format!("[http]: {e}")))?;
+        let routes = Routes::from_policy(p.recompile(py)?, &mut p.resolver())
+            .map_err(|e| errors::pare_error(py, format!("[http]: {e}")))?;
         Ok(Rest { routes })
     }
 

@@ -36,7 +36,7 @@ pub struct Shaped {
 pub enum Outcome {
     /// Send the handler's response as it is; why (for a log).
     Pass(&'static str),
-    Shaped(Shaped),
+    Shaped(Box<Shaped>),
     /// Answer with this status and JSON body instead (a cursor that does not fit).
     Refuse {
         status: u16,
@@ -149,13 +149,13 @@ pub fn shape(
     if let Some(note) = &page.note {
         headers.push(("X-Pare-Note", header_text(note)));
     }
-    Outcome::Shaped(Shaped {
+    Outcome::Shaped(Box::new(Shaped {
         content_type: content_type_of(r.format),
         body: page.text,
         headers,
         record: page.record,
         note: page.note,
-    })
+    }))
 }
 
 /// The `Content-Type` of a shaped body in `format` (the record's: what `auto` chose).
