@@ -131,3 +131,28 @@ def test_plain_text_results_and_unshaped_servers_pass_unchanged():
 def test_shape_refuses_what_is_not_an_mcp_server():
     with pytest.raises(TypeError, match="not an MCP server"):
         pare.mcp.shape(object())
+
+
+def test_the_standalone_fastmcp_package_takes_the_same_hook():
+    fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed (scripts/test installs it)")
+
+    s = fastmcp.FastMCP("entities")
+
+    @s.tool
+    def list_entities() -> dict:
+        """Every entity and relationship."""
+        return PAYLOAD
+
+    pare.mcp.shape(s, pare.Policy.from_str(POLICY_TEXT))
+
+    async def go():
+        async with fastmcp.Client(s) as c:
+            tools = await c.list_tools()
+            schema = tools[0].input_schema
+            full = await c.call_tool("list_entities", {"detail": "full"})
+            return schema, await c.call_tool("list_entities", {}), full
+
+    schema, r, full = run(go())
+    assert schema["properties"]["detail"]["enum"] == ["standard", "full"]
+    assert r.content[0].text == pare.Policy.from_str(POLICY_TEXT).shape(PAYLOAD).text
+    assert json.loads(full.content[0].text) == PAYLOAD

@@ -13,8 +13,9 @@ Python: messages cross to the engine as the JSON the wire would carry.
 ... def list_entities() -> dict: ...
 >>> pare.mcp.shape(server, pare.Policy.from_file("entities.toml"))   # doctest: +SKIP
 
-Works with the official SDK's ``MCPServer`` (``mcp`` 2.x; FastMCP in 1.x) and its low-level
-``Server``: anything with ``get_request_handler``/``add_request_handler``. Call it after the
+Works with the official SDK's ``MCPServer`` (``mcp`` 2.x) and its low-level ``Server``, and
+with the standalone ``fastmcp`` package's ``FastMCP`` (which runs on that ``Server``): anything
+with ``get_request_handler``/``add_request_handler``. Call it after the
 server's tools and extensions are set up (an extension added later may replace the
 ``tools/call`` handler). Per-tool settings come from the policy's ``[mcp]`` section, exactly
 as for ``pare mcp --policy``.
