@@ -229,3 +229,23 @@ def test_the_gil_is_released_while_the_engine_works():
         spins += 1
     worker.join()
     assert spins > 1000, spins
+
+
+def test_the_stubs_name_what_the_module_has():
+    """`_pare.pyi` is written by hand: every public name of the extension is in it, and
+    every method of its classes."""
+    import ast
+    from pathlib import Path
+
+    stub = ast.parse((Path(pare.__file__).parent / "_pare.pyi").read_text())
+    declared = {n.name: n for n in stub.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    declared.update({t.target.id: t for t in stub.body if isinstance(t, ast.AnnAssign)})
+    public = {n for n in dir(pare._pare) if not n.startswith("_") or n in ("__version__", "__build__")}
+    assert public - set(declared) == set(), "missing from _pare.pyi"
+    for name, node in declared.items():
+        if isinstance(node, ast.ClassDef):
+            cls = getattr(pare._pare, name)
+            members = {m for m in dir(cls) if not m.startswith("_")}
+            stubbed = {b.name for b in node.body if isinstance(b, ast.FunctionDef)}
+            stubbed |= {b.target.id for b in node.body if isinstance(b, ast.AnnAssign)}
+            assert members - stubbed == set(), f"{name}: missing from _pare.pyi"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Literal, Mapping, Optional, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 JsonValue = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
 #: A Python value, or JSON text as ``str`` / ``bytes``.
@@ -13,6 +13,8 @@ TokenizerName = Literal["o200k_base", "cl100k_base", "chars4"]
 ParamValue = Union[str, int, float, bool]
 
 __version__: str
+#: ``"release"`` or ``"debug"`` (benchmarks refuse a debug build).
+__build__: str
 
 class Policy:
     """A compiled pare policy: which ops shape a payload, at which detail levels.
@@ -81,6 +83,17 @@ class Policy:
         omitted: Optional[bool] = None,
     ) -> List[Shaped]:
         """Every page under ``budget``, page 1 first; each decodes alone, and they merge back."""
+    def shape_lines(
+        self,
+        lines: List[str],
+        level: Optional[str] = None,
+        params: Optional[Mapping[str, ParamValue]] = None,
+        format: Format = "json",
+        tokenizer: TokenizerName = "o200k_base",
+        omitted: Optional[bool] = None,
+    ) -> List[str]:
+        """JSONL lines (blank ones skipped), each shaped as ``pare compact --jsonl`` writes it,
+        without newlines: a Dask/Ray partition in one call."""
     def shape_value(
         self,
         value: Input,
@@ -140,3 +153,40 @@ def pack(
 
 def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20) -> Dict[str, Any]:
     """Where a payload's tokens go, as ``pare stats --json`` reports it."""
+
+class McpSession:
+    """The engine's MCP mapping for one in-process server (used by :mod:`pare.mcp`)."""
+
+    def __init__(
+        self,
+        policy: Optional[Policy] = None,
+        max_tokens: int = 20000,
+        max_chars4: int = 25000,
+        tokenizer: TokenizerName = "o200k_base",
+    ) -> None: ...
+    def list_tools(self, result: str) -> Tuple[str, List[str]]: ...
+    def call_request(self, name: str, arguments: Optional[str] = None) -> Tuple[str, Optional[str], Optional[int]]: ...
+    def call_result(self, handle: int, result: str) -> Tuple[str, Optional[str], bool]: ...
+    def forget(self, handle: int) -> None: ...
+
+class RestCall:
+    """One request on a shaped route (used by :mod:`pare.asgi`)."""
+
+    query: str
+    path: str
+    @property
+    def full(self) -> bool: ...
+    def shapes(self, status: int, content_type: Optional[str], encoded: bool) -> bool: ...
+    def finish(
+        self, status: int, content_type: Optional[str], encoded: bool, body: bytes
+    ) -> Union[None, Tuple[int, str], Tuple[bytes, str, List[Tuple[str, str]]]]: ...
+
+class Rest:
+    """The routes of a policy's ``[http]`` section (used by :mod:`pare.asgi`)."""
+
+    def __init__(self, policy: Policy) -> None: ...
+    def begin(
+        self, method: str, path: str, query: str, headers: List[Tuple[str, str]]
+    ) -> Union[None, Tuple[int, str], RestCall]: ...
+
+def is_pare_header_name(name: str) -> bool: ...
