@@ -1095,7 +1095,7 @@ fn error_policy_unknown_field() {
     let err = policy_error("descriptoin = \"x\"\n");
     assert_eq!(
         err,
-        "pare: error: in policy p.toml: policy error at `descriptoin`: unknown field `descriptoin`, expected one of `description`, `levels`, `default_level`, `params`, `omitted`, `ops`, `pack`, `mcp`\n"
+        "pare: error: in policy p.toml: policy error at `descriptoin`: unknown field `descriptoin`, expected one of `description`, `levels`, `default_level`, `params`, `omitted`, `ops`, `pack`, `mcp`, `http`\n"
     );
     let err = policy_error("[[ops]]\nop = \"drop\"\npaths = [\"$.a\"]\nfoo = 1\n");
     assert_eq!(
