@@ -311,3 +311,28 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+/// `--listen` as HOST:PORT, [V6]:PORT or PORT (on 127.0.0.1); a bad one exits 2.
+pub fn listen_addr(cmd: &str, addr: &str) -> std::net::SocketAddr {
+    use std::net::ToSocketAddrs;
+    if let Ok(port) = addr.parse::<u16>() {
+        return std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    }
+    match addr.to_socket_addrs().map(|mut a| a.next()) {
+        Ok(Some(a)) => a,
+        Ok(None) => usage_error(
+            cmd,
+            &format!("--listen {addr}: the name resolves to no address"),
+        ),
+        Err(e) => usage_error(
+            cmd,
+            &format!("--listen {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8765, or a port)"),
+        ),
+    }
+}
+
+/// A bad flag value: the message and exit status 2, like clap's own usage errors.
+pub fn usage_error(cmd: &str, message: &str) -> ! {
+    eprintln!("pare {cmd}: error: {message}");
+    std::process::exit(2)
+}

@@ -6,6 +6,7 @@
 
 mod compact;
 mod encode_cmd;
+mod http_cmd;
 mod io;
 mod mcp_cmd;
 mod pack_cmd;
@@ -53,6 +54,9 @@ enum Command {
     Stats(stats::Args),
     /// Run an MCP server behind pare: its tool results shaped, paged under a token budget.
     Mcp(mcp_cmd::Args),
+    /// Put pare in front of a REST API: its JSON responses shaped per route, paged under a
+    /// budget; everything else passes through exactly.
+    Http(http_cmd::Args),
     /// Check a policy or print the policy JSON Schema.
     Policy {
         #[command(subcommand)]
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Pack(args) => pack_cmd::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
+        Command::Http(args) => http_cmd::run(args),
         Command::Policy { command } => policy_cmd::run(command),
     };
     match result {

@@ -1,6 +1,5 @@
 //! `pare mcp`: put pare in front of an MCP server (a thin door over the `pare-mcp` crate).
 
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -11,7 +10,7 @@ use pare_mcp::listen::{Deadlines, Listen, Upstream};
 use pare_mcp::shape_result::Budget;
 use pare_mcp::{Config, Options};
 
-use crate::io::tokenizer;
+use crate::io::{listen_addr, tokenizer, usage_error};
 
 #[derive(ClapArgs)]
 #[command(
@@ -85,7 +84,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(url) = &args.upstream_url
         && let Err(why) = pare_mcp::http_upstream::check_url(url)
     {
-        usage_error(&format!("--upstream-url {url}: {why}"));
+        usage_error("mcp", &format!("--upstream-url {url}: {why}"));
     }
     let config = match &args.policy {
         Some(p) => pare_mcp::config::load(p)?,
@@ -115,7 +114,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(addr) = &args.listen {
         let listen = Listen {
-            addr: listen_addr(addr),
+            addr: listen_addr("mcp", addr),
             allow_remote: args.allow_remote,
             allowed_origins: args.allow_origin.clone(),
             max_sessions: args.max_sessions.max(1),
@@ -138,24 +137,4 @@ pub fn run(args: Args) -> Result<()> {
         None => pare_mcp::run_stdio(opts, &args.command)?,
     }
     Ok(())
-}
-
-/// `--listen` as HOST:PORT, [V6]:PORT or PORT (on 127.0.0.1); a bad one exits 2.
-fn listen_addr(addr: &str) -> SocketAddr {
-    if let Ok(port) = addr.parse::<u16>() {
-        return SocketAddr::from(([127, 0, 0, 1], port));
-    }
-    match addr.to_socket_addrs().map(|mut a| a.next()) {
-        Ok(Some(a)) => a,
-        Ok(None) => usage_error(&format!("--listen {addr}: the name resolves to no address")),
-        Err(e) => usage_error(&format!(
-            "--listen {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8765, or a port)"
-        )),
-    }
-}
-
-/// A bad flag value: the message and exit status 2, like clap's own usage errors.
-fn usage_error(message: &str) -> ! {
-    eprintln!("pare mcp: error: {message}");
-    std::process::exit(2)
 }

@@ -28,12 +28,8 @@ pub fn run(cmd: Command) -> Result<()> {
             let policy = load(&file)?;
             // What `pare mcp --policy FILE` would refuse, refused here too.
             pare_mcp::config::load(&file).map_err(|e| anyhow::anyhow!(mcp_error(&file, &e)))?;
-            // What a REST door would refuse in `[http]`.
-            let dir = file.parent().unwrap_or(Path::new("."));
-            pare::rest::routes::Routes::from_policy(load(&file)?, &mut |rel: &str| {
-                load(&dir.join(rel)).map_err(|e| std::io::Error::other(format!("{e:#}")))
-            })
-            .map_err(|e| anyhow::anyhow!("in policy {}: {e}", file.display()))?;
+            // What `pare http --policy FILE` would refuse in `[http]`.
+            pare_http::config::load(&file)?;
             io::write_output(None, &summary(&file, &policy))
         }
         Command::Schema => io::write_output(None, &pare::schema::json_schema()),

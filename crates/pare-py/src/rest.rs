@@ -123,7 +123,10 @@ impl RestCall {
                     .map(|(k, v)| (k.to_owned(), v))
                     .collect();
                 if let Some(next) = &s.record.next_cursor {
-                    headers.push(("Link".into(), response::link(&self.path, &self.query, next)));
+                    headers.push((
+                        "Link".into(),
+                        response::link(&self.path, &self.query, &self.ask, next),
+                    ));
                 }
                 let body = PyBytes::new(py, s.body.as_bytes());
                 Some(

@@ -14,7 +14,8 @@
 //! `X-Pare-Note`, its lines joined by ` | ` with anything outside printable ASCII escaped
 //! (`\u{e9}`), since a JSON body has no room for it.
 
-use crate::respond::{self, Budget, Hint, Input, Record, Request, RespondError};
+use crate::respond::cursor::Cursor;
+use crate::respond::{self, Budget, Hint, Input, Page, Record, Request, RespondError};
 use crate::tokens;
 
 use super::ask::Ask;
@@ -29,6 +30,10 @@ pub struct Shaped {
     pub headers: Vec<(&'static str, String)>,
     pub record: Record,
     pub note: Option<String>,
+    /// The pages after this one, shaped alike (a door that caches pages stores them under
+    /// their cursors, [`Record::next_cursor`] of the page before; one that reads the
+    /// response again ignores them).
+    pub later: Vec<Shaped>,
 }
 
 /// What becomes of a response.
@@ -37,7 +42,9 @@ pub enum Outcome {
     /// Send the handler's response as it is; why (for a log).
     Pass(&'static str),
     Shaped(Box<Shaped>),
-    /// Answer with this status and JSON body instead (a cursor that does not fit).
+    /// Answer with this status and JSON body instead: `400` for a cursor that is not one or
+    /// a budget nothing fits, `410` for a cursor of a response that has changed since (or
+    /// of other settings): the caller asks again without it.
     Refuse {
         status: u16,
         body: String,
@@ -109,23 +116,47 @@ pub fn shape(
         },
         ..Request::new(Input::Json(text), &route.policy)
     };
-    let page = match respond::respond(request) {
-        Ok(r) => r.page,
+    let (page, rest) = match respond::respond(request) {
+        Ok(r) => (r.page, r.rest),
         Err(RespondError::Json(_)) => return Outcome::Pass("not JSON"),
-        Err(e @ (RespondError::Cursor(_) | RespondError::Budget(_))) => {
-            let param = if matches!(e, RespondError::Cursor(_)) {
-                "pare_cursor"
+        Err(RespondError::Cursor(e)) => {
+            let cursor = ask.cursor.as_deref().unwrap_or("");
+            // A well-formed cursor that does not fit: most likely the response it paged has
+            // changed since (a cursor holds only a check of it, so this cannot be told
+            // from a made-up one).
+            let expired = Cursor::decode(cursor).is_some();
+            let error = if expired {
+                format!(
+                    "pare_cursor: cursor `{cursor}` has expired: it is not one of this response's pages \
+                     (the response has changed since, or the request's settings differ); \
+                     ask again without pare_cursor"
+                )
             } else {
-                "pare_max_tokens"
+                format!("pare_cursor: {e}")
             };
             return Outcome::Refuse {
+                status: if expired { 410 } else { 400 },
+                body:
+                    serde_json::json!({"error": error, "param": "pare_cursor", "expired": expired})
+                        .to_string(),
+            };
+        }
+        Err(e @ RespondError::Budget(_)) => {
+            return Outcome::Refuse {
                 status: 400,
-                body: serde_json::json!({"error": format!("{param}: {e}"), "param": param})
+                body: serde_json::json!({"error": format!("pare_max_tokens: {e}"), "param": "pare_max_tokens"})
                     .to_string(),
             };
         }
         Err(_) => return Outcome::Pass("the engine refused it"),
     };
+    let mut first = shaped(page);
+    first.later = rest.into_iter().map(shaped).collect();
+    Outcome::Shaped(Box::new(first))
+}
+
+/// A page as a response body with its `X-Pare-*` headers.
+fn shaped(page: Page) -> Shaped {
     let r = &page.record;
     let mut headers = vec![
         (
@@ -149,13 +180,14 @@ pub fn shape(
     if let Some(note) = &page.note {
         headers.push(("X-Pare-Note", header_text(note)));
     }
-    Outcome::Shaped(Box::new(Shaped {
+    Shaped {
         content_type: content_type_of(r.format),
         body: page.text,
         headers,
         record: page.record,
         note: page.note,
-    }))
+        later: Vec::new(),
+    }
 }
 
 /// The `Content-Type` of a shaped body in `format` (the record's: what `auto` chose).
@@ -168,10 +200,39 @@ pub fn content_type_of(format: &str) -> &'static str {
 }
 
 /// The `Link` header value naming the next page: `path`, the query without pare's
-/// parameters (`query`, as [`Ask::parse`] returned it), and `pare_cursor=NEXT`.
-pub fn link(path: &str, query: &str, next: &str) -> String {
-    let sep = if query.is_empty() { "" } else { "&" };
-    format!("<{path}?{query}{sep}pare_cursor={next}>; rel=\"next\"")
+/// parameters (`query`, as [`Ask::parse`] returned it), the settings `ask` named (a cursor
+/// is good only with the settings it came from, and a client following a link may not
+/// send the headers again), and `pare_cursor=NEXT`.
+pub fn link(path: &str, query: &str, ask: &Ask, next: &str) -> String {
+    let mut q: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if let Some(level) = &ask.level {
+        q.push(format!("pare_detail={}", encode_component(level)));
+    }
+    if let Some(format) = ask.format {
+        q.push(format!("pare_format={}", format.name()));
+    }
+    if let Some(n) = ask.max_tokens {
+        q.push(format!("pare_max_tokens={n}"));
+    }
+    q.push(format!("pare_cursor={next}"));
+    format!("<{path}?{}>; rel=\"next\"", q.join("&"))
+}
+
+/// Percent-encode what is not unreserved (RFC 3986) in a query value.
+fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A note as one header line: lines joined by ` | `, anything outside printable ASCII
@@ -288,7 +349,7 @@ mod tests {
         }
         assert!(pages > 1);
         let bad = Ask {
-            cursor: Some("zzzz".into()),
+            cursor: Some("not-base62!".into()),
             ..Ask::default()
         };
         assert!(matches!(
@@ -302,9 +363,49 @@ mod tests {
             ),
             Outcome::Refuse { status: 400, .. }
         ));
+        // A real cursor of another body: expired (410), not malformed.
+        let first = shape(
+            &r,
+            &Ask::default(),
+            200,
+            Some("application/json"),
+            false,
+            text.as_bytes(),
+        );
+        let Outcome::Shaped(first) = first else {
+            panic!("not shaped")
+        };
+        assert_eq!(first.later.len(), first.record.pages - 1);
+        assert_eq!(first.later[0].record.page, 2);
+        let stale = Ask {
+            cursor: first.record.next_cursor.clone(),
+            ..Ask::default()
+        };
+        let other = rows(61);
+        match shape(
+            &r,
+            &stale,
+            200,
+            Some("application/json"),
+            false,
+            other.as_bytes(),
+        ) {
+            Outcome::Refuse { status: 410, body } => assert!(body.contains("expired")),
+            o => panic!("{o:?}"),
+        }
         assert_eq!(
-            link("/a", "x=1", "C9"),
+            link("/a", "x=1", &Ask::default(), "C9"),
             "</a?x=1&pare_cursor=C9>; rel=\"next\""
+        );
+        let asked = Ask {
+            level: Some("my level".into()),
+            format: Some(Format::Toon),
+            max_tokens: Some(400),
+            cursor: Some("old".into()),
+        };
+        assert_eq!(
+            link("/a", "", &asked, "C9"),
+            "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_cursor=C9>; rel=\"next\""
         );
         assert_eq!(header_text("é\nb"), "\\u{e9} | b");
     }

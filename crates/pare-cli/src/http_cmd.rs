@@ -1,0 +1,122 @@
+//! `pare http`: put pare in front of a REST API (a thin door over the `pare-http` crate).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use pare_http::cache::{EmbeddedCache, PageCache, RedisCache};
+use pare_http::proxy::{Options, Upstream};
+use pare_http::server::Limits;
+
+use crate::io::{listen_addr, usage_error};
+
+#[derive(ClapArgs)]
+#[command(after_help = "Examples:\n  \
+pare http --upstream http://127.0.0.1:3000 --policy examples/policies/http.toml\n  \
+curl 'http://127.0.0.1:8080/api/entities?pare_detail=brief&pare_max_tokens=2000'\n  \
+pare http --upstream https://api.example.com --listen 0.0.0.0:8080 --allow-remote --cache redis://redis:6379 --policy api.toml\n\n\
+The caller picks detail, format and budget per request: ?pare_detail=LEVEL (full: the upstream's exact bytes), \
+?pare_format=json|pretty|toon|auto (or Accept: text/toon), ?pare_max_tokens=N, ?pare_cursor=C (the Link: rel=\"next\" \
+of a paged response), or the headers X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens. pare removes them before forwarding.")]
+pub struct Args {
+    /// The API to put pare in front of: http://HOST:PORT[/BASE] or https://…
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Policy file (TOML or JSON); its `[http]` section names the routes to shape and each
+    /// route's policy, level, format and budget. Routes it does not name pass untouched.
+    #[arg(long, short)]
+    pub policy: PathBuf,
+    /// Where to listen: HOST:PORT or a port (on 127.0.0.1). Loopback only unless
+    /// --allow-remote.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Accept a non-loopback ADDR and any Host header. Put authentication in front: pare
+    /// does none.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Where later pages wait for their cursor: `embedded` (this process) or a Redis URL
+    /// (redis://[:PASSWORD@]HOST:PORT[/DB]) that every replica shares.
+    #[arg(long, value_name = "embedded|URL", default_value = "embedded")]
+    pub cache: String,
+    /// How long a page stays in the cache, in seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub cache_ttl: u64,
+    /// The embedded cache's size: pages at most.
+    #[arg(long, default_value_t = 4096)]
+    pub cache_pages: usize,
+    /// The embedded cache's size: MiB at most.
+    #[arg(long, default_value_t = 256)]
+    pub cache_mib: usize,
+    /// Connections at once, at most; more are answered 503.
+    #[arg(long, default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Seconds a request's whole head may take to arrive (slow clients are cut off).
+    #[arg(long, default_value_t = 10)]
+    pub header_timeout: u64,
+    /// The largest request head, in bytes (431 beyond).
+    #[arg(long, default_value_t = 64 << 10)]
+    pub max_head_bytes: usize,
+    /// The largest request body forwarded, in bytes (413 beyond).
+    #[arg(long, default_value_t = 64 << 20)]
+    pub max_request_body: u64,
+    /// The largest JSON body shaped, in bytes once decoded; a longer one passes untouched.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub max_shape_bytes: usize,
+    /// Seconds to connect to the upstream (502 beyond).
+    #[arg(long, default_value_t = 5)]
+    pub connect_timeout: u64,
+    /// Seconds the upstream may take to begin its response, and to send a body pare shapes
+    /// (504 beyond).
+    #[arg(long, default_value_t = 60)]
+    pub upstream_timeout: u64,
+    /// No access log (one JSON line per request on stderr).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let upstream = Upstream::parse(&args.upstream)
+        .unwrap_or_else(|why| usage_error("http", &format!("--upstream {}: {why}", args.upstream)));
+    let addr = listen_addr("http", &args.listen);
+    let routes = pare_http::config::load(&args.policy)?;
+    let ttl = Duration::from_secs(args.cache_ttl.max(1));
+    let cache = if args.cache == "embedded" {
+        PageCache::Embedded(EmbeddedCache::new(pare::mcp::store::Limits {
+            max_pages: args.cache_pages.max(1),
+            max_bytes: args.cache_mib.max(1) << 20,
+            ttl,
+        }))
+    } else if args.cache.starts_with("redis://") || args.cache.starts_with("rediss://") {
+        PageCache::Redis(
+            RedisCache::new(&args.cache, ttl)
+                .unwrap_or_else(|e| usage_error("http", &e.to_string())),
+        )
+    } else {
+        usage_error(
+            "http",
+            &format!(
+                "--cache {}: expected `embedded` or a redis:// URL",
+                args.cache
+            ),
+        )
+    };
+    let opts = Options {
+        upstream,
+        routes,
+        cache,
+        limits: Limits {
+            max_connections: args.max_connections.max(1),
+            header_deadline: Duration::from_secs(args.header_timeout.max(1)),
+            max_head_bytes: args.max_head_bytes,
+            ..Limits::default()
+        },
+        allow_remote: args.allow_remote,
+        max_request_body: args.max_request_body,
+        max_shape_bytes: args.max_shape_bytes,
+        connect_timeout: Duration::from_secs(args.connect_timeout.max(1)),
+        upstream_timeout: Duration::from_secs(args.upstream_timeout.max(1)),
+        access_log: !args.quiet,
+    };
+    pare_http::proxy::run(opts, addr).with_context(|| format!("cannot listen on {addr}"))
+}

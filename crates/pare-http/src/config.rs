@@ -1,0 +1,49 @@
+//! The `[http]` section of a policy file, read for `pare http`: the file and the policy
+//! files its `[[http.routes]]` entries name (relative to it), resolved once at start-up
+//! into the engine's routes (`pare::rest::routes`).
+
+use std::path::{Path, PathBuf};
+
+use pare::ops::compile::PolicyError;
+use pare::policy::Policy;
+use pare::rest::routes::{Routes, RoutesError};
+
+/// A policy file `pare http` cannot use: it refuses to start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("reading policy {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("in policy {path}: {source}")]
+    Policy { path: PathBuf, source: PolicyError },
+    #[error("in policy {path}: {message}")]
+    Routes { path: PathBuf, message: String },
+}
+
+/// Read a policy file and the policy files its `[[http.routes]]` entries name.
+pub fn load(path: &Path) -> Result<Routes, ConfigError> {
+    let policy = read_policy(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    Routes::from_policy(policy, &mut |rel: &str| read_policy(&dir.join(rel))).map_err(|e| match e {
+        // The error of the file the entry names, with that file's path.
+        RoutesError::Resolve { source, .. } => source,
+        other => ConfigError::Routes {
+            path: path.to_owned(),
+            message: other.to_string(),
+        },
+    })
+}
+
+fn read_policy(path: &Path) -> Result<Policy, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Policy::parse(&text).map_err(|source| ConfigError::Policy {
+        path: path.to_owned(),
+        source,
+    })
+}

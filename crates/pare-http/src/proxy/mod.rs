@@ -1,0 +1,297 @@
+//! `pare http`: a reverse proxy in front of one REST API that shapes its JSON for models.
+//!
+//! Each request is matched against the policy's `[http]` routes (`pare::rest::routes`).
+//! A route pare does not shape is forwarded as it came and answered as the upstream
+//! answered, streamed both ways. On a shaped route pare takes its own parameters out
+//! (`pare_detail`, `pare_format`, `pare_max_tokens`, `pare_cursor`, `X-Pare-*` headers),
+//! forwards the rest, and shapes a JSON response through the engine (`pare::rest::response`,
+//! so the body is byte for byte what `pare compact` prints); a response that is not a
+//! plain JSON success passes through exactly ([`respond`]). Pages after the first wait
+//! in the [`PageCache`]; a request with `pare_cursor` is served from there.
+//!
+//! Not an open relay: there is one upstream, absolute-form request targets and `CONNECT`
+//! are refused, and so are protocol upgrades (WebSocket), which pare does not carry.
+
+mod forward;
+mod prefixed;
+mod respond;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_LENGTH, RANGE, UPGRADE};
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use pare::rest::ask::Ask;
+use pare::rest::routes::Routes;
+
+use crate::access::{self, Entry};
+use crate::body::{self, Body};
+use crate::cache::{self, Lookup, PageCache};
+use crate::server::{self, Limits};
+
+/// Where requests go: `http://` or `https://`, a host, and a base path the request's
+/// path is appended to.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    pub scheme: String,
+    pub authority: String,
+    /// Without a trailing `/` (empty for the root).
+    pub base_path: String,
+}
+
+impl Upstream {
+    /// `http://host:port[/base]` or `https://…`; no query, no fragment.
+    pub fn parse(url: &str) -> Result<Upstream, String> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|e| format!("not a URL ({e}); e.g. http://127.0.0.1:3000"))?;
+        let scheme = match uri.scheme_str() {
+            Some(s @ ("http" | "https")) => s.to_owned(),
+            Some(other) => return Err(format!("scheme `{other}`: only http and https")),
+            None => return Err("no scheme; e.g. http://127.0.0.1:3000".into()),
+        };
+        let authority = uri
+            .authority()
+            .ok_or("no host; e.g. http://127.0.0.1:3000")?
+            .to_string();
+        if authority.contains('@') {
+            return Err("credentials in the URL are not forwarded; send them as headers".into());
+        }
+        if uri.query().is_some() {
+            return Err("a query string in the upstream URL is not supported".into());
+        }
+        Ok(Upstream {
+            scheme,
+            authority,
+            base_path: uri.path().trim_end_matches('/').to_owned(),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("{}://{}{}", self.scheme, self.authority, self.base_path)
+    }
+}
+
+/// Everything `pare http` runs with.
+pub struct Options {
+    pub upstream: Upstream,
+    pub routes: Routes,
+    pub cache: PageCache,
+    pub limits: Limits,
+    /// Accept a `Host` that names no loopback host (and, at bind, remote addresses).
+    pub allow_remote: bool,
+    /// The largest request body forwarded (413 beyond).
+    pub max_request_body: u64,
+    /// The largest JSON body shaped (decoded); longer ones pass through, streamed.
+    pub max_shape_bytes: usize,
+    pub connect_timeout: Duration,
+    /// How long the upstream may take to start its response (504 beyond), and to send a
+    /// body pare shapes.
+    pub upstream_timeout: Duration,
+    pub access_log: bool,
+}
+
+type UpstreamClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Body>;
+
+struct State {
+    opts: Options,
+    client: UpstreamClient,
+}
+
+/// Listen on `addr` and serve until SIGINT or SIGTERM, on a runtime of its own (the
+/// CLI's entry point; it has no async runtime of its own).
+pub fn run(opts: Options, addr: SocketAddr) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("pare-http")
+        .build()?;
+    runtime.block_on(async move {
+        let listener = server::bind(addr, opts.allow_remote).await?;
+        serve(opts, listener, server::stop_signal()).await;
+        Ok(())
+    })
+}
+
+/// Serve `listener` until `shutdown` completes.
+pub async fn serve(
+    opts: Options,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let limits = opts.limits;
+    let state = Arc::new(State {
+        client: client(&opts),
+        opts,
+    });
+    if let Ok(local) = listener.local_addr() {
+        access::event(&format!(
+            "pare http: listening on http://{local}, upstream {}, page cache {}",
+            state.opts.upstream.url(),
+            state.opts.cache.describe()
+        ));
+    }
+    let handler: server::Handler = Arc::new(move |req, peer| {
+        let state = state.clone();
+        Box::pin(async move { handle(&state, req, peer).await })
+    });
+    server::serve(listener, limits, handler, shutdown).await;
+}
+
+fn client(opts: &Options) -> UpstreamClient {
+    let mut http = HttpConnector::new();
+    http.set_connect_timeout(Some(opts.connect_timeout));
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_all_versions()
+        .wrap_connector(http);
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .pool_max_idle_per_host(256)
+        .build(connector)
+}
+
+async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+    let started = Instant::now();
+    let mut log = Entry::new(&peer.to_string(), req.method().as_str(), req.uri().path());
+    let response = route(state, req, peer, &mut log).await;
+    if state.opts.access_log {
+        log.write(response.status().as_u16(), started.elapsed());
+    }
+    response
+}
+
+/// One request, as the route it falls on says.
+async fn route(
+    state: &State,
+    req: Request<Incoming>,
+    peer: SocketAddr,
+    log: &mut Entry,
+) -> Response<Body> {
+    let opts = &state.opts;
+    if let Err(why) = server::check_host(&req, opts.allow_remote) {
+        return body::error(StatusCode::FORBIDDEN, &why);
+    }
+    if req.uri().authority().is_some() || req.method() == Method::CONNECT {
+        return body::error(
+            StatusCode::BAD_REQUEST,
+            "pare http forwards to its one upstream; absolute-form targets and CONNECT are refused",
+        );
+    }
+    if req.headers().contains_key(UPGRADE) {
+        return body::error(
+            StatusCode::NOT_IMPLEMENTED,
+            "pare http does not carry protocol upgrades (WebSocket)",
+        );
+    }
+    if req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .is_some_and(|n| n > opts.max_request_body)
+    {
+        return body::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!(
+                "the request body is larger than {} bytes",
+                opts.max_request_body
+            ),
+        );
+    }
+    let path = req.uri().path().to_owned();
+    let query = req.uri().query().unwrap_or("").to_owned();
+    let Some(route) = opts.routes.route(req.method().as_str(), &path) else {
+        log.set("pare", "untouched route");
+        return forward::send(state, req, &query, false, peer, log).await;
+    };
+    let headers: Vec<(&str, &str)> = req
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
+        .collect();
+    let (ask, rest_of_query) = match Ask::parse(&query, &headers).and_then(|(ask, rest)| {
+        ask.check(&route)?;
+        Ok((ask, rest))
+    }) {
+        Ok(a) => a,
+        Err(e) => {
+            log.set("pare", "refused");
+            return body::json(StatusCode::BAD_REQUEST, e.body());
+        }
+    };
+    // What pare never shapes: the exact response asked for, a HEAD, a byte range.
+    if ask.is_full() || req.method() == Method::HEAD || req.headers().contains_key(RANGE) {
+        log.set("pare", "passed");
+        log.set(
+            "why",
+            if ask.is_full() {
+                "pare_detail=full"
+            } else if req.method() == Method::HEAD {
+                "HEAD"
+            } else {
+                "Range"
+            },
+        );
+        return forward::send(state, req, &rest_of_query, true, peer, log).await;
+    }
+    let call = respond::Call {
+        route,
+        ask,
+        path,
+        query: rest_of_query,
+        accept_encoding: req
+            .headers()
+            .get(hyper::header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        identity: identity(&req),
+    };
+    if let Some(cursor) = &call.ask.cursor {
+        let key = cache::key(cursor, &call.identity_parts(&call.query));
+        match opts.cache.get(&key).await {
+            Lookup::Hit(page) => {
+                log.set("pare", "cache hit");
+                return respond::cached(&call, page, log);
+            }
+            Lookup::Miss => log.set("cache", "miss"),
+            Lookup::Unavailable(_) => log.set("cache", "unavailable"),
+        }
+    }
+    let upstream_query = call.query.clone();
+    let started = Instant::now();
+    let upstream = forward::request(state, req, &upstream_query, true, peer).await;
+    log.set(
+        "upstream_ms",
+        (started.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+    );
+    match upstream {
+        Ok(resp) => respond::answer(&state.opts, &call, resp, log).await,
+        Err(failed) => failed,
+    }
+}
+
+/// Who a request is, for the page cache's keys: credentials decide what the upstream
+/// shows, so they decide whose pages a cursor reaches.
+fn identity(req: &Request<Incoming>) -> Vec<Vec<u8>> {
+    let header = |name: &str| {
+        req.headers()
+            .get_all(name)
+            .iter()
+            .flat_map(|v| v.as_bytes().iter().copied().chain([b'\n']))
+            .collect::<Vec<u8>>()
+    };
+    vec![
+        req.method().as_str().as_bytes().to_vec(),
+        req.uri().path().as_bytes().to_vec(),
+        header("authorization"),
+        header("cookie"),
+        header("x-api-key"),
+    ]
+}

@@ -1,0 +1,310 @@
+//! The upstream's answer on a shaped route: shaped when it is a plain JSON success,
+//! passed through exactly otherwise.
+//!
+//! Decided at the head, before any body is held (`pare::rest::response::passes`): a status
+//! other than 200–203, a body that is not JSON (SSE, NDJSON, files), or an encoding pare
+//! does not read goes on streamed. A JSON body is read whole (it is one document), up to
+//! `--max-shape-bytes` decoded; a longer one goes on as it came. The shaped body is sent
+//! in the coding the client prefers; the upstream's validators (`ETag`, digests) and
+//! `Accept-Ranges` do not describe it and are dropped; `Vary` names what chose it.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Response, StatusCode};
+use pare::rest::ask::Ask;
+use pare::rest::response::{self, Outcome, Shaped};
+use pare::rest::routes::RoutePolicy;
+
+use super::Options;
+use super::forward;
+use super::prefixed::Prefixed;
+use crate::access::Entry;
+use crate::body::{self, Body};
+use crate::cache::{self, CachedPage};
+use crate::codec::Coding;
+
+/// The upstream's headers a shaped body does not keep.
+const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
+    "content-length",
+    "content-encoding",
+    "content-type",
+    "etag",
+    "content-md5",
+    "digest",
+    "content-digest",
+    "repr-digest",
+    "accept-ranges",
+];
+
+const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
+
+/// One request on a shaped route.
+pub struct Call {
+    pub route: Arc<RoutePolicy>,
+    pub ask: Ask,
+    /// The client's path, for `Link`.
+    pub path: String,
+    /// The query without pare's parameters.
+    pub query: String,
+    pub accept_encoding: Option<String>,
+    /// Method, path and credentials (see `cache::key`).
+    pub identity: Vec<Vec<u8>>,
+}
+
+impl Call {
+    pub fn identity_parts<'a>(&'a self, query: &'a str) -> Vec<&'a [u8]> {
+        let mut parts: Vec<&[u8]> = self.identity.iter().map(Vec::as_slice).collect();
+        parts.push(query.as_bytes());
+        parts
+    }
+}
+
+/// Answer with the upstream's response, shaped if it is one pare shapes.
+pub async fn answer(
+    opts: &Options,
+    call: &Call,
+    resp: Response<Incoming>,
+    log: &mut Entry,
+) -> Response<Body> {
+    log.set("upstream_status", resp.status().as_u16());
+    let status = resp.status().as_u16();
+    let content_type = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let coding = Coding::of(
+        resp.headers()
+            .get(header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    );
+    if let Some(why) =
+        response::passes(&call.ask, status, content_type.as_deref(), coding.is_none())
+    {
+        log.set("pare", "passed");
+        log.set("why", why);
+        return forward::pass(resp);
+    }
+    let coding = coding.unwrap_or(Coding::Identity);
+    let cap = opts.max_shape_bytes;
+    let declared = resp
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > cap as u64) {
+        log.set("pare", "passed");
+        log.set("why", "too long to shape");
+        return forward::pass(resp);
+    }
+    let (parts, mut incoming) = resp.into_parts();
+    let mut chunks: VecDeque<Bytes> = VecDeque::new();
+    let mut held = 0usize;
+    let read = tokio::time::timeout(opts.upstream_timeout, async {
+        while let Some(frame) = incoming.frame().await {
+            let frame = frame.map_err(|e| e.to_string())?;
+            if let Ok(data) = frame.into_data() {
+                held += data.len();
+                chunks.push_back(data);
+                if held > cap {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok::<bool, String>(true)
+    })
+    .await;
+    match read {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => {
+            log.set("pare", "passed");
+            log.set("why", "too long to shape");
+            let mut parts = parts;
+            forward::strip_hop_by_hop(&mut parts.headers);
+            let body = Prefixed {
+                read: chunks,
+                rest: incoming,
+            };
+            return Response::from_parts(parts, BodyExt::boxed(body));
+        }
+        Ok(Err(why)) => {
+            return body::error(
+                StatusCode::BAD_GATEWAY,
+                &format!("the upstream's body broke off: {why}"),
+            );
+        }
+        Err(_) => {
+            return body::error(
+                StatusCode::GATEWAY_TIMEOUT,
+                "the upstream did not send its body in time",
+            );
+        }
+    }
+    let mut raw = BytesMut::with_capacity(held);
+    for c in chunks {
+        raw.extend_from_slice(&c);
+    }
+    let raw = raw.freeze();
+    let route = call.route.clone();
+    let ask = call.ask.clone();
+    let ct = content_type.clone();
+    let raw_for_shaping = raw.clone();
+    // Shaping is CPU work: off the threads that move bytes.
+    let outcome = tokio::task::spawn_blocking(move || {
+        let decoded = match crate::codec::decode(coding, &raw_for_shaping, cap) {
+            Ok(d) => d,
+            Err(_) => return Outcome::Pass("undecodable or too long once decoded"),
+        };
+        response::shape(&route, &ask, status, ct.as_deref(), false, &decoded)
+    })
+    .await
+    .unwrap_or(Outcome::Pass("the shaper failed"));
+    let mut headers = parts.headers;
+    forward::strip_hop_by_hop(&mut headers);
+    match outcome {
+        Outcome::Pass(why) => {
+            log.set("pare", "passed");
+            log.set("why", why);
+            let mut r = Response::new(body::full(raw));
+            *r.status_mut() = parts.status;
+            *r.headers_mut() = headers;
+            r
+        }
+        Outcome::Refuse { status, body } => {
+            log.set("pare", "refused");
+            body::json(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
+                body,
+            )
+        }
+        Outcome::Shaped(shaped) => {
+            record(log, &shaped);
+            for name in NOT_OF_THE_SHAPED_BODY {
+                headers.remove(name);
+            }
+            // `Date` is the moment of sending: hyper sets it, on cached pages too.
+            headers.remove(header::DATE);
+            let upstream: Vec<(String, String)> = headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_owned(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            let first = page_of(parts.status.as_u16(), &upstream, &shaped);
+            store(opts, call, &shaped, &upstream, parts.status.as_u16(), log).await;
+            if call.ask.cursor.is_some() {
+                log.set("cache", "miss");
+            }
+            send(call, first, call.ask.cursor.is_some().then_some("miss"))
+        }
+    }
+}
+
+/// A page from the cache.
+pub fn cached(call: &Call, page: CachedPage, log: &mut Entry) -> Response<Body> {
+    log.set("cache", "hit");
+    for (k, v) in &page.headers {
+        match k.as_str() {
+            "X-Pare-Level" => log.set("level", v.as_str()),
+            "X-Pare-Page" | "X-Pare-Pages" => {
+                log.set(&k[7..].to_ascii_lowercase(), v.parse::<u64>().unwrap_or(0))
+            }
+            _ => {}
+        }
+    }
+    send(call, page, Some("hit"))
+}
+
+/// The headers and body of one shaped page, for the client and the cache.
+fn page_of(status: u16, upstream: &[(String, String)], s: &Shaped) -> CachedPage {
+    let mut headers = upstream.to_vec();
+    headers.extend(s.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+    CachedPage {
+        status,
+        body: s.body.clone(),
+        content_type: s.content_type.to_owned(),
+        headers,
+        next: s.record.next_cursor.clone(),
+    }
+}
+
+/// Store the pages after this one, each under the cursor the page before it names.
+async fn store(
+    opts: &Options,
+    call: &Call,
+    first: &Shaped,
+    upstream: &[(String, String)],
+    status: u16,
+    log: &mut Entry,
+) {
+    if first.later.is_empty() {
+        return;
+    }
+    let mut cursor = first.record.next_cursor.clone();
+    let mut pages = Vec::with_capacity(first.later.len());
+    for later in &first.later {
+        let Some(c) = cursor.take() else { break };
+        let key = cache::key(&c, &call.identity_parts(&call.query));
+        pages.push((key, page_of(status, upstream, later)));
+        cursor = later.record.next_cursor.clone();
+    }
+    if let Err(why) = opts.cache.put(pages).await {
+        log.set("cache_error", why);
+    }
+}
+
+fn record(log: &mut Entry, s: &Shaped) {
+    let r = &s.record;
+    log.set("pare", "shaped");
+    log.set("level", r.level.as_str());
+    log.set("page", r.page);
+    log.set("pages", r.pages);
+    log.set("tokens_before", r.tokens_before.unwrap_or(0));
+    log.set("tokens_after", r.tokens_after.unwrap_or(0));
+}
+
+/// The response for a page: its headers, `Link` to the next, the body in the client's
+/// preferred coding.
+fn send(call: &Call, page: CachedPage, cache_state: Option<&str>) -> Response<Body> {
+    let mut headers = HeaderMap::new();
+    for (k, v) in &page.headers {
+        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k.as_str()), HeaderValue::from_str(v)) {
+            headers.append(k, v);
+        }
+    }
+    let set = |headers: &mut HeaderMap, k: &str, v: &str| {
+        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::from_str(v)) {
+            headers.insert(k, v);
+        }
+    };
+    set(&mut headers, "content-type", &page.content_type);
+    if let Some(next) = &page.next {
+        let link = response::link(&call.path, &call.query, &call.ask, next);
+        headers.append(
+            header::LINK,
+            HeaderValue::from_str(&link).unwrap_or(HeaderValue::from_static("")),
+        );
+    }
+    if let Some(state) = cache_state {
+        set(&mut headers, "x-pare-cache", state);
+    }
+    headers.append(header::VARY, HeaderValue::from_static(VARY));
+    let coding = Coding::preferred(call.accept_encoding.as_deref());
+    let bytes = if coding == Coding::Identity {
+        Bytes::from(page.body.into_bytes())
+    } else {
+        set(&mut headers, "content-encoding", coding.name());
+        Bytes::from(crate::codec::encode(coding, page.body.as_bytes()))
+    };
+    let mut r = Response::new(body::full(bytes));
+    *r.status_mut() = StatusCode::from_u16(page.status).unwrap_or(StatusCode::OK);
+    *r.headers_mut() = headers;
+    r
+}
