@@ -34,3 +34,64 @@ pub fn error(status: StatusCode, message: &str) -> Response<Body> {
         serde_json::json!({ "error": format!("pare: {message}") }).to_string(),
     )
 }
+
+/// A body fed chunk by chunk from a thread (the MCP sessions' streams are threads): the
+/// [`Feed`] side blocks while the client reads slowly (`capacity` chunks in flight) and
+/// learns when it has gone (the body was dropped).
+pub fn channel(capacity: usize) -> (Feed, Body) {
+    let (tx, rx) = tokio::sync::mpsc::channel(capacity.max(1));
+    (Feed(tx), ChannelBody(rx).boxed())
+}
+
+/// The sending side of [`channel`].
+pub struct Feed(tokio::sync::mpsc::Sender<Bytes>);
+
+impl Feed {
+    /// Send a chunk, waiting for room; `false` once the client has gone. Call it from a
+    /// thread, not from async code.
+    pub fn send(&self, chunk: Bytes) -> bool {
+        self.0.blocking_send(chunk).is_ok()
+    }
+}
+
+struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|c| Ok(http_body::Frame::data(c))))
+    }
+}
+
+/// Read a request body whole: at most `cap` bytes, within `deadline`.
+pub async fn read_capped(
+    body: hyper::body::Incoming,
+    cap: usize,
+    deadline: std::time::Duration,
+) -> Result<Bytes, ReadError> {
+    let limited = http_body_util::Limited::new(body, cap);
+    match tokio::time::timeout(deadline, limited.collect()).await {
+        Err(_) => Err(ReadError::TooSlow),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(ReadError::TooLarge),
+        Ok(Err(e)) => Err(ReadError::Broken(e.to_string())),
+    }
+}
+
+/// Why a request body could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("the request body is too large")]
+    TooLarge,
+    #[error("the request took too long to arrive")]
+    TooSlow,
+    #[error("the request body broke off: {0}")]
+    Broken(String),
+}

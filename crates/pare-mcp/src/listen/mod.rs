@@ -9,6 +9,11 @@
 //! 128 random bits, given on the initialize response) has its own upstream and proxy
 //! (`session.rs`); messages are routed back by JSON-RPC id (`router.rs`).
 //!
+//! HTTP itself is the one stack of pare's network doors (`pare_http::server`, hyper on
+//! tokio, shared with `pare http`): connection cap, whole-head deadline, head size caps and
+//! ambiguous framing are handled there. The sessions and their proxies stay threads; each
+//! response stream is fed from one (`pare_http::body::channel`).
+//!
 //! Safe by default: pare listens on loopback unless `allow_remote`; the `Host` header must
 //! name a loopback host unless `allow_remote` (DNS rebinding), and a browser's `Origin`
 //! must be loopback or listed (403 otherwise). Sessions, connections and bodies are
@@ -22,25 +27,25 @@
 //! serve(opts(), Upstream::Command(vec!["mcp-server".into()]), listen).unwrap();
 //! ```
 
-mod http;
 mod router;
 mod session;
 
 pub use session::Upstream;
 
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use pare_http::body::{self as http_body, Body, Feed, ReadError};
 use serde_json::Value as Json;
 
-pub use self::http::Deadlines;
-use self::http::{Chunked, ReadError, Request, Timed, read_request, respond};
 use self::router::Delivery;
 use self::session::Session;
 use crate::McpError;
@@ -53,11 +58,20 @@ pub const ENDPOINT: &str = "/mcp";
 const KEEPALIVE: Duration = Duration::from_secs(15);
 /// The JSON-RPC error code of an unknown session (the one MCP's SDKs use).
 const SESSION_NOT_FOUND: i64 = -32001;
-/// How long a keep-alive connection may wait for its next request.
-const CONNECTION_IDLE: Duration = Duration::from_secs(300);
-/// How long a request's head may take, from its first byte (and a new connection's first
-/// request from the connection's start).
+/// How long a request's head may take, from the connection's start (or the previous
+/// response on a kept-alive connection).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(10);
+/// Chunks of a response stream in flight to a slow client before its feeding thread waits.
+const STREAM_CHUNKS: usize = 64;
+
+/// How long a request may take to arrive.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadlines {
+    /// The whole head.
+    pub head: Duration,
+    /// From the end of its head to the end of its body.
+    pub body: Duration,
+}
 
 /// Where and how to listen.
 #[derive(Debug, Clone)]
@@ -100,48 +114,50 @@ struct Server {
     upstream: Upstream,
     listen: Listen,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
-    connections: AtomicUsize,
 }
 
 /// Listen and serve until the process ends. Errors only if the address cannot be bound or
 /// is not loopback without `allow_remote`.
 pub fn serve(opts: Options, upstream: Upstream, listen: Listen) -> Result<(), McpError> {
     check_addr(&listen)?;
-    let listener = TcpListener::bind(listen.addr).map_err(|e| McpError::Listen {
-        addr: listen.addr.to_string(),
-        why: e.to_string(),
-    })?;
-    let local = listener.local_addr().map_err(|e| McpError::Listen {
-        addr: listen.addr.to_string(),
-        why: e.to_string(),
-    })?;
-    log(&format!("listening on http://{local}{ENDPOINT}"));
-    let server = Arc::new(Server {
-        opts: Arc::new(opts),
-        upstream,
-        listen,
-        sessions: Mutex::new(HashMap::new()),
-        connections: AtomicUsize::new(0),
-    });
-    {
-        let server = server.clone();
-        thread::spawn(move || reap_idle_sessions(&server));
-    }
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        if server.connections.fetch_add(1, Ordering::SeqCst) >= server.listen.max_connections {
-            server.connections.fetch_sub(1, Ordering::SeqCst);
-            let mut s = stream;
-            let _ = respond(&mut s, 503, &[], b"too many connections", false);
-            continue;
-        }
-        let server = server.clone();
-        thread::spawn(move || {
-            serve_connection(&server, stream);
-            server.connections.fetch_sub(1, Ordering::SeqCst);
+    let addr = listen.addr.to_string();
+    let failed = |why: String| McpError::Listen {
+        addr: addr.clone(),
+        why,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("pare-mcp-http")
+        .build()
+        .map_err(|e| failed(e.to_string()))?;
+    runtime.block_on(async {
+        let listener = pare_http::server::bind(listen.addr, listen.allow_remote)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let local = listener.local_addr().map_err(|e| failed(e.to_string()))?;
+        log(&format!("listening on http://{local}{ENDPOINT}"));
+        let limits = pare_http::server::Limits {
+            max_connections: listen.max_connections,
+            header_deadline: listen.deadlines.head,
+            ..pare_http::server::Limits::default()
+        };
+        let server = Arc::new(Server {
+            opts: Arc::new(opts),
+            upstream,
+            listen,
+            sessions: Mutex::new(HashMap::new()),
         });
-    }
-    Ok(())
+        {
+            let server = server.clone();
+            thread::spawn(move || reap_idle_sessions(&server));
+        }
+        let handler: pare_http::server::Handler = Arc::new(move |req, _peer| {
+            let server = server.clone();
+            Box::pin(async move { handle(&server, req).await })
+        });
+        pare_http::server::serve(listener, limits, handler, std::future::pending()).await;
+        Ok(())
+    })
 }
 
 /// Only loopback unless remote clients are allowed.
@@ -175,119 +191,106 @@ fn reap_idle_sessions(server: &Server) {
     }
 }
 
-fn serve_connection(server: &Arc<Server>, stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    let Ok(mut out) = stream.try_clone() else {
-        return;
-    };
-    let limits = server.listen.deadlines;
-    // The first request must start within the head deadline: a connection that sends
-    // nothing holds a slot no longer than one that sends slowly.
-    let (timed, deadline) = Timed::new(stream, Instant::now() + limits.head);
-    let mut input = BufReader::with_capacity(1 << 16, timed);
-    loop {
-        let req = match read_request(&mut input, server.opts.max_message_bytes, &deadline, limits) {
-            Ok(r) => r,
-            Err(ReadError::Closed) => return,
-            Err(ReadError::Refused(status, why)) => {
-                let _ = respond(&mut out, status, &[], why.as_bytes(), false);
-                return;
+/// Answer one request.
+async fn handle(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
+    if req.uri().path() != ENDPOINT {
+        return refuse(StatusCode::NOT_FOUND, "pare serves MCP at /mcp only");
+    }
+    if let Err(why) = check_host_and_origin(&server.listen, req.headers()) {
+        return refuse(StatusCode::FORBIDDEN, &why);
+    }
+    match *req.method() {
+        Method::POST => post(server, req).await,
+        Method::GET => get(server, req.headers()),
+        Method::DELETE => match session_of(server, req.headers()) {
+            Ok(session) => {
+                session.close();
+                response(StatusCode::OK, &[], http_body::empty())
             }
-        };
-        let keep = req.keep_alive;
-        match handle(server, req, &mut out) {
-            Ok(true) if keep => deadline.set(Instant::now() + CONNECTION_IDLE),
-            _ => return,
-        }
+            Err(refused) => refused,
+        },
+        _ => response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &[("Allow", "GET, POST, DELETE")],
+            http_body::empty(),
+        ),
     }
 }
 
-/// Answer one request. `Ok(true)`: the connection may carry another.
-fn handle(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::Result<bool> {
-    if req.path != ENDPOINT {
-        return refuse(out, 404, "pare serves MCP at /mcp only", req.keep_alive);
-    }
-    if let Err(why) = check_host_and_origin(&server.listen, &req) {
-        return refuse(out, 403, &why, req.keep_alive);
-    }
-    match req.method.as_str() {
-        "POST" => post(server, req, out),
-        "GET" => get(server, &req, out),
-        "DELETE" => {
-            let Some(session) = session_of(server, &req, out)? else {
-                return Ok(req.keep_alive);
-            };
-            session.close();
-            respond(out, 200, &[], b"", req.keep_alive)?;
-            Ok(req.keep_alive)
-        }
-        _ => {
-            respond(
-                out,
-                405,
-                &[("Allow", "GET, POST, DELETE")],
-                b"",
-                req.keep_alive,
-            )?;
-            Ok(req.keep_alive)
+fn response(status: StatusCode, headers: &[(&str, &str)], body: Body) -> Response<Body> {
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    for (k, v) in headers {
+        if let (Ok(k), Ok(v)) = (header::HeaderName::try_from(*k), HeaderValue::from_str(v)) {
+            r.headers_mut().append(k, v);
         }
     }
+    r
 }
 
-/// A JSON-RPC error body with the HTTP status; `Ok(keep_alive)`.
-fn refuse(out: &mut TcpStream, status: u16, why: &str, keep_alive: bool) -> std::io::Result<bool> {
-    let code = if status == 404 {
+/// A JSON-RPC error body with the HTTP status.
+fn refuse(status: StatusCode, why: &str) -> Response<Body> {
+    let code = if status == StatusCode::NOT_FOUND {
         SESSION_NOT_FOUND
     } else {
         rpc::INVALID_REQUEST
     };
     let body = rpc::error(&Json::Null, code, &format!("pare: {why}"));
-    respond(
-        out,
+    response(
         status,
         &[("Content-Type", "application/json")],
-        &body,
-        keep_alive,
-    )?;
-    Ok(keep_alive)
+        http_body::full(body),
+    )
+}
+
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// The request's session: 400 without a session header, 404 for one pare does not know.
-fn session_of(
-    server: &Server,
-    req: &Request,
-    out: &mut TcpStream,
-) -> std::io::Result<Option<Arc<Session>>> {
-    let Some(id) = req.header("mcp-session-id") else {
-        refuse(
-            out,
-            400,
+fn session_of(server: &Server, headers: &HeaderMap) -> Result<Arc<Session>, Response<Body>> {
+    let Some(id) = header(headers, "mcp-session-id") else {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
             "no Mcp-Session-Id header (initialize first)",
-            req.keep_alive,
-        )?;
-        return Ok(None);
+        ));
     };
     let found = server.sessions.lock().expect("sessions").get(id).cloned();
-    if found.is_none() {
+    found.ok_or_else(|| {
         refuse(
-            out,
-            404,
+            StatusCode::NOT_FOUND,
             "no such session (it ended or expired); initialize a new one",
-            req.keep_alive,
-        )?;
-    }
-    Ok(found)
+        )
+    })
 }
 
-fn post(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::Result<bool> {
-    let keep = req.keep_alive;
-    if req
-        .header("content-type")
-        .is_some_and(|t| !t.to_ascii_lowercase().contains("json"))
-    {
-        return refuse(out, 415, "POST bodies must be application/json", keep);
+async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
+    let (parts, incoming) = req.into_parts();
+    let headers = &parts.headers;
+    if header(headers, "content-type").is_some_and(|t| !t.to_ascii_lowercase().contains("json")) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "POST bodies must be application/json",
+        );
     }
-    let msg: Json = match serde_json::from_slice(&req.body) {
+    let body = match http_body::read_capped(
+        incoming,
+        server.opts.max_message_bytes,
+        server.listen.deadlines.body,
+    )
+    .await
+    {
+        Ok(b) => b,
+        Err(ReadError::TooLarge) => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the message is larger than --max-message-bytes",
+            );
+        }
+        Err(e @ ReadError::TooSlow) => return refuse(StatusCode::REQUEST_TIMEOUT, &e.to_string()),
+        Err(e @ ReadError::Broken(_)) => return refuse(StatusCode::BAD_REQUEST, &e.to_string()),
+    };
+    let msg: Json = match serde_json::from_slice(&body) {
         Ok(m) => m,
         Err(e) => {
             let body = rpc::error(
@@ -295,67 +298,97 @@ fn post(server: &Arc<Server>, req: Request, out: &mut TcpStream) -> std::io::Res
                 rpc::PARSE_ERROR,
                 &format!("pare: parse error: {e}"),
             );
-            respond(
-                out,
-                400,
+            return response(
+                StatusCode::BAD_REQUEST,
                 &[("Content-Type", "application/json")],
-                &body,
-                keep,
-            )?;
-            return Ok(keep);
+                http_body::full(body),
+            );
         }
     };
     if msg.is_array() {
-        return refuse(out, 400, "JSON-RPC batches are not supported", keep);
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "JSON-RPC batches are not supported",
+        );
     }
     let method = msg.get("method").and_then(Json::as_str);
     let request_id = msg.get("id").filter(|_| method.is_some()).cloned();
-    let (session, new) = match req.header("mcp-session-id") {
+    let (session, new) = match header(headers, "mcp-session-id") {
         // An initialize without an id is a notification nobody can be answered on: it
         // must not start a session (and a server) that no one can address or delete.
         None if method == Some("initialize") && request_id.is_none() => {
-            return refuse(out, 400, "initialize must be a request (with an id)", keep);
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "initialize must be a request (with an id)",
+            );
         }
-        None if method == Some("initialize") => match new_session(server) {
-            Ok(s) => (s, true),
-            Err(why) => return refuse(out, 503, &why, keep),
-        },
-        _ => match session_of(server, &req, out)? {
-            Some(s) => (s, false),
-            None => return Ok(keep),
+        None if method == Some("initialize") => {
+            let server = server.clone();
+            // Starting a session starts a process: off the threads that move bytes.
+            match tokio::task::spawn_blocking(move || new_session(&server)).await {
+                Ok(Ok(s)) => (s, true),
+                Ok(Err(why)) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &why),
+                Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
+            }
+        }
+        _ => match session_of(server, headers) {
+            Ok(s) => (s, false),
+            Err(refused) => return refused,
         },
     };
     let Some(id) = request_id else {
         // A notification or a response to the server: accepted, nothing to wait for.
-        if !session.send(req.body) {
-            return refuse(out, 404, "the session has ended", keep);
+        if !session.send(body.to_vec()) {
+            return refuse(StatusCode::NOT_FOUND, "the session has ended");
         }
-        respond(out, 202, &[], b"", keep)?;
-        return Ok(keep);
+        return response(StatusCode::ACCEPTED, &[], http_body::empty());
     };
-    let sse = req
-        .header("accept")
+    let sse = header(headers, "accept")
         .is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"));
     let Some((no, rx)) = session.router.open_post(id_key(&id), sse) else {
-        return refuse(out, 404, "the session has ended", keep);
+        return refuse(StatusCode::NOT_FOUND, "the session has ended");
     };
-    if !session.send(req.body) {
+    if !session.send(body.to_vec()) {
         session.router.close_post(no);
-        return refuse(out, 404, "the session has ended", keep);
+        return refuse(StatusCode::NOT_FOUND, "the session has ended");
     }
-    let mut headers = vec![("Cache-Control", "no-cache")];
+    let mut out_headers = vec![("Cache-Control", "no-cache")];
+    let id_header = session.id.clone();
     if new {
-        headers.push(("Mcp-Session-Id", session.id.as_str()));
+        out_headers.push(("Mcp-Session-Id", id_header.as_str()));
     }
-    let result = if sse {
-        headers.push(("Content-Type", "text/event-stream"));
-        stream_events(out, &headers, &rx, true)
-    } else {
-        headers.push(("Content-Type", "application/json"));
-        json_response(out, &headers, &rx)
-    };
-    session.router.close_post(no);
-    result.map(|()| keep)
+    let router = session.router.clone();
+    if sse {
+        out_headers.push(("Content-Type", "text/event-stream"));
+        let (feed, body) = http_body::channel(STREAM_CHUNKS);
+        thread::spawn(move || {
+            stream_events(&feed, &rx, true);
+            router.close_post(no);
+        });
+        return response(StatusCode::OK, &out_headers, body);
+    }
+    out_headers.push(("Content-Type", "application/json"));
+    let (feed, body) = http_body::channel(STREAM_CHUNKS);
+    let (started_tx, started) = tokio::sync::oneshot::channel();
+    thread::spawn(move || {
+        json_response(&feed, &rx, started_tx);
+        router.close_post(no);
+    });
+    match started.await {
+        Ok(true) => response(StatusCode::OK, &out_headers, body),
+        _ => {
+            let err = rpc::error(
+                &Json::Null,
+                rpc::INTERNAL_ERROR,
+                "pare: the session ended before the server answered",
+            );
+            response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &[("Content-Type", "application/json")],
+                http_body::full(err),
+            )
+        }
+    }
 }
 
 /// Start a session for an initialize request.
@@ -391,119 +424,107 @@ fn session_id() -> Result<String, getrandom::Error> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn get(server: &Arc<Server>, req: &Request, out: &mut TcpStream) -> std::io::Result<bool> {
-    let Some(session) = session_of(server, req, out)? else {
-        return Ok(req.keep_alive);
+fn get(server: &Arc<Server>, headers: &HeaderMap) -> Response<Body> {
+    let session = match session_of(server, headers) {
+        Ok(s) => s,
+        Err(refused) => return refused,
     };
-    if !req
-        .header("accept")
+    if !header(headers, "accept")
         .is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"))
     {
         return refuse(
-            out,
-            406,
+            StatusCode::NOT_ACCEPTABLE,
             "the GET stream is text/event-stream; accept it",
-            req.keep_alive,
         );
     }
     session.touch();
     let Some((no, rx)) = session.router.open_get() else {
-        return refuse(out, 404, "the session has ended", req.keep_alive);
+        return refuse(StatusCode::NOT_FOUND, "the session has ended");
     };
-    let headers = [
-        ("Content-Type", "text/event-stream"),
-        ("Cache-Control", "no-cache"),
-    ];
-    let result = stream_events(out, &headers, &rx, false);
-    session.router.close_get(no);
-    result.map(|()| req.keep_alive)
+    let router = session.router.clone();
+    let (feed, body) = http_body::channel(STREAM_CHUNKS);
+    thread::spawn(move || {
+        stream_events(&feed, &rx, false);
+        router.close_get(no);
+    });
+    response(
+        StatusCode::OK,
+        &[
+            ("Content-Type", "text/event-stream"),
+            ("Cache-Control", "no-cache"),
+        ],
+        body,
+    )
 }
 
-/// Write each message from `rx` as an SSE event until the response arrives (`until_response`)
-/// or the stream is closed; a comment every [`KEEPALIVE`] while quiet.
-fn stream_events(
-    out: &mut TcpStream,
-    headers: &[(&str, &str)],
-    rx: &std::sync::mpsc::Receiver<Delivery>,
-    until_response: bool,
-) -> std::io::Result<()> {
-    let mut body = Chunked::start(out, 200, headers)?;
+/// Feed each message from `rx` to `out` as an SSE event until the response arrives
+/// (`until_response`), the stream is closed, or the client goes; a comment every
+/// [`KEEPALIVE`] while quiet.
+fn stream_events(out: &Feed, rx: &Receiver<Delivery>, until_response: bool) {
     let mut in_message = false;
     loop {
         match rx.recv_timeout(KEEPALIVE) {
             Ok(d) => {
-                let open: &[u8] = if in_message {
-                    b""
-                } else {
-                    b"event: message\ndata: "
-                };
-                let close: &[u8] = if d.last { b"\n\n" } else { b"" };
-                body.send(&[open, &d.bytes, close])?;
+                let mut chunk = Vec::with_capacity(d.bytes.len() + 24);
+                if !in_message {
+                    chunk.extend_from_slice(b"event: message\ndata: ");
+                }
+                chunk.extend_from_slice(&d.bytes);
+                if d.last {
+                    chunk.extend_from_slice(b"\n\n");
+                }
+                if !out.send(Bytes::from(chunk)) {
+                    return;
+                }
                 in_message = !d.last;
                 if d.last && d.response && until_response {
-                    break;
+                    return;
                 }
             }
-            Err(RecvTimeoutError::Timeout) if !in_message => body.send(&[b": keepalive\n\n"])?,
+            Err(RecvTimeoutError::Timeout) if !in_message => {
+                if !out.send(Bytes::from_static(b": keepalive\n\n")) {
+                    return;
+                }
+            }
             Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Disconnected) => return,
         }
     }
-    body.finish()
 }
 
-/// Write the response from `rx` as one JSON body (chunked, so a large one is not held).
-fn json_response(
-    out: &mut TcpStream,
-    headers: &[(&str, &str)],
-    rx: &std::sync::mpsc::Receiver<Delivery>,
-) -> std::io::Result<()> {
-    let mut body: Option<Chunked<'_, TcpStream>> = None;
+/// Feed the response from `rx` to `out` as one JSON body; `started` says whether one
+/// began (the status is decided by then).
+fn json_response(out: &Feed, rx: &Receiver<Delivery>, started: tokio::sync::oneshot::Sender<bool>) {
+    let mut started = Some(started);
     while let Ok(d) = rx.recv() {
         if !d.response {
             continue; // only SSE streams carry other messages; none are routed here
         }
-        if body.is_none() {
-            body = Some(Chunked::start(out, 200, headers)?);
+        if let Some(s) = started.take() {
+            let _ = s.send(true);
         }
-        let b = body.as_mut().expect("started");
-        b.send(&[&d.bytes])?;
-        if d.last {
-            break;
+        if !out.send(Bytes::from(d.bytes)) || d.last {
+            return;
         }
     }
-    match body {
-        Some(b) => b.finish(),
-        None => {
-            let err = rpc::error(
-                &Json::Null,
-                rpc::INTERNAL_ERROR,
-                "pare: the session ended before the server answered",
-            );
-            respond(
-                out,
-                500,
-                &[("Content-Type", "application/json")],
-                &err,
-                true,
-            )?;
-            out.flush()
-        }
+    if let Some(s) = started.take() {
+        let _ = s.send(false);
     }
 }
 
 /// DNS rebinding and cross-site protection: the `Host` must be loopback (unless remote
 /// clients are allowed) and a browser's `Origin` loopback or listed.
-fn check_host_and_origin(listen: &Listen, req: &Request) -> Result<(), String> {
+fn check_host_and_origin(listen: &Listen, headers: &HeaderMap) -> Result<(), String> {
+    use pare_http::server::{host_of, is_loopback_name};
     if !listen.allow_remote
-        && let Some(host) = req.header("host")
+        && let Some(host) = header(headers, "host")
         && !is_loopback_name(host_of(host))
     {
         return Err(format!(
             "Host `{host}` is not a loopback name (pass --allow-remote to serve others)"
         ));
     }
-    if let Some(origin) = req.header("origin") {
+    if let Some(origin) = header(headers, "origin") {
         let allowed = listen
             .allowed_origins
             .iter()
@@ -520,35 +541,19 @@ fn check_host_and_origin(listen: &Listen, req: &Request) -> Result<(), String> {
     Ok(())
 }
 
-/// The host of `host[:port]` or `[v6]:port`.
-fn host_of(authority: &str) -> &str {
-    let authority = authority.split('/').next().unwrap_or("");
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("");
-    }
-    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
-}
-
-fn is_loopback_name(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn req(headers: &[(&str, &str)]) -> Request {
-        Request {
-            method: "POST".into(),
-            path: ENDPOINT.into(),
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
-            body: Vec::new(),
-            keep_alive: true,
+    fn req(headers: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (n, v) in headers {
+            h.append(
+                header::HeaderName::try_from(*n).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
         }
+        h
     }
 
     #[test]
