@@ -207,7 +207,7 @@ async fn handle(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> 
                 session.close();
                 response(StatusCode::OK, &[], http_body::empty())
             }
-            Err(refused) => refused,
+            Err(refused) => refused.answer(),
         },
         _ => response(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -248,20 +248,27 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 }
 
 /// The request's session: 400 without a session header, 404 for one pare does not know.
-fn session_of(server: &Server, headers: &HeaderMap) -> Result<Arc<Session>, Response<Body>> {
+fn session_of(server: &Server, headers: &HeaderMap) -> Result<Arc<Session>, Refusal> {
     let Some(id) = header(headers, "mcp-session-id") else {
-        return Err(refuse(
+        return Err(Refusal(
             StatusCode::BAD_REQUEST,
             "no Mcp-Session-Id header (initialize first)",
         ));
     };
     let found = server.sessions.lock().expect("sessions").get(id).cloned();
-    found.ok_or_else(|| {
-        refuse(
-            StatusCode::NOT_FOUND,
-            "no such session (it ended or expired); initialize a new one",
-        )
-    })
+    found.ok_or(Refusal(
+        StatusCode::NOT_FOUND,
+        "no such session (it ended or expired); initialize a new one",
+    ))
+}
+
+/// A request refused: the status and why (answered by [`refuse`]).
+struct Refusal(StatusCode, &'static str);
+
+impl Refusal {
+    fn answer(self) -> Response<Body> {
+        refuse(self.0, self.1)
+    }
 }
 
 async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
@@ -333,7 +340,7 @@ async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
         }
         _ => match session_of(server, headers) {
             Ok(s) => (s, false),
-            Err(refused) => return refused,
+            Err(refused) => return refused.answer(),
         },
     };
     let Some(id) = request_id else {
@@ -427,7 +434,7 @@ fn session_id() -> Result<String, getrandom::Error> {
 fn get(server: &Arc<Server>, headers: &HeaderMap) -> Response<Body> {
     let session = match session_of(server, headers) {
         Ok(s) => s,
-        Err(refused) => return refused,
+        Err(refused) => return refused.answer(),
     };
     if !header(headers, "accept")
         .is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"))
