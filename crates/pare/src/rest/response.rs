@@ -10,7 +10,8 @@
 //!
 //! Headers: `X-Pare-Tokens-Before`, `X-Pare-Tokens-After`, `X-Pare-Level`, `X-Pare-Page`,
 //! `X-Pare-Pages`; when paged `X-Pare-Next-Cursor` (and [`link`] builds `Link: rel="next"`);
-//! when lowered `X-Pare-Lowered-From`; the note (what the policy removed, how to go on) as
+//! when lowered `X-Pare-Lowered-From`; when a page continues an item or string of the page
+//! before, `X-Pare-Continues` (its JSON Pointer, for `pare::respond::merge`); the note (what the policy removed, how to go on) as
 //! `X-Pare-Note`, its lines joined by ` | ` with anything outside printable ASCII escaped
 //! (`\u{e9}`), since a JSON body has no room for it.
 
@@ -176,6 +177,11 @@ fn shaped(page: Page) -> Shaped {
     }
     if let Some(from) = &r.lowered_from {
         headers.push(("X-Pare-Lowered-From", from.clone()));
+    }
+    if let Some(pointer) = &r.continues {
+        // The item or string this page continues (`pare::respond::merge`), so a reader
+        // can merge the pages back.
+        headers.push(("X-Pare-Continues", header_text(pointer)));
     }
     if let Some(note) = &page.note {
         headers.push(("X-Pare-Note", header_text(note)));
