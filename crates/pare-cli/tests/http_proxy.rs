@@ -83,6 +83,27 @@ fn http_shaped_json_is_pare_compact_of_the_upstream_body_and_full_is_its_bytes()
             assert_eq!(lasting(&full), lasting(&direct), "{path}");
             let by_header = pare.get(path, &[("X-Pare-Detail", "full")]);
             assert_eq!(by_header.body, direct.body);
+            // TOON when the client asks for it (Accept or the parameter), `auto` by name.
+            for (query, accept, format) in [
+                ("", "text/toon", "toon"),
+                ("?pare_format=toon", "*/*", "toon"),
+                ("?pare_format=auto", "*/*", "auto"),
+            ] {
+                let r = pare.get(&format!("{path}{query}"), &[("Accept", accept)]);
+                assert_eq!(
+                    r.text(),
+                    String::from_utf8(compact(
+                        &direct.body,
+                        &entities_policy(),
+                        &["--format", format]
+                    ))
+                    .unwrap(),
+                    "{path}{query} {accept}"
+                );
+                if format == "toon" {
+                    assert_eq!(r.header("content-type"), Some("text/toon; charset=utf-8"));
+                }
+            }
         }
     }
 }
