@@ -46,6 +46,7 @@ pub mod pack;
 pub mod params;
 pub mod policy;
 pub mod query;
+pub mod rank_table;
 pub mod report;
 pub mod respond;
 pub mod rest;

@@ -6,7 +6,8 @@
 //! small strings:
 //!
 //! * `o200k_base` (alias `o200k`) and `cl100k_base` (alias `cl100k`): OpenAI's BPE
-//!   encodings, built on [`bpe_openai`]'s linear-time BPE. Counts equal those of the
+//!   encodings: tiktoken's byte-pair merges over rank tables laid out at build time
+//!   ([`crate::rank_table`], read in place: nothing to load). Counts equal those of the
 //!   reference counter, `gpt-tokenizer` v3 (`countTokens`), byte for byte — including
 //!   its JavaScript notion of whitespace (see *Divergences* below).
 //! * `chars4`: `ceil(chars / 4)` where *chars* are Unicode scalar values (Rust `char`s).
@@ -49,14 +50,13 @@
 //! Node's V8 may use a newer Unicode (17 in Node 20.20), so characters first assigned
 //! after Unicode 16 may split differently.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::{LazyLock, Mutex};
 
-use bpe_openai::byte_pair_encoding::BytePairEncoding;
+use crate::rank_table::{self, RankTable};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
@@ -230,7 +230,7 @@ fn cl100k_pattern() -> String {
 static O200K: LazyLock<Bpe> = LazyLock::new(|| {
     Bpe::new(
         "o200k_base",
-        &bpe_openai::o200k_base().bpe,
+        rank_table::o200k_base(),
         &o200k_pattern(),
         &format!("[{JS_WS}]+"),
     )
@@ -239,7 +239,7 @@ static O200K: LazyLock<Bpe> = LazyLock::new(|| {
 static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
     Bpe::new(
         "cl100k_base",
-        &bpe_openai::cl100k_base().bpe,
+        rank_table::cl100k_base(),
         &cl100k_pattern(),
         &format!("[{JS_WS}]"),
     )
@@ -283,7 +283,7 @@ impl Tokenizer for Deferred {
 
 struct Bpe {
     name: &'static str,
-    bpe: &'static BytePairEncoding,
+    bpe: &'static RankTable,
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
     splitter: Regex,
@@ -293,9 +293,6 @@ struct Bpe {
     caches: Mutex<Vec<Scratch>>,
     /// Split ASCII stretches by hand ([`o200k_ascii_piece`]) rather than by `splitter`.
     ascii_o200k: bool,
-    /// Token bytes to rank (= id). Most pieces are a single token, and one hash lookup
-    /// settles those far faster than running the BPE (as tiktoken and gpt-tokenizer do).
-    ranks: HashMap<&'static [u8], u32, BuildFxHasher>,
 }
 
 /// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
@@ -307,22 +304,17 @@ impl Bpe {
     /// does: match `\s+\s` and give back its last character. Where the whitespace run ends
     /// the text, the main pattern's `\s+$` already took it. The emulation is exact: both
     /// forms take all but the last whitespace character before a non-space.
-    fn new(name: &'static str, bpe: &'static BytePairEncoding, main: &str, fallback: &str) -> Self {
+    fn new(name: &'static str, bpe: &'static RankTable, main: &str, fallback: &str) -> Self {
         let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
         let splitter = Regex::new_many(&[main, lookahead.as_str(), fallback])
             // The patterns are constants; the unit tests build both encodings.
             .expect("pre-tokenizer patterns are valid");
-        let ranks = (0..bpe.num_tokens())
-            .filter_map(|id| u32::try_from(id).ok())
-            .map(|id| (bpe.token_bytes(id), id))
-            .collect();
         Bpe {
             name,
             bpe,
             splitter,
             caches: Mutex::new(Vec::new()),
             ascii_o200k: name == "o200k_base",
-            ranks,
         }
     }
 
@@ -381,9 +373,8 @@ impl Bpe {
             1
         } else if bom && piece.contains(BOM) {
             self.js_merge(piece.as_bytes()).len()
-        } else if self.ranks.contains_key(piece.as_bytes()) {
-            1
         } else {
+            // A piece that is one token (most are) is settled by the first lookup.
             self.bpe.count(piece.as_bytes())
         }
     }
@@ -393,8 +384,7 @@ impl Bpe {
         if piece.contains(BOM) {
             self.js_merge(piece.as_bytes())
         } else {
-            let tokens = self.bpe.encode_via_backtracking(piece.as_bytes());
-            tokens.iter().map(|&t| self.bpe.token_len(t)).collect()
+            self.bpe.token_lens(piece.as_bytes())
         }
     }
 
@@ -403,11 +393,10 @@ impl Bpe {
     /// gpt-tokenizer looks up a byte pair's rank by decoding it with `TextDecoder`, which
     /// drops a leading byte-order mark, so pairs starting with U+FEFF get the rank of the
     /// rest (or none): `"\u{FEFF}"` alone is two tokens, not its own one. Every other
-    /// piece is plain tiktoken BPE, which bpe-openai computes; this is the textbook
-    /// lowest-rank-first merge (leftmost on ties, as gpt-tokenizer scans), with a heap so a
-    /// long run of U+FEFF cannot make it quadratic.
+    /// piece is plain tiktoken BPE ([`RankTable::count`]); this is the same heap merge
+    /// with that rank lookup, so a long run of U+FEFF cannot make it quadratic.
     fn js_merge(&self, piece: &[u8]) -> Vec<usize> {
-        let ranks = &self.ranks;
+        let table = self.bpe;
         // The rank gpt-tokenizer finds for `key`: tokens are keyed by their decoded
         // string unless not valid UTF-8 or starting with U+FEFF (those by bytes).
         let rank = |key: &[u8]| -> Option<u32> {
@@ -417,56 +406,17 @@ impl Bpe {
                     if s.starts_with(BOM) {
                         None
                     } else {
-                        ranks.get(s.as_bytes()).copied()
+                        table.rank(s.as_bytes())
                     }
                 }
-                Err(_) => ranks.get(key).copied(),
+                Err(_) => table.rank(key),
             }
         };
         // A whole piece found by string is one token (and starts with no U+FEFF).
-        if !piece.starts_with(BOM_UTF8) && ranks.contains_key(piece) {
+        if !piece.starts_with(BOM_UTF8) && table.rank(piece).is_some() {
             return vec![piece.len()];
         }
-        let n = piece.len();
-        // Parts as a linked list over their start offsets; `next[n]` is the end.
-        let mut next: Vec<usize> = (1..=n + 1).collect();
-        let mut prev: Vec<usize> = (0..=n).map(|i| i.wrapping_sub(1)).collect();
-        let mut alive = vec![true; n + 1];
-        let mut heap = BinaryHeap::new();
-        for i in 0..n.saturating_sub(1) {
-            if let Some(r) = rank(&piece[i..i + 2]) {
-                heap.push(Reverse((r, i, i + 2)));
-            }
-        }
-        while let Some(Reverse((_, start, end))) = heap.pop() {
-            // Stale entries: the part is gone, or its pair has changed since.
-            let mid = next[start];
-            if !alive[start] || mid >= n || next[mid] != end {
-                continue;
-            }
-            // Merge `mid` into `start`.
-            alive[mid] = false;
-            next[start] = end;
-            prev[end] = start;
-            if end < n
-                && let Some(r) = rank(&piece[start..next[end]])
-            {
-                heap.push(Reverse((r, start, next[end])));
-            }
-            if start > 0 {
-                let p = prev[start];
-                if let Some(r) = rank(&piece[p..end]) {
-                    heap.push(Reverse((r, p, end)));
-                }
-            }
-        }
-        let mut lens = Vec::new();
-        let mut at = 0;
-        while at < n {
-            lens.push(next[at] - at);
-            at = next[at];
-        }
-        lens
+        rank_table::heap_merge(piece, rank)
     }
 
     /// Where the token sequence of `text` is cut after `n` tokens.
@@ -1540,20 +1490,26 @@ mod tests {
                 }
             }
 
-            /// Without U+FEFF, the gpt-tokenizer-style merge is plain BPE: it must agree with
-            /// bpe-openai token for token.
+            /// The rank-table merges (scan and heap) against the slow path, bpe-openai's
+            /// backtracking BPE, token for token; and without U+FEFF, the gpt-tokenizer-style
+            /// merge is plain BPE too.
             #[test]
             fn js_merge_is_bpe_without_bom(text in text()) {
                 let text = text.replace('\u{FEFF}', "");
-                for bpe in [&*O200K, &*CL100K] {
+                let pairs = [
+                    (&*O200K, &bpe_openai::o200k_base().bpe),
+                    (&*CL100K, &bpe_openai::cl100k_base().bpe),
+                ];
+                for (bpe, reference) in pairs {
                     for r in bpe.pieces(&text) {
                         let piece = &text[r];
-                        let lens: Vec<usize> = bpe
-                            .bpe
+                        let lens: Vec<usize> = reference
                             .encode_via_backtracking(piece.as_bytes())
                             .iter()
-                            .map(|&t| bpe.bpe.token_len(t))
+                            .map(|&t| reference.token_len(t))
                             .collect();
+                        prop_assert_eq!(bpe.bpe.token_lens(piece.as_bytes()), lens.clone());
+                        prop_assert_eq!(bpe.bpe.count(piece.as_bytes()), lens.len());
                         prop_assert_eq!(bpe.js_merge(piece.as_bytes()), lens);
                     }
                 }

@@ -1,0 +1,118 @@
+//! Lays out the built-in BPE encodings (o200k_base, cl100k_base) as flat tables the binary
+//! embeds and reads in place: no deserialising and no hash map to build at start-up, and a
+//! few MB instead of the 47 MB of precomputed automata a general BPE library embeds.
+//!
+//! Input: `data/<name>.tiktoken.gz`, OpenAI's tiktoken files (one `base64(token) rank` line
+//! per token, ranks 0..n). Output `$OUT_DIR/<name>.ranks`, all little-endian u32:
+//! `n`, `bits`, then `n + 1` offsets into the token bytes, then `2^bits` hash slots (a
+//! token's rank, or u32::MAX for empty; linear probing from `hash(bytes) >> (64 - bits)`),
+//! then the tokens' bytes in rank order. See `src/rank_table/mod.rs`.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+#[path = "src/rank_table/hash.rs"]
+mod hash;
+
+const EMPTY: u32 = u32::MAX;
+
+fn main() {
+    for name in ["o200k_base", "cl100k_base"] {
+        let source = format!("data/{name}.tiktoken.gz");
+        println!("cargo::rerun-if-changed={source}");
+        let tokens = read_tiktoken(&source);
+        let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+        std::fs::write(out.join(format!("{name}.ranks")), layout(&tokens))
+            .unwrap_or_else(|e| panic!("writing {name}.ranks: {e}"));
+    }
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=src/rank_table/hash.rs");
+}
+
+/// The tokens of a tiktoken file, index = rank.
+fn read_tiktoken(path: &str) -> Vec<Vec<u8>> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut tokens = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let (b64, rank) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{path}:{}: expected `token rank`", i + 1));
+        let rank: usize = rank
+            .parse()
+            .unwrap_or_else(|_| panic!("{path}:{}: bad rank", i + 1));
+        // The ranks count up from 0, so a token's rank is its index.
+        assert_eq!(
+            rank,
+            tokens.len(),
+            "{path}:{}: ranks must be 0, 1, 2, …",
+            i + 1
+        );
+        tokens.push(base64(b64).unwrap_or_else(|| panic!("{path}:{}: bad base64", i + 1)));
+    }
+    tokens
+}
+
+fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
+    let n = tokens.len();
+    // At most a quarter to a half full, so a miss ends after a probe or two.
+    let bits = (2 * n).next_power_of_two().trailing_zeros().max(4);
+    let mut slots = vec![EMPTY; 1 << bits];
+    let mask = slots.len() - 1;
+    for (rank, token) in tokens.iter().enumerate() {
+        let mut i = (hash::hash(token) >> (64 - bits)) as usize;
+        while slots[i] != EMPTY {
+            assert_ne!(&tokens[slots[i] as usize], token, "a token appears twice");
+            i = (i + 1) & mask;
+        }
+        slots[i] = rank as u32;
+    }
+    let mut out = Vec::new();
+    let put = |v: u32, out: &mut Vec<u8>| out.extend_from_slice(&v.to_le_bytes());
+    put(n as u32, &mut out);
+    put(bits, &mut out);
+    let mut offset = 0u32;
+    put(0, &mut out);
+    for t in tokens {
+        offset += t.len() as u32;
+        put(offset, &mut out);
+    }
+    for &s in &slots {
+        put(s, &mut out);
+    }
+    for t in tokens {
+        out.extend_from_slice(t);
+    }
+    out
+}
+
+/// Standard base64 with padding, as tiktoken files are written.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= value(c)? << (18 - 6 * i);
+        }
+        let got = chunk.len() * 6 / 8;
+        if got == 0 {
+            return None;
+        }
+        out.extend_from_slice(&acc.to_be_bytes()[1..1 + got]);
+    }
+    Some(out)
+}

@@ -1,0 +1,263 @@
+//! A BPE encoding's ranks as a flat table read in place, and byte-pair merging over it.
+//!
+//! Why: the built-in encodings were a general BPE library's precomputed automata, 47 MB
+//! of the binary, deserialised into ~100 MB on every first count (70 ms before a one-shot
+//! `pare encode --format auto` could count anything). Counting needs only "which rank has
+//! these bytes", so `build.rs` lays out each encoding as a hash table over its token
+//! bytes (o200k_base: 4.3 MB) that is used where it lies in the binary: the first lookup
+//! costs nothing to prepare, and the pages of the table a text never touches are never read.
+//!
+//! Merging is tiktoken's: start from single bytes and merge the adjacent pair of lowest
+//! rank (leftmost on ties) until no pair is a token. Short pieces use a scan of a small
+//! array; long ones a heap, so a megabyte without a pre-token break stays n log n.
+//!
+//! ```
+//! let o200k = pare::rank_table::o200k_base();
+//! assert_eq!(o200k.rank(b"hello"), Some(24912));
+//! // "un", "bel", "ievably": ranks 373, 9880, 153516, as gpt-tokenizer encodes it.
+//! assert_eq!(o200k.token_lens(b"unbelievably"), vec![2, 3, 7]);
+//! ```
+
+mod hash;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+const EMPTY: u32 = u32::MAX;
+
+/// One encoding's tokens: rank ↔ bytes.
+pub struct RankTable {
+    offsets: &'static [u8],
+    slots: &'static [u8],
+    bytes: &'static [u8],
+    len: usize,
+    shift: u32,
+    mask: usize,
+}
+
+static O200K_BASE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
+static CL100K_BASE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
+
+/// o200k_base (GPT-4o and later): 199,998 tokens.
+pub fn o200k_base() -> &'static RankTable {
+    static T: std::sync::LazyLock<RankTable> =
+        std::sync::LazyLock::new(|| RankTable::new(O200K_BASE));
+    &T
+}
+
+/// cl100k_base (GPT-4, GPT-3.5): 100,256 tokens.
+pub fn cl100k_base() -> &'static RankTable {
+    static T: std::sync::LazyLock<RankTable> =
+        std::sync::LazyLock::new(|| RankTable::new(CL100K_BASE));
+    &T
+}
+
+#[inline]
+fn word(bytes: &[u8], i: usize) -> u32 {
+    let at = 4 * i;
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Pieces up to this many bytes merge by scanning a stack array; longer ones by a heap.
+const SCAN_MAX: usize = 128;
+
+impl RankTable {
+    fn new(blob: &'static [u8]) -> RankTable {
+        let len = word(blob, 0) as usize;
+        let bits = word(blob, 1);
+        let (offsets, rest) = blob[8..].split_at(4 * (len + 1));
+        let (slots, bytes) = rest.split_at(4 << bits);
+        RankTable {
+            offsets,
+            slots,
+            bytes,
+            len,
+            shift: 64 - bits,
+            mask: (1 << bits) - 1,
+        }
+    }
+
+    /// How many tokens the encoding has.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes of the token of rank `rank` (< [`Self::len`]).
+    #[inline]
+    pub fn token(&self, rank: u32) -> &'static [u8] {
+        let r = rank as usize;
+        &self.bytes[word(self.offsets, r) as usize..word(self.offsets, r + 1) as usize]
+    }
+
+    /// The rank of the token whose bytes are `bytes`, if one is.
+    #[inline]
+    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        let mut i = (hash::hash(bytes) >> self.shift) as usize;
+        loop {
+            let rank = word(self.slots, i);
+            if rank == EMPTY {
+                return None;
+            }
+            if self.token(rank) == bytes {
+                return Some(rank);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// How many tokens `piece` (one pre-tokenizer piece) encodes to.
+    pub fn count(&self, piece: &[u8]) -> usize {
+        if piece.len() <= 1 || self.rank(piece).is_some() {
+            return piece.len().min(1);
+        }
+        if piece.len() <= SCAN_MAX {
+            self.scan_merge(piece, |_| {})
+        } else {
+            heap_merge(piece, |b| self.rank(b)).len()
+        }
+    }
+
+    /// The byte lengths of `piece`'s tokens, in order.
+    pub fn token_lens(&self, piece: &[u8]) -> Vec<usize> {
+        if piece.len() <= 1 || self.rank(piece).is_some() {
+            return if piece.is_empty() {
+                Vec::new()
+            } else {
+                vec![piece.len()]
+            };
+        }
+        if piece.len() <= SCAN_MAX {
+            let mut lens = Vec::new();
+            self.scan_merge(piece, |len| lens.push(len));
+            lens
+        } else {
+            heap_merge(piece, |b| self.rank(b))
+        }
+    }
+
+    /// tiktoken's merge loop over a stack array of part starts and the rank of the pair
+    /// each part starts; calls `each` with every final token's length and returns the count.
+    fn scan_merge(&self, piece: &[u8], mut each: impl FnMut(usize)) -> usize {
+        let n = piece.len();
+        debug_assert!((2..=SCAN_MAX).contains(&n));
+        // parts[i] = (start of part i, rank of part i joined with part i + 1).
+        let mut parts = [(0u32, EMPTY); SCAN_MAX + 1];
+        for (i, part) in parts.iter_mut().enumerate().take(n - 1) {
+            *part = (i as u32, self.rank(&piece[i..i + 2]).unwrap_or(EMPTY));
+        }
+        parts[n - 1] = ((n - 1) as u32, EMPTY);
+        parts[n] = (n as u32, EMPTY);
+        let mut len = n + 1; // parts in use, the end marker included
+        let pair_rank = |parts: &[(u32, u32)], len: usize, i: usize| -> u32 {
+            if i + 3 < len {
+                let (a, b) = (parts[i].0 as usize, parts[i + 3].0 as usize);
+                self.rank(&piece[a..b]).unwrap_or(EMPTY)
+            } else {
+                EMPTY
+            }
+        };
+        loop {
+            let mut best = (EMPTY, 0);
+            for (i, &(_, r)) in parts[..len - 1].iter().enumerate() {
+                if r < best.0 {
+                    best = (r, i);
+                }
+            }
+            if best.0 == EMPTY {
+                break;
+            }
+            let i = best.1;
+            if i > 0 {
+                parts[i - 1].1 = pair_rank(&parts, len, i - 1);
+            }
+            parts[i].1 = pair_rank(&parts, len, i);
+            parts.copy_within(i + 2..len, i + 1);
+            len -= 1;
+        }
+        for w in parts[..len].windows(2) {
+            each((w[1].0 - w[0].0) as usize);
+        }
+        len - 1
+    }
+}
+
+/// Lowest-rank-first merging with a heap over a linked list of parts (leftmost on ties):
+/// the same tokens as the scan, in n log n. `rank` answers for a candidate pair's bytes,
+/// so a caller can look ranks up its own way (gpt-tokenizer's U+FEFF quirk does).
+pub(crate) fn heap_merge(piece: &[u8], rank: impl Fn(&[u8]) -> Option<u32>) -> Vec<usize> {
+    let n = piece.len();
+    // Parts as a linked list over their start offsets; `next[n]` is the end.
+    let mut next: Vec<usize> = (1..=n + 1).collect();
+    let mut prev: Vec<usize> = (0..=n).map(|i| i.wrapping_sub(1)).collect();
+    let mut alive = vec![true; n + 1];
+    let mut heap = BinaryHeap::new();
+    for i in 0..n.saturating_sub(1) {
+        if let Some(r) = rank(&piece[i..i + 2]) {
+            heap.push(Reverse((r, i, i + 2)));
+        }
+    }
+    while let Some(Reverse((_, start, end))) = heap.pop() {
+        // Stale entries: the part is gone, or its pair has changed since.
+        let mid = next[start];
+        if !alive[start] || mid >= n || next[mid] != end {
+            continue;
+        }
+        // Merge `mid` into `start`.
+        alive[mid] = false;
+        next[start] = end;
+        prev[end] = start;
+        if end < n
+            && let Some(r) = rank(&piece[start..next[end]])
+        {
+            heap.push(Reverse((r, start, next[end])));
+        }
+        if start > 0 {
+            let p = prev[start];
+            if let Some(r) = rank(&piece[p..end]) {
+                heap.push(Reverse((r, p, end)));
+            }
+        }
+    }
+    let mut lens = Vec::new();
+    let mut at = 0;
+    while at < n {
+        lens.push(next[at] - at);
+        at = next[at];
+    }
+    lens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_token_is_found_at_its_rank() {
+        for t in [o200k_base(), cl100k_base()] {
+            for rank in 0..t.len() as u32 {
+                assert_eq!(t.rank(t.token(rank)), Some(rank));
+            }
+        }
+        assert_eq!(o200k_base().len(), 199_998);
+        assert_eq!(cl100k_base().len(), 100_256);
+    }
+
+    #[test]
+    fn scan_and_heap_merge_agree() {
+        let t = o200k_base();
+        let text = "unbelievably  {\"created_at\":\"2026-02-17T08:46:57\"} 你好 ünïcödé 🇫🇷🇫🇷 aaaaaaaaaaaaaaaa";
+        for start in 0..text.len() {
+            for end in start + 2..=text.len().min(start + SCAN_MAX) {
+                let piece = &text.as_bytes()[start..end];
+                let mut scanned = Vec::new();
+                let n = t.scan_merge(piece, |l| scanned.push(l));
+                assert_eq!(n, scanned.len());
+                assert_eq!(scanned, heap_merge(piece, |b| t.rank(b)), "{piece:?}");
+            }
+        }
+    }
+}
