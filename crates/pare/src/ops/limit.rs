@@ -105,9 +105,9 @@ pub enum LimitKeep {
     First,
     /// The last N: the newest, in lists that grow at the end.
     Last,
-    /// The N that rank highest by `by`.
+    /// The N that rank highest by `by` (or by the item itself).
     Largest,
-    /// The N that rank lowest by `by`.
+    /// The N that rank lowest by `by` (or by the item itself).
     Smallest,
 }
 

@@ -58,7 +58,7 @@ pub struct PluckSpec {
     /// What to do when some item is not an object or lacks `field`: `leave` (the default)
     /// leaves the whole array as it is; `null` puts `null` in that item's place; `drop`
     /// removes the item. What `null` and `drop` remove is recorded. An array in which no item
-    /// has the field is always left as it is (so plucking twice changes nothing).
+    /// has the field is always left as it is: a list already plucked to names stays as it is.
     #[serde(default)]
     pub missing: PluckMissing,
 }

@@ -20,10 +20,11 @@
 //! `*` inside a dotted name is a syntax error, so again no valid query changes meaning.
 //! In brackets, `['created_*']` stays the literal key `created_*`, as RFC 9535 says; the
 //! bracketed pattern is `[glob('created_*')]`, which also takes keys a dotted name cannot
-//! spell and mixes with other selectors in a union (`$..[glob('* at'), 'id']`). There is no
-//! escape for a literal `*`: a `*` in a pattern matches a `*` in a key too, and the literal
-//! form `['a*b']` matches exactly that key. Matching stays one automaton step per key: a
-//! pattern is checked as prefix, suffix and, between stars, pieces found in order — no regex.
+//! spell and mixes with other selectors in a union (`$..[glob('* at'), 'id']`); without a
+//! `*` it is one exact name. There is no escape for a literal `*`: a `*` in a pattern matches
+//! a `*` in a key too, and the literal form `['a*b']` matches exactly that key. Matching stays
+//! one automaton step per key: a pattern is checked as prefix, suffix and, between stars,
+//! pieces found in order — no regex.
 //!
 //! ```
 //! use pare::query::selector::{Selector, SelectorSet, Step};
