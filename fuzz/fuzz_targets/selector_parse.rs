@@ -1,5 +1,5 @@
 //! Fuzz the JSONPath selector parser and matcher: no input may panic, and every accepted
-//! selector must compile and step through arbitrary keys and indices.
+//! selector (key patterns included) must compile and step through arbitrary keys and indices.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,21 +16,28 @@ fuzz_target!(|data: &[u8]| {
     let Ok(set) = SelectorSet::new(vec![sel.clone(), sel]) else {
         return;
     };
-    // Walk a path made of the input's own bytes: letters as keys, digits as indices.
-    let mut state = set.root();
-    for (i, b) in data.iter().enumerate() {
-        let step = if b.is_ascii_digit() {
+    // Two walks made of the input's own text: each byte as a one-letter key (digits as
+    // indices), then its `.`-separated pieces as keys, so key patterns meet keys of every
+    // length, multi-byte characters included.
+    let bytes = data.iter().enumerate().map(|(i, b)| {
+        if b.is_ascii_digit() {
             Step::Index {
                 index: usize::from(b - b'0'),
                 len: i % 12,
             }
         } else {
             Step::Key(std::str::from_utf8(std::slice::from_ref(b)).unwrap_or("k"))
-        };
-        state = set.step(&state, step);
-        assert_eq!(set.matches(&state, 0), set.matches(&state, 1));
-        if set.is_dead(&state) {
-            break;
+        }
+    });
+    let pieces = src.split('.').map(Step::Key);
+    for walk in [bytes.collect::<Vec<_>>(), pieces.collect()] {
+        let mut state = set.root();
+        for step in walk {
+            state = set.step(&state, step);
+            assert_eq!(set.matches(&state, 0), set.matches(&state, 1));
+            if set.is_dead(&state) {
+                break;
+            }
         }
     }
 });

@@ -249,6 +249,80 @@ fn compact_policy_as_json() {
     assert_eq!(out.stdout, "{\"a\":{\"b\":null}}\n");
 }
 
+// ---------------------------------------------------------------- key patterns, pluck, limit
+
+/// A GitHub issue list: `*_url` keys at every depth, labels as objects, assignees as users.
+const ISSUES_IN: &str = r#"[{"url":"https://api.github.com/repos/o/r/issues/2","html_url":"https://github.com/o/r/issues/2","number":2,"title":"Crash on start","user":{"login":"ann","id":1,"avatar_url":"https://avatars.example/1","repos_url":"https://api.github.com/users/ann/repos"},"labels":[{"id":11,"name":"bug","color":"d73a4a","url":"https://api.github.com/labels/bug"},{"id":12,"name":"p1","color":"000000","url":"https://api.github.com/labels/p1"}],"assignees":[{"login":"ann","id":1},{"login":"cy","id":3},{"login":"dee","id":4}],"comments":3,"created_at":"2024-05-01T10:00:00Z","updated_at":"2024-05-02T10:00:00Z"},{"url":"https://api.github.com/repos/o/r/issues/1","html_url":"https://github.com/o/r/issues/1","number":1,"title":"Docs typo","user":{"login":"bob","id":2,"avatar_url":"https://avatars.example/2"},"labels":[],"assignees":[],"comments":0,"created_at":"2024-04-01T10:00:00Z","updated_at":"2024-04-01T11:00:00Z"}]"#;
+
+const ISSUES_POLICY: &str = r#"[[ops]]
+op = "drop"
+paths = ["$..*_url", "$[*].url", "$[*].updated_*", "$[*].user.id"]
+
+[[ops]]
+op = "pluck"
+at = ["$[*].labels", "$[*].assignees"]
+field = "login"
+
+[[ops]]
+op = "pluck"
+at = ["$[*].labels"]
+field = "name"
+
+[[ops]]
+op = "limit"
+at = ["$[*].assignees"]
+max = 2
+keep = "last"
+"#;
+
+/// Key patterns, `pluck` and `limit` through a real policy: every `*_url` at any depth
+/// goes, labels and assignees become lists of names, the last two assignees stay.
+#[test]
+fn compact_issues_with_key_patterns_pluck_and_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("issues.toml"), ISSUES_POLICY).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["compact", "-p", "issues.toml", "--report"],
+        ISSUES_IN,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "[{\"number\":2,\"title\":\"Crash on start\",\"user\":{\"login\":\"ann\"},\
+         \"labels\":[\"bug\",\"p1\"],\"assignees_earlier\":1,\"assignees\":[\"cy\",\"dee\"],\
+         \"comments\":3,\"created_at\":\"2024-05-01T10:00:00Z\"},{\"number\":1,\
+         \"title\":\"Docs typo\",\"user\":{\"login\":\"bob\"},\"labels\":[],\"assignees\":[],\
+         \"comments\":0,\"created_at\":\"2024-04-01T10:00:00Z\"}]\n"
+    );
+    insta::assert_snapshot!("compact_issues_report", out.stderr);
+}
+
+#[test]
+fn error_policy_bad_key_pattern_and_options() {
+    let err = policy_error("[[ops]]\nop = \"drop\"\npaths = [\"$..a**\"]\n");
+    assert_eq!(
+        err,
+        "pare: error: in policy p.toml: policy error at `ops[0].paths[0]`: invalid selector \
+         `$..a**` at character 5: `**` is not a pattern; one `*` already matches any run of \
+         characters (for any depth, use `..`)\n"
+    );
+    let err = policy_error("[[ops]]\nop = \"limit\"\nat = [\"$.a\"]\nmax = 1\nkeep = \"top\"\n");
+    assert_eq!(
+        err,
+        "pare: error: in policy p.toml: policy error at `ops[0].keep`: unknown variant `top`, \
+         expected one of `first`, `last`, `largest`, `smallest`\n"
+    );
+    let err = policy_error(
+        "[[ops]]\nop = \"pluck\"\nat = [\"$.a\"]\nfield = \"n\"\nmissing = \"skip\"\n",
+    );
+    assert_eq!(
+        err,
+        "pare: error: in policy p.toml: policy error at `ops[0].missing`: unknown variant \
+         `skip`, expected one of `leave`, `null`, `drop`\n"
+    );
+}
+
 // ---------------------------------------------------------------- compact, options
 
 #[test]
@@ -1127,7 +1201,7 @@ fn error_policy_unknown_op() {
     let err = policy_error("[[ops]]\nop = \"squash\"\n");
     assert_eq!(
         err,
-        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest, partition\n"
+        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, pluck, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest, partition\n"
     );
 }
 

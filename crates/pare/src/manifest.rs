@@ -206,6 +206,11 @@ impl Recorder {
         self.record(kind, count, |p| p.push_str("[*]"));
     }
 
+    /// Members of the current object were removed (not by name: `limit` on a map).
+    pub fn members(&mut self, kind: Kind, count: u64) {
+        self.record(kind, count, |p| p.push_str(".*"));
+    }
+
     /// The current node itself was changed.
     pub fn here(&mut self, kind: Kind, count: u64) {
         self.record(kind, count, |_| {});

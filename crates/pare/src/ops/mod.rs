@@ -94,6 +94,7 @@ pub mod limit;
 pub mod merge;
 pub mod nest;
 pub mod partition;
+pub mod pluck;
 pub mod prune;
 pub mod rename;
 pub mod round;
@@ -104,6 +105,7 @@ ops! {
     Prune => prune::PruneSpec,
     Drop => drop::DropSpec,
     Keep => keep::KeepSpec,
+    Pluck => pluck::PluckSpec,
     Flatten => flatten::FlattenSpec,
     Hoist => hoist::HoistSpec,
     Group => group::GroupSpec,

@@ -11,6 +11,21 @@
 //! Extension: dotted names may contain `-` after their first character (`$.memory-123`), so
 //! ids need no brackets; in RFC 9535 that is a syntax error, so no valid query changes meaning.
 //!
+//! Extension: key patterns. A dotted name with a `*` in it is a pattern over member keys:
+//! `$..*_url` (every member whose key ends in `_url`, at any depth), `$.time.created_*`,
+//! `$.*id*`, `$.time.2024-*` (a pattern may start with a digit or `-`, a name may not). `*`
+//! matches any run of characters, none included; it is the only pattern character (no `?`,
+//! no classes), and `**` is refused (`*` already spans any run; any depth is `..`). A pattern
+//! matches object members only, never array elements, unlike the lone `*`. In RFC 9535 a
+//! `*` inside a dotted name is a syntax error, so again no valid query changes meaning.
+//! In brackets, `['created_*']` stays the literal key `created_*`, as RFC 9535 says; the
+//! bracketed pattern is `[glob('created_*')]`, which also takes keys a dotted name cannot
+//! spell and mixes with other selectors in a union (`$..[glob('* at'), 'id']`); without a
+//! `*` it is one exact name. There is no escape for a literal `*`: a `*` in a pattern matches
+//! a `*` in a key too, and the literal form `['a*b']` matches exactly that key. Matching stays
+//! one automaton step per key: a pattern is checked as prefix, suffix and, between stars,
+//! pieces found in order — no regex.
+//!
 //! ```
 //! use pare::query::selector::{Selector, SelectorSet, Step};
 //! let set = SelectorSet::new(vec![Selector::parse("$..created_at").unwrap()]).unwrap();
@@ -65,6 +80,71 @@ pub enum Item {
     Index(i64),
     /// `*`: every member or element.
     Wildcard,
+    /// `created_*`, `glob('* at')`: the object members whose key matches the pattern.
+    Glob(Glob),
+}
+
+/// A key pattern: `*` matches any run of characters (none included); every other character
+/// matches itself.
+///
+/// ```
+/// use pare::query::selector::Glob;
+/// let g = Glob::new("*_url");
+/// assert!(g.matches("html_url") && g.matches("_url") && !g.matches("url"));
+/// assert!(Glob::new("a*b*c").matches("a-b-b-c") && !Glob::new("a*b*c").matches("acb"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Glob {
+    pattern: String,
+    /// The literal pieces between the stars: the first must start the key, the last must end
+    /// it, the others must occur in between, in order. One piece: no star, an exact name.
+    pieces: Vec<Box<str>>,
+}
+
+impl Glob {
+    pub fn new(pattern: &str) -> Glob {
+        let all: Vec<&str> = pattern.split('*').collect();
+        let last = all.len() - 1;
+        // Empty inner pieces (from `**`) constrain nothing.
+        let pieces = all
+            .iter()
+            .enumerate()
+            .filter(|&(i, p)| i == 0 || i == last || !p.is_empty())
+            .map(|(_, p)| (*p).into())
+            .collect();
+        Glob {
+            pattern: pattern.to_owned(),
+            pieces,
+        }
+    }
+
+    /// The pattern as written.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether `key` matches. Taking each inner piece at its leftmost occurrence is exact
+    /// for patterns whose only operator is `*`: an earlier match never leaves less room.
+    pub fn matches(&self, key: &str) -> bool {
+        let [first, inner @ .., last] = &self.pieces[..] else {
+            return *self.pieces[0] == *key;
+        };
+        if key.len() < first.len() + last.len() || !key.starts_with(&**first) {
+            return false;
+        }
+        if !key.ends_with(&**last) {
+            return false;
+        }
+        // Both bounds are char boundaries: a piece matched there.
+        let mut rest = &key[first.len()..key.len() - last.len()];
+        for piece in inner {
+            match rest.find(&**piece) {
+                Some(i) => rest = &rest[i + piece.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 /// A segment: `.x`/`[…]` (children) or `..x`/`..[…]` (descendants, the node itself included).
@@ -217,44 +297,49 @@ impl Parser<'_> {
         }
     }
 
-    /// After `.` or `..`: `*` or a member-name shorthand.
+    /// After `.` or `..`: `*`, a member-name shorthand or a key pattern (see the module docs).
     fn dotted(&mut self, after: &str) -> Result<Vec<Item>, SelectorError> {
         let expected = if after == ".." {
             "a member name, `*` or `[`"
         } else {
             "a member name or `*`"
         };
+        let is_token_char = |c: char| c == '*' || is_name_char(c);
         match self.peek() {
-            Some('*') => {
-                self.pos += 1;
-                Ok(vec![Item::Wildcard])
-            }
-            Some(c) if is_name_first(c) => {
+            Some(c) if is_token_char(c) => {
                 let start = self.pos;
-                while self.peek().is_some_and(is_name_char) {
+                while self.peek().is_some_and(is_token_char) {
                     self.pos += 1;
                 }
+                let token: String = self.chars[start..self.pos].iter().collect();
                 if self.peek() == Some('(') {
                     return Err(self.err(self.pos, "function extensions are not supported"));
                 }
-                Ok(vec![Item::Name(
-                    self.chars[start..self.pos].iter().collect(),
-                )])
-            }
-            Some(c) if c.is_ascii_digit() || c == '-' => {
-                let run: String = self.chars[self.pos..]
-                    .iter()
-                    .take_while(|&&c| is_name_char(c))
-                    .collect();
-                let hint = if run.parse::<i64>().is_ok() {
-                    format!("`[{run}]` for an index or `['{run}']` for a member")
-                } else {
-                    format!("`['{run}']`")
-                };
-                Err(self.err(
-                    self.pos,
-                    format!("a name after `{after}` cannot start with `{c}`; write {hint}"),
-                ))
+                if self.peek() == Some('?') {
+                    return Err(self.err(
+                        self.pos,
+                        "`?` is not a pattern character; only `*` is (e.g. `$..*_url`)",
+                    ));
+                }
+                if token == "*" {
+                    return Ok(vec![Item::Wildcard]);
+                }
+                if token.contains('*') {
+                    let glob = self.glob(&token, start)?;
+                    return Ok(vec![Item::Glob(glob)]);
+                }
+                if !is_name_first(c) {
+                    let hint = if token.parse::<i64>().is_ok() {
+                        format!("`[{token}]` for an index or `['{token}']` for a member")
+                    } else {
+                        format!("`['{token}']`")
+                    };
+                    return Err(self.err(
+                        start,
+                        format!("a name after `{after}` cannot start with `{c}`; write {hint}"),
+                    ));
+                }
+                Ok(vec![Item::Name(token)])
             }
             Some(c) => Err(self.err(
                 self.pos,
@@ -262,6 +347,54 @@ impl Parser<'_> {
             )),
             None => Err(self.err(self.pos, format!("expected {expected} after `{after}`"))),
         }
+    }
+
+    /// A key pattern whose text starts at character `at` (its first character, or for the
+    /// bracketed form the opening quote, since escapes shift what follows).
+    fn glob(&self, pattern: &str, at: usize) -> Result<Glob, SelectorError> {
+        if let Some(i) = pattern.find("**") {
+            let offset = if self.chars.get(at).is_some_and(|&c| c == '\'' || c == '"') {
+                0
+            } else {
+                pattern[..i].chars().count()
+            };
+            return Err(self.err(
+                at + offset,
+                "`**` is not a pattern; one `*` already matches any run of characters \
+                 (for any depth, use `..`)",
+            ));
+        }
+        Ok(Glob::new(pattern))
+    }
+
+    /// `glob(` quoted-pattern `)`, inside brackets; `self.pos` is at the `g`.
+    fn glob_call(&mut self) -> Result<Item, SelectorError> {
+        self.pos += "glob(".len();
+        self.skip_blanks();
+        let at = self.pos;
+        let (pattern, end) = match self.peek() {
+            Some(q @ ('\'' | '"')) => {
+                parse_quoted(&self.chars, at, q).map_err(|(at, msg)| self.err(at, msg))?
+            }
+            _ => {
+                return Err(self.err(
+                    at,
+                    "expected a quoted pattern after `glob(`, e.g. `glob('*_url')`",
+                ));
+            }
+        };
+        self.pos = end;
+        self.skip_blanks();
+        if self.peek() != Some(')') {
+            return Err(self.err(self.pos, "expected `)` after the pattern of `glob(…)`"));
+        }
+        self.pos += 1;
+        let glob = self.glob(&pattern, at)?;
+        // Without a star the pattern is one exact key: matched like any other name.
+        if !pattern.contains('*') {
+            return Ok(Item::Name(pattern));
+        }
+        Ok(Item::Glob(glob))
     }
 
     /// `[` selector (`,` selector)* `]`, with blanks allowed around selectors.
@@ -296,6 +429,9 @@ impl Parser<'_> {
                     return Err(self.err(at, "empty brackets; expected a name, index or `*`"));
                 }
                 Some(']') => return Err(self.err(at, "expected a selector after `,`")),
+                Some('g') if self.chars[at..].starts_with(&['g', 'l', 'o', 'b', '(']) => {
+                    self.glob_call()?
+                }
                 Some(c) if is_name_first(c) => {
                     return Err(self.err(at, "names in brackets must be quoted, e.g. `['name']`"));
                 }
@@ -492,13 +628,17 @@ pub struct SelectorSet {
     /// Positions whose segment takes any member / any element (`*`).
     any_key: MatchState,
     any_index: MatchState,
-    /// Positions whose segment takes specific names / indices.
+    /// Positions whose segment takes specific names / key patterns / indices.
     named: MatchState,
+    globbed: MatchState,
     indexed: MatchState,
-    /// Per position, its range in `names` / `indices` (flat, so a lookup is one indirection).
+    /// Per position, its range in `names` / `globs` / `indices` (flat, so a lookup is one
+    /// indirection).
     name_range: Vec<(u32, u32)>,
+    glob_range: Vec<(u32, u32)>,
     index_range: Vec<(u32, u32)>,
     names: Vec<Box<str>>,
+    globs: Vec<Glob>,
     indices: Vec<i64>,
 }
 
@@ -514,10 +654,13 @@ impl SelectorSet {
             any_key: MatchState::default(),
             any_index: MatchState::default(),
             named: MatchState::default(),
+            globbed: MatchState::default(),
             indexed: MatchState::default(),
             name_range: Vec::new(),
+            glob_range: Vec::new(),
             index_range: Vec::new(),
             names: Vec::new(),
+            globs: Vec::new(),
             indices: Vec::new(),
         };
         for (i, sel) in selectors.iter().enumerate() {
@@ -538,7 +681,7 @@ impl SelectorSet {
                 if seg.descendant {
                     set.descendant.set(p);
                 }
-                let (names, indices) = (set.names.len(), set.indices.len());
+                let (names, globs, indices) = (set.names.len(), set.globs.len(), set.indices.len());
                 if seg.items.contains(&Item::Wildcard) {
                     // `*` takes everything; the other selectors of the union add nothing.
                     set.any_key.set(p);
@@ -548,6 +691,9 @@ impl SelectorSet {
                         match item {
                             Item::Name(n) if !set.names[names..].iter().any(|m| **m == **n) => {
                                 set.names.push(n.as_str().into());
+                            }
+                            Item::Glob(g) if !set.globs[globs..].contains(g) => {
+                                set.globs.push(g.clone());
                             }
                             Item::Index(x) if !set.indices[indices..].contains(x) => {
                                 set.indices.push(*x);
@@ -559,11 +705,15 @@ impl SelectorSet {
                 if set.names.len() > names {
                     set.named.set(p);
                 }
+                if set.globs.len() > globs {
+                    set.globbed.set(p);
+                }
                 if set.indices.len() > indices {
                     set.indexed.set(p);
                 }
                 // Fits: the total is bounded by the sources' lengths, far below 2^32.
                 set.name_range.push((names as u32, set.names.len() as u32));
+                set.glob_range.push((globs as u32, set.globs.len() as u32));
                 set.index_range
                     .push((indices as u32, set.indices.len() as u32));
                 set.owner.push(i);
@@ -572,6 +722,7 @@ impl SelectorSet {
             set.final_mask.set(last);
             set.finals.push(last);
             set.name_range.push((0, 0));
+            set.glob_range.push((0, 0));
             set.index_range.push((0, 0));
             set.owner.push(i);
         }
@@ -607,6 +758,15 @@ impl SelectorSet {
                     if self.names[a as usize..b as usize]
                         .iter()
                         .any(|n| **n == *key)
+                    {
+                        out.set(p + 1);
+                    }
+                });
+                parent.and(&self.globbed).for_each(|p| {
+                    let (a, b) = self.glob_range[p];
+                    if self.globs[a as usize..b as usize]
+                        .iter()
+                        .any(|g| g.matches(key))
                     {
                         out.set(p + 1);
                     }
@@ -751,6 +911,21 @@ pub(super) mod tests {
         value(src.as_bytes(), &mut 0)
     }
 
+    /// Glob matching by backtracking over characters, the textbook way: the reference for
+    /// [`Glob::matches`].
+    fn naive_glob(pattern: &str, key: &str) -> bool {
+        fn go(p: &[char], k: &[char]) -> bool {
+            match p.split_first() {
+                None => k.is_empty(),
+                Some(('*', rest)) => (0..=k.len()).any(|i| go(rest, &k[i..])),
+                Some((c, rest)) => k.first() == Some(c) && go(rest, &k[1..]),
+            }
+        }
+        let p: Vec<char> = pattern.chars().collect();
+        let k: Vec<char> = key.chars().collect();
+        go(&p, &k)
+    }
+
     #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
     enum P {
         K(String),
@@ -787,6 +962,13 @@ pub(super) mod tests {
                     (Item::Wildcard, Value::Object(m)) => {
                         for (k, c) in m.iter() {
                             out.push((with(P::K(k.to_string())), c));
+                        }
+                    }
+                    (Item::Glob(g), Value::Object(m)) => {
+                        for (k, c) in m.iter() {
+                            if naive_glob(g.pattern(), k) {
+                                out.push((with(P::K(k.to_string())), c));
+                            }
                         }
                     }
                     (Item::Wildcard, Value::Array(a)) => {
@@ -984,6 +1166,51 @@ pub(super) mod tests {
         assert!(!Selector::parse("$.a[*].b").unwrap().has_descendant());
     }
 
+    fn glob(p: &str) -> Item {
+        Item::Glob(Glob::new(p))
+    }
+
+    #[test]
+    fn parses_key_patterns() {
+        assert_eq!(items("$..*_url"), vec![(true, vec![glob("*_url")])]);
+        assert_eq!(
+            items("$.time.created_*"),
+            vec![
+                (false, vec![name("time")]),
+                (false, vec![glob("created_*")])
+            ]
+        );
+        assert_eq!(items("$.*id*"), vec![(false, vec![glob("*id*")])]);
+        assert_eq!(
+            items("$.time.2024-*"),
+            vec![(false, vec![name("time")]), (false, vec![glob("2024-*")])]
+        );
+        assert_eq!(
+            items("$.*_url.*"),
+            vec![(false, vec![glob("*_url")]), (false, vec![Item::Wildcard])]
+        );
+        assert_eq!(
+            items("$.*[0]"),
+            vec![(false, vec![Item::Wildcard]), (false, vec![Item::Index(0)])]
+        );
+        // Brackets: a quoted string stays a literal name (RFC 9535); `glob(…)` is a pattern.
+        assert_eq!(
+            items("$['created_*']"),
+            vec![(false, vec![name("created_*")])]
+        );
+        assert_eq!(
+            items("$..[glob('* at'), 'id', 0]"),
+            vec![(true, vec![glob("* at"), name("id"), Item::Index(0)])]
+        );
+        assert_eq!(
+            items(r#"$[ glob( "it's *" ) ,glob('\u00e9*')]"#),
+            vec![(false, vec![glob("it's *"), glob("é*")])]
+        );
+        assert_eq!(items("$[glob('abc')]"), vec![(false, vec![name("abc")])]);
+        assert_eq!(items("$[glob('*')]"), vec![(false, vec![glob("*")])]);
+        assert_eq!(items("$.-*"), vec![(false, vec![glob("-*")])]);
+    }
+
     #[test]
     fn rejects_with_precise_errors() {
         let cases: &[(&str, usize, &str)] = &[
@@ -1096,6 +1323,43 @@ pub(super) mod tests {
                 "control characters must be escaped in strings",
             ),
             ("$.a]", 4, "unexpected `]`; expected `.`, `..` or `[`"),
+            (
+                "$.a**",
+                4,
+                "`**` is not a pattern; one `*` already matches any run of characters (for any depth, use `..`)",
+            ),
+            (
+                "$..**",
+                4,
+                "`**` is not a pattern; one `*` already matches any run of characters (for any depth, use `..`)",
+            ),
+            (
+                r#"$[glob("a\u002a*")]"#,
+                8,
+                "`**` is not a pattern; one `*` already matches any run of characters (for any depth, use `..`)",
+            ),
+            (
+                "$.a*?",
+                5,
+                "`?` is not a pattern character; only `*` is (e.g. `$..*_url`)",
+            ),
+            ("$.*_url()", 8, "function extensions are not supported"),
+            (
+                "$[glob(x)]",
+                8,
+                "expected a quoted pattern after `glob(`, e.g. `glob('*_url')`",
+            ),
+            (
+                "$[glob('a'",
+                11,
+                "expected `)` after the pattern of `glob(…)`",
+            ),
+            ("$[glob('a]", 8, "unclosed string"),
+            (
+                "$[glob]",
+                3,
+                "names in brackets must be quoted, e.g. `['name']`",
+            ),
         ];
         for &(src, pos, msg) in cases {
             assert_eq!(err(src), (pos, msg.to_owned()), "{src}");
@@ -1179,6 +1443,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn key_patterns_select_members_only() {
+        let doc = r#"{
+            "url": 0, "html_url": 1, "repo": {"git_url": 2, "urls": 3, "x_url": {"y_url": 4}},
+            "items": [{"avatar_url": 5}, ["_url"]],
+            "created_at": 6, "created": 7, "time": {"2024-01-02": 8, "2023-05-06": 9}
+        }"#;
+        assert_eq!(
+            select("$..*_url", doc),
+            [
+                "html_url",
+                "items.0.avatar_url",
+                "repo.git_url",
+                "repo.x_url",
+                "repo.x_url.y_url",
+            ]
+        );
+        assert_eq!(select("$.created*", doc), ["created", "created_at"]);
+        assert_eq!(select("$.*url*", doc), ["html_url", "url"]);
+        assert_eq!(select("$.time.2024-*", doc), ["time.2024-01-02"]);
+        assert_eq!(select("$['created*']", doc), Vec::<String>::new());
+        assert_eq!(
+            select("$[glob('created*'), 'url']", doc),
+            ["created", "created_at", "url"]
+        );
+        // A pattern never selects array elements, even `glob('*')`; the lone `*` does.
+        assert_eq!(select("$.items[glob('*')]", doc), Vec::<String>::new());
+        assert_eq!(select("$.items.*", doc), ["items.0", "items.1"]);
+        assert_eq!(select("$.repo[glob('*')]", doc), select("$.repo.*", doc));
+    }
+
+    #[test]
     fn set_tracks_selectors_independently() {
         let sels = ["$.a", "$..b", "$[*]", "$"].map(|s| Selector::parse(s).unwrap());
         let set = SelectorSet::new(sels.to_vec()).unwrap();
@@ -1227,7 +1522,7 @@ pub(super) mod tests {
         if depth == 0 {
             return leaf.boxed();
         }
-        let key = prop::sample::select(vec!["a", "a", "b", "b", "c", "d e"]);
+        let key = prop::sample::select(vec!["a", "a", "b", "b", "c", "d e", "a_url", "url_b"]);
         let array = prop::collection::vec(arb_doc(depth - 1), min..4).prop_map(Value::Array);
         let object = prop::collection::vec((key, arb_doc(depth - 1)), min..4)
             .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()));
@@ -1243,6 +1538,8 @@ pub(super) mod tests {
                 .prop_map(|n| Item::Name(n.into())),
             1 => Just(Item::Wildcard),
             2 => (-3i64..4).prop_map(Item::Index),
+            2 => prop::sample::select(vec!["*_url", "a*", "*b", "*url*", "*", "d*e", "* *"])
+                .prop_map(|g| Item::Glob(Glob::new(g))),
         ]
     }
 
@@ -1263,6 +1560,10 @@ pub(super) mod tests {
                         s.push_str(if desc { "" } else { "." });
                         s.push_str(n);
                     }
+                    ([Item::Glob(g)], true) if g.pattern() != "*" && !g.pattern().contains(' ') => {
+                        s.push_str(if desc { "" } else { "." });
+                        s.push_str(g.pattern());
+                    }
                     _ => {
                         let parts: Vec<String> = items
                             .iter()
@@ -1271,6 +1572,8 @@ pub(super) mod tests {
                                 Item::Name(n) => format!("'{n}'"),
                                 Item::Index(i) => i.to_string(),
                                 Item::Wildcard => "*".into(),
+                                Item::Glob(g) if dotted => format!("glob( \"{}\" )", g.pattern()),
+                                Item::Glob(g) => format!("glob('{}')", g.pattern()),
                             })
                             .collect();
                         s.push('[');
@@ -1297,12 +1600,18 @@ pub(super) mod tests {
         }
 
         #[test]
+        fn glob_matches_like_backtracking(pattern in "[ab*é]{0,8}", key in "[abé*]{0,10}") {
+            prop_assert_eq!(Glob::new(&pattern).matches(&key), naive_glob(&pattern, &key),
+                "{} on {}", pattern, key);
+        }
+
+        #[test]
         fn parse_never_panics(src in "\\PC{0,24}") {
             let _ = Selector::parse(&src);
         }
 
         #[test]
-        fn parse_never_panics_near_valid(src in "[$.\\[\\]'\"*a0-9,:?\\\\u -]{0,16}") {
+        fn parse_never_panics_near_valid(src in "[$.\\[\\]'\"*a0-9,:?\\\\u ()glob-]{0,16}") {
             if let Err(e) = Selector::parse(&src) {
                 prop_assert!(e.position >= 1 && e.position <= src.chars().count() + 1);
             }
