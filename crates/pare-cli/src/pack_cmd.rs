@@ -1,22 +1,50 @@
-//! `pare pack`: search results and code chunks under a hard token budget.
+//! `pare pack`: search results, code chunks or a source tree under a hard token budget.
+//!
+//! Two kinds of input, one packer: a search response (JSON, or JSONL chunk objects) whose
+//! chunks come with scores, or source files and directories that pare walks ([`walk`]) and
+//! cuts into chunks itself ([`pare::pack::source`]).
 
-use std::path::PathBuf;
+mod walk;
 
-use anyhow::{Context, Result, anyhow};
-use clap::Args as ClapArgs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args as ClapArgs, ValueEnum};
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
-use pare::pack::{PackError, PackSettings, Tier, chunks, pack, pack_from_cursor};
-use pare::schema::pack::PackOptions;
+use pare::pack::source::{SourceOptions, chunk_files};
+use pare::pack::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
+use pare::schema::pack::{PackOptions, PackOrder};
+use serde_json::json;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
 use crate::policy_cmd;
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// A search response (JSON), or with --jsonl one chunk object per line; `-` or nothing
-    /// for stdin.
-    pub file: Option<PathBuf>,
+    /// What to pack. A search response: nothing or `-` (stdin), or one file named `*.json`
+    /// (`*.jsonl`/`*.ndjson`: one chunk object per line, as with --jsonl). Source: a
+    /// directory, several paths, or one file of any other kind — pare walks directories
+    /// (sorted; .gitignore, .ignore and hidden files skipped, binary files and files over
+    /// --max-file-bytes skipped and named on stderr), cuts each file into chunks (tree-sitter
+    /// items with their docs and attributes for Rust, Python, TypeScript, JavaScript, Go,
+    /// Java; blank-line-separated blocks otherwise) and packs them with breadth first
+    /// (every chunk's signatures before any body), in file order, public definitions before
+    /// private ones before module code before tests. --source forces source mode.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Pack PATHS as source files even when one is a `.json` file.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub source: bool,
+    /// Source mode: skip files larger than this (named on stderr).
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub max_file_bytes: u64,
+    /// `text`: the packed text, what a model reads. `json`: the same pack as data for
+    /// programs: per chunk id, path, lines, tier, text shown and its tokens, plus tokens,
+    /// budget, skipped files and the next cursor. The budget bounds the packed text (the
+    /// json's `tokens`, exactly what `text` prints), not the JSON syntax around it.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Tokens the output may have, at most (counted with --tokenizer, newline included).
     #[arg(long, short)]
     pub budget: usize,
@@ -31,7 +59,7 @@ pub struct Args {
     /// Write seed 003's metrics (and each chunk's tier and reason) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
-    /// Read one chunk object per line.
+    /// Read the search response as one chunk object per line.
     #[arg(long)]
     pub jsonl: bool,
     /// Start the output with a one-line JSON envelope: mode, tokenizer, tokens, budget, what
@@ -83,51 +111,69 @@ pub fn run(args: Args) -> Result<()> {
             args.level.clone().unwrap_or_else(|| "full".into()),
         ),
     };
-    let name = input_name(args.file.as_deref());
-    let text = read_input(args.file.as_deref())?;
     options.envelope |= args.envelope;
     let mut cache = PreviewCache::new(1024);
-    let packed = if args.jsonl {
-        let mut values = Vec::new();
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            values
-                .push(pare::json::parse(line).map_err(|e| anyhow!("{name}: line {}: {e}", n + 1))?);
+    let mut skipped = None;
+    let packed = match input_kind(&args)? {
+        Input::Source(paths) => {
+            let walked = walk::walk(&paths, args.max_file_bytes)?;
+            if let Some(note) = walk::skipped_note(&walked.skipped) {
+                eprintln!("{note}");
+            }
+            if walked.files.is_empty() {
+                bail!(
+                    "no source files to pack in {} (after .gitignore, hidden, binary and size \
+                     filters)",
+                    names(&paths)
+                );
+            }
+            // The whole tree matters: signatures of every chunk before detail, in file
+            // order, and long chunks not capped by length (the budget decides).
+            options.breadth = true;
+            options.order = PackOrder::Input;
+            options.max_chars = usize::MAX;
+            let list = chunk_files(&walked.files, &SourceOptions::default());
+            // Room for every chunk's previews and facts: a tree is thousands of chunks.
+            cache = PreviewCache::new((list.len() * 6).max(1024));
+            skipped = Some(walked.skipped);
+            pack_chunks(&list, &options, &level, &args, tok, &mut cache)?
         }
-        let list =
-            chunks::from_items(values.iter(), &options).map_err(|e| anyhow!("{name}: {e}"))?;
-        let settings = PackSettings {
-            options: &options,
-            budget: args.budget,
-            tokenizer: tok,
-            max_tier: Tier::cap_for_level(&level),
-            level: &level,
-            total: None,
-        };
-        match &args.cursor {
-            Some(cursor) => pack_from_cursor(&list, &settings, &mut cache, cursor)
-                .map_err(|e| anyhow!("--cursor: {e}"))?,
-            None => pack(&list, &settings, &mut cache),
+        Input::Response { file, jsonl } => {
+            let name = input_name(file.as_deref());
+            let text = read_input(file.as_deref())?;
+            if jsonl {
+                let mut values = Vec::new();
+                for (n, line) in text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty())
+                {
+                    values.push(
+                        pare::json::parse(line)
+                            .map_err(|e| anyhow!("{name}: line {}: {e}", n + 1))?,
+                    );
+                }
+                let list = chunks::from_items(values.iter(), &options)
+                    .map_err(|e| anyhow!("{name}: {e}"))?;
+                pack_chunks(&list, &options, &level, &args, tok, &mut cache)?
+            } else {
+                let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+                let cursor = args.cursor.as_deref();
+                pack_response(
+                    &value,
+                    &options,
+                    &level,
+                    args.budget,
+                    tok,
+                    cursor,
+                    &mut cache,
+                )
+                .map_err(|e| match e {
+                    PackError::Cursor(m) => anyhow!("--cursor: {m}"),
+                    other => anyhow!("{name}: {other}"),
+                })?
+            }
         }
-    } else {
-        let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-        let cursor = args.cursor.as_deref();
-        pack_response(
-            &value,
-            &options,
-            &level,
-            args.budget,
-            tok,
-            cursor,
-            &mut cache,
-        )
-        .map_err(|e| match e {
-            PackError::Cursor(m) => anyhow!("--cursor: {m}"),
-            other => anyhow!("{name}: {other}"),
-        })?
     };
     anyhow::ensure!(
         packed.tokens <= args.budget,
@@ -135,7 +181,10 @@ pub fn run(args: Args) -> Result<()> {
         packed.tokens,
         args.budget
     );
-    let out = packed.text;
+    let out = match args.format {
+        Format::Text => packed.text.clone(),
+        Format::Json => as_json(&packed, &level, skipped.as_deref()),
+    };
     // Prepare the metrics file first, so a bad path fails before any output.
     let metrics_file = match &args.metrics {
         Some(path) => Some(AtomicFile::create(path)?),
@@ -150,4 +199,109 @@ pub fn run(args: Args) -> Result<()> {
         file.commit()?;
     }
     Ok(())
+}
+
+/// Output format of `pare pack`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// What the paths name (see `Args::paths`).
+enum Input {
+    Response { file: Option<PathBuf>, jsonl: bool },
+    Source(Vec<PathBuf>),
+}
+
+fn input_kind(args: &Args) -> Result<Input> {
+    let lines_ext = |p: &Path| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
+    };
+    let json_ext = |p: &Path| {
+        lines_ext(p)
+            || p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    };
+    if args.source {
+        if args.paths.is_empty() {
+            bail!("--source needs files or directories to pack");
+        }
+        return Ok(Input::Source(args.paths.clone()));
+    }
+    match args.paths.as_slice() {
+        [] => Ok(Input::Response {
+            file: None,
+            jsonl: args.jsonl,
+        }),
+        [p] if p.as_os_str() == "-" || (!p.is_dir() && (args.jsonl || json_ext(p))) => {
+            Ok(Input::Response {
+                file: Some(p.clone()),
+                jsonl: args.jsonl || lines_ext(p),
+            })
+        }
+        _ if args.jsonl => bail!(
+            "--jsonl reads one file or stdin, not {}; without --jsonl, directories and \
+             several files are packed as source",
+            names(&args.paths)
+        ),
+        paths => Ok(Input::Source(paths.to_vec())),
+    }
+}
+
+fn names(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
+}
+
+/// Packs a list of chunks: page 1, or the page --cursor names.
+fn pack_chunks(
+    list: &[chunks::Chunk],
+    options: &PackOptions,
+    level: &str,
+    args: &Args,
+    tok: &dyn pare::tokens::Tokenizer,
+    cache: &mut PreviewCache,
+) -> Result<Packed> {
+    let settings = PackSettings {
+        options,
+        budget: args.budget,
+        tokenizer: tok,
+        max_tier: Tier::cap_for_level(level),
+        level,
+        total: None,
+    };
+    Ok(match &args.cursor {
+        Some(cursor) => pack_from_cursor(list, &settings, cache, cursor)
+            .map_err(|e| anyhow!("--cursor: {e}"))?,
+        None => pack(list, &settings, cache),
+    })
+}
+
+/// `--format json`: the pack as data (see `Args::format`), one JSON document and a newline.
+fn as_json(packed: &Packed, level: &str, skipped: Option<&[walk::Skipped]>) -> String {
+    let left_out = packed
+        .shown
+        .iter()
+        .filter(|s| s.tier == Tier::Out.name())
+        .count();
+    let mut doc = json!({
+        "mode": level,
+        "tokenizer": packed.metrics.tokenizer,
+        "budget": packed.metrics.budget,
+        "tokens": packed.tokens,
+        "total_chunks": packed.metrics.total_chunks,
+        "shown": packed.shown.len() - left_out,
+        "left_out": left_out,
+        "has_more": packed.next_cursor.is_some(),
+        "next_cursor": packed.next_cursor,
+        "chunks": packed.shown,
+    });
+    if let Some(skipped) = skipped {
+        doc["skipped"] = skipped.iter().map(walk::Skipped::json).collect();
+    }
+    let mut out = serde_json::to_string_pretty(&doc).expect("the pack serializes");
+    out.push('\n');
+    out
 }

@@ -218,6 +218,7 @@ fn code_chunk(id: &str, score: f64, start: usize, lines: std::ops::RangeInclusiv
         header: None,
         lang: pare::pack::outline::Lang::Python,
         fields: Vec::new(),
+        from_source: false,
     }
 }
 

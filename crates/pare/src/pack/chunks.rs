@@ -24,6 +24,9 @@ pub struct Chunk {
     pub lang: Lang,
     /// The policy's extra fields (`pack.fields`) as name and text, in the policy's order.
     pub fields: Vec<(String, String)>,
+    /// Cut from a source file by pare itself ([`super::source`]): its id is its path and
+    /// lines and its score is no relevance, so its heading shows neither.
+    pub from_source: bool,
 }
 
 impl Chunk {
@@ -116,6 +119,7 @@ pub fn from_items<'a>(
                 .iter()
                 .filter_map(|f| Some((f.clone(), field_text(map, f)?)))
                 .collect(),
+            from_source: false,
         });
     }
     if !chunks.is_empty() && !any_text {

@@ -57,7 +57,12 @@ pub fn duplicates(chunks: &[Chunk], order: &[usize], threshold: f64) -> Vec<Opti
                 && c.path == o.path
                 && c.line_start <= o.line_end()
                 && o.line_start <= c.line_end();
-            overlapping || (!c.text.trim().is_empty() && jaccard(&sets[i], &sets[k]) >= threshold)
+            // Jaccard is at most the ratio of the sets' sizes: skip the ones that can't match
+            // (a whole source tree is thousands of chunks).
+            let (a, b) = (sets[i].len(), sets[k].len());
+            let could = a.min(b) as f64 >= threshold * a.max(b) as f64;
+            overlapping
+                || (could && !c.text.trim().is_empty() && jaccard(&sets[i], &sets[k]) >= threshold)
         });
         match dup {
             Some(k) => of[i] = Some(k),

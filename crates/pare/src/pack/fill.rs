@@ -60,19 +60,25 @@ impl Filler<'_> {
                 reason: "budget",
             })
             .collect();
-        let mut reserve = cache.count(self.tok, &self.footer(&decisions)) + 1;
+        let footer = cache.count(self.tok, &self.footer(&decisions)) + 1;
+        let mut reserve = 0;
         if !self.common.is_empty() {
             reserve += cache.count(self.tok, &self.common) + 1;
         }
         if let Some(envelope) = self.envelope {
             reserve += self.tok.count(&envelope(&decisions, self.budget)) + 1;
         }
-        // With `breadth`, every chunk gets the floor tier's room before any gets more.
+        // With `breadth`, every chunk gets the floor tier's room before any gets more. Then
+        // no chunk is left out, so no room goes to the left-out note (a whole tree's ids
+        // make a long one); without a floor, room for it is kept.
         let floor = if self.breadth {
             self.floor(reserve, cache)
         } else {
             None
         };
+        if floor.is_none() {
+            reserve += footer;
+        }
         let floor_of = |i: usize| match floor {
             Some(f) => self.caps[i].0.at_most(f),
             None => Tier::Out,
@@ -250,10 +256,15 @@ fn footer(
     }
 }
 
-/// Shown chunks (best first) in output order: as ranked, or best at both ends.
-fn arrange(shown: &[usize], order: PackOrder) -> Vec<usize> {
+/// Shown chunks (best first) in output order: as ranked, best at both ends, or as given.
+pub(super) fn arrange(shown: &[usize], order: PackOrder) -> Vec<usize> {
     match order {
         PackOrder::Score => shown.to_vec(),
+        PackOrder::Input => {
+            let mut v = shown.to_vec();
+            v.sort_unstable();
+            v
+        }
         PackOrder::Edges => {
             let (mut front, mut back) = (Vec::new(), Vec::new());
             for (k, &i) in shown.iter().enumerate() {

@@ -35,6 +35,7 @@ pub mod overlap;
 mod page;
 mod render;
 pub mod response;
+pub mod source;
 
 pub(crate) use page::cursor_check;
 pub use page::{pack, pack_from_cursor};
@@ -139,6 +140,38 @@ pub struct Packed {
     pub metrics: Metrics,
     /// The cursor of the next page, when chunks were left out that a next page can show.
     pub next_cursor: Option<String>,
+    /// This page's chunks as data (`pare pack --format json`): the shown ones in the text's
+    /// order, then the left-out ones best first.
+    pub shown: Vec<Shown>,
+}
+
+/// One chunk of a page as data: where it is from, its tier, what it shows and what that
+/// costs in the text.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    pub id: String,
+    /// Ids merged into this chunk ([`overlap`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
+    pub path: String,
+    /// First and last line in the file; `null` when the input did not say.
+    pub line_start: Option<usize>,
+    pub line_end: Option<usize>,
+    /// 1 = best.
+    pub rank: usize,
+    pub score: f64,
+    /// `full`, `preview`, `metadata-only`, `id-only`, `duplicate` or `left-out`.
+    pub tier: &'static str,
+    pub reason: &'static str,
+    /// Tokens of the chunk's block in the packed text (heading and fences included, the
+    /// blank line before the next block not); 0 when left out.
+    pub tokens: usize,
+    /// What the chunk shows: its text (full or preview), or its metadata line; `null` for
+    /// id-only, duplicate and left-out chunks.
+    pub text: Option<String>,
+    /// The id of the better chunk a duplicate repeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
 }
 
 /// Seed 003's metrics (these exact keys), plus where each chunk went and why.

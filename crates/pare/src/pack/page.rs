@@ -5,8 +5,8 @@
 use super::cache::PreviewCache;
 use super::chunks::{self, Chunk};
 use super::{
-    ItemMetric, Metrics, PackError, PackSettings, Packed, Tier, dedup, envelope, fill, overlap,
-    render,
+    ItemMetric, Metrics, PackError, PackSettings, Packed, Shown, Tier, dedup, envelope, fill,
+    overlap, render,
 };
 use crate::respond::cursor as codec;
 
@@ -95,7 +95,7 @@ fn pack_page(
 
     let mut on_earlier_page = vec![false; chunks.len()];
     let mut page_no = 1;
-    let (decisions, text, tokens, next_cursor) = loop {
+    let (decisions, text, tokens, next_cursor, this_page) = loop {
         let this_page: Vec<usize> = ranked
             .iter()
             .copied()
@@ -150,7 +150,7 @@ fn pack_page(
         let (decisions, text, tokens) = filler.fill(cache);
         if page_no >= page {
             let next = next_cursor.filter(|_| has_more(&this_page, &decisions));
-            break (decisions, text, tokens, next);
+            break (decisions, text, tokens, next, this_page);
         }
         for &i in &this_page {
             on_earlier_page[i] |= decisions[i].tier != Tier::Out;
@@ -207,12 +207,72 @@ fn pack_page(
         items,
     };
     metrics.record_output(tokens);
+    let shown = shown(chunks, &this_page, &decisions, &rank_of, settings, cache);
     Packed {
         text,
         tokens,
         metrics,
         next_cursor,
+        shown,
     }
+}
+
+/// The page's chunks as data, in the text's order and then the left-out ones.
+fn shown(
+    chunks: &[Chunk],
+    this_page: &[usize],
+    decisions: &[fill::Decision],
+    rank_of: &[usize],
+    settings: &PackSettings,
+    cache: &mut PreviewCache,
+) -> Vec<Shown> {
+    let on: Vec<usize> = this_page
+        .iter()
+        .copied()
+        .filter(|&i| decisions[i].tier != Tier::Out)
+        .collect();
+    let mut order = fill::arrange(&on, settings.options.order);
+    order.extend(
+        this_page
+            .iter()
+            .filter(|&&i| decisions[i].tier == Tier::Out),
+    );
+    order
+        .into_iter()
+        .map(|i| {
+            let c = &chunks[i];
+            let tier = decisions[i].tier;
+            let block = render::block(c, rank_of[i], tier, cache);
+            let tokens = block
+                .as_deref()
+                .map_or(0, |b| cache.count(settings.tokenizer, b));
+            let text = match tier {
+                Tier::Metadata => block,
+                _ => render::shown_text(c, tier, cache),
+            };
+            let duplicate_of = match tier {
+                Tier::Duplicate(rank) => rank_of
+                    .iter()
+                    .position(|&r| r == rank)
+                    .map(|k| chunks[k].id.clone()),
+                _ => None,
+            };
+            Shown {
+                id: c.id.clone(),
+                also: c.also.clone(),
+                path: c.path.clone(),
+                line_start: c.lines_known.then_some(c.line_start),
+                line_end: c.lines_known.then_some(c.line_end()),
+                rank: rank_of[i],
+                score: c.score,
+                tier: tier.name(),
+                reason: decisions[i].reason,
+                tokens,
+                text,
+                duplicate_of,
+            }
+        })
+        .collect()
 }
 
 /// Whether a next page can show more: this page left chunks out and showed at least one

@@ -27,14 +27,7 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
     match tier {
         Tier::Full => Some(code_block(chunk, rank, &chunk.text, "")),
         Tier::Preview(step) => {
-            let fraction = PREVIEW_STEPS[usize::from(step)];
-            let text = cache.preview(chunk, fraction, |c| {
-                let opts = PreviewOptions {
-                    head: fraction,
-                    tail: fraction,
-                };
-                outline::preview(&c.text, c.lang, c.line_start, &opts).text
-            });
+            let text = preview(chunk, step, cache);
             let note = if text == chunk.text {
                 ""
             } else {
@@ -43,7 +36,14 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
             Some(code_block(chunk, rank, &text, note))
         }
         Tier::Metadata => Some(metadata_line(chunk, cache)),
+        Tier::IdOnly if chunk.from_source => Some(format!("[id-only] {}", ids(chunk))),
         Tier::IdOnly => Some(format!("[id-only] {} · score {}", ids(chunk), score(chunk))),
+        Tier::Duplicate(of) if chunk.from_source => Some(format!(
+            "[{rank}] {} · L{}–{} · near-duplicate of [{of}]",
+            chunk.path,
+            chunk.line_start,
+            chunk.line_end()
+        )),
         Tier::Duplicate(of) => Some(format!(
             "[{rank}] {} · score {} · {} · near-duplicate of [{of}]",
             chunk.path,
@@ -54,13 +54,44 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
     }
 }
 
+/// The text a chunk shows at `tier`, without its heading: the full text or the preview;
+/// `None` for the tiers that show no text.
+pub fn shown_text(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
+    match tier {
+        Tier::Full => Some(chunk.text.clone()),
+        Tier::Preview(step) => Some(preview(chunk, step, cache)),
+        _ => None,
+    }
+}
+
+fn preview(chunk: &Chunk, step: u8, cache: &mut PreviewCache) -> String {
+    let fraction = PREVIEW_STEPS[usize::from(step)];
+    cache.preview(chunk, fraction, |c| {
+        let opts = PreviewOptions {
+            head: fraction,
+            tail: fraction,
+        };
+        outline::preview(&c.text, c.lang, c.line_start, &opts).text
+    })
+}
+
+/// A chunk's heading: `[rank] path · score s · id x`, or for a chunk pare cut from a source
+/// file (whose id is its path and lines) `[rank] path`.
+fn heading(chunk: &Chunk, rank: usize) -> String {
+    if chunk.from_source {
+        format!("[{rank}] {}", chunk.path)
+    } else {
+        format!(
+            "[{rank}] {} · score {} · {}",
+            chunk.path,
+            score(chunk),
+            id_field(chunk)
+        )
+    }
+}
+
 fn code_block(chunk: &Chunk, rank: usize, text: &str, note: &str) -> String {
-    let mut out = format!(
-        "[{rank}] {} · score {} · {}",
-        chunk.path,
-        score(chunk),
-        id_field(chunk)
-    );
+    let mut out = heading(chunk, rank);
     if chunk.lines_known {
         let _ = write!(out, " · L{}–{}", chunk.line_start, chunk.line_end());
     }
@@ -79,14 +110,17 @@ fn code_block(chunk: &Chunk, rank: usize, text: &str, note: &str) -> String {
 
 fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
     let (symbols, doc) = cache.outline_facts(chunk);
-    let mut out = format!(
-        "[metadata-only] {} · score {} · {} · L{}–{}",
-        chunk.path,
-        score(chunk),
-        id_field(chunk),
-        chunk.line_start,
-        chunk.line_end()
-    );
+    let mut out = if chunk.from_source {
+        format!("[metadata-only] {}", chunk.path)
+    } else {
+        format!(
+            "[metadata-only] {} · score {} · {}",
+            chunk.path,
+            score(chunk),
+            id_field(chunk)
+        )
+    };
+    let _ = write!(out, " · L{}–{}", chunk.line_start, chunk.line_end());
     push_fields(&mut out, chunk);
     if !symbols.is_empty() {
         let _ = write!(out, " · symbols: {}", symbols.join(", "));

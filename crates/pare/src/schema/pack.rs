@@ -47,8 +47,9 @@ pub struct PackOptions {
     /// structure-preserving preview (seed 003's `maxLength`, 2000).
     #[serde(default = "default_max_chars")]
     pub max_chars: usize,
-    /// Order of the packed items: `score` (best first) or `edges` (best at both ends, for
-    /// models that read the middle of a long context less well).
+    /// Order of the packed items: `score` (best first), `edges` (best at both ends, for
+    /// models that read the middle of a long context less well) or `input` (the input's
+    /// order; `pare pack DIR` uses it: files in path order, chunks in line order).
     #[serde(default)]
     pub order: PackOrder,
     /// Breadth before detail: first find the most detailed tier every chunk can show at once
@@ -87,6 +88,7 @@ pub enum PackOrder {
     #[default]
     Score,
     Edges,
+    Input,
 }
 
 impl Default for PackOptions {

@@ -40,6 +40,8 @@ mod lang;
 mod markdown;
 mod syntax;
 
+pub(crate) use syntax::{is_attached, last_row, tree};
+
 /// Longest signature kept whole (decorators and doc comments not counted); longer ones keep
 /// their first lines. Protects the budget from generated code with huge parameter lists.
 pub const MAX_SIGNATURE_LINES: usize = 12;

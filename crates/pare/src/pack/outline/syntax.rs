@@ -108,6 +108,12 @@ fn parse(text: &str, language: &Language) -> Option<Tree> {
         .unwrap_or_else(|_| run(&mut Parser::new()))
 }
 
+/// The syntax tree of `text`, if `lang` has a grammar and the parse finished within its
+/// operation budget (for [`crate::pack::source`]'s item chunks).
+pub(crate) fn tree(text: &str, lang: Lang) -> Option<Tree> {
+    parse(text, &grammar(lang)?)
+}
+
 pub(super) fn analyze(lines: &[&str], text: &str, lang: Lang) -> Analysis {
     let tree = grammar(lang).and_then(|g| parse(text, &g));
     let Some(tree) = tree else {
@@ -160,7 +166,7 @@ pub(super) struct Walker<'s, 't> {
 
 /// The last row a node covers: one ending at column 0 (after its newline) ends the row
 /// before.
-pub(super) fn last_row(node: Node) -> usize {
+pub(crate) fn last_row(node: Node) -> usize {
     let (start, end) = (node.start_position(), node.end_position());
     if end.column == 0 && end.row > start.row {
         end.row - 1
@@ -173,7 +179,7 @@ fn is_comment(kind: &str) -> bool {
     matches!(kind, "comment" | "line_comment" | "block_comment")
 }
 
-fn is_attached(kind: &str) -> bool {
+pub(crate) fn is_attached(kind: &str) -> bool {
     is_comment(kind)
         || matches!(
             kind,
