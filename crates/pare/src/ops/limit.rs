@@ -7,10 +7,13 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "limit"   # {"rels":[1,2,3,4,5]} → {"rels":[1,2],"rels_more":3}
+//! op = "limit"
 //! at = ["$.rels"]
 //! max = 2
 //! ```
+//!
+//! In: `{"rels":[1,2,3,4,5]}`
+//! Out: `{"rels":[1,2],"rels_more":3}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
