@@ -9,9 +9,10 @@ use clap::Args as ClapArgs;
 use pare::encode::Format;
 use pare::manifest::Manifest;
 use pare::policy::Policy;
+use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
-use pare::shape::{ShapeOptions, shape_json_line};
+use pare::shape::{ShapeOptions, shape_json_line_noting};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -88,6 +89,7 @@ impl Setup {
             track_paths: self.reporting,
             op_limit: None,
             notes: self.notes,
+            count_matches: false,
         }
     }
 }
@@ -186,12 +188,17 @@ pub fn run(args: Args) -> Result<()> {
         write_output(args.output.as_deref(), &out)?;
         clock.lap("write");
         finish_report(report_file, &paged)?;
+        // The text report says them; beside a report file they still go to stderr.
+        if args.report_json.is_some() {
+            warn(&page.record.warnings);
+        }
     } else {
         write_output(args.output.as_deref(), &out)?;
         clock.lap("write");
         if let Some(shaped) = &response.shaped {
             summarize(&shaped.manifest);
         }
+        warn(&page.record.warnings);
         // What the policy removed the summary above says (on a terminal): the note's line
         // for a model reading the page would only repeat it, on every run.
         if let Some(note) = page.note.as_deref().and_then(note::without_removed_line) {
@@ -309,6 +316,13 @@ impl PagedReport<'_> {
     }
 }
 
+/// Warnings (a selector that matched nothing, pages that do not decode alone) on stderr.
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("pare: warning: {w}");
+    }
+}
+
 /// Without a report, say in one line on a terminal what was removed: nothing silently.
 fn summarize(manifest: &Manifest) {
     if manifest.is_empty() || !io::stderr().is_terminal() {
@@ -343,6 +357,9 @@ fn finish_report(file: Option<AtomicFile>, report: &PagedReport) -> Result<()> {
         }
     }
 }
+
+/// One line shaped: its text, its report (when reporting), what the selectors matched.
+type Line = (String, Option<Report>, Seen);
 
 /// Lines per parallel batch: large enough to keep both cores busy, small enough that
 /// memory stays constant however long the input is.
@@ -382,6 +399,9 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     };
     let opts = setup.options();
     let mut total = Total::new(setup);
+    // What the selectors matched in any line: one warning at the end for each that matched
+    // in none, not one per line.
+    let mut seen: Option<Seen> = None;
     let mut lines = reader.lines();
     let mut line_no = 0usize;
     loop {
@@ -402,27 +422,33 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         if batch.is_empty() {
             break;
         }
-        let results: Vec<Result<(String, Option<Report>)>> = batch
+        let results: Vec<Result<Line>> = batch
             .par_iter()
             .map(|(n, line)| {
                 let at = |e| anyhow!("{name}: line {n}: {e}");
                 if setup.reporting {
                     let value = pare::json::parse(line).map_err(at)?;
-                    let r = measure(&value, &setup.policy, &opts, setup.format, true, true);
-                    Ok((r.text.clone(), Some(r)))
+                    let mut r = measure(&value, &setup.policy, &opts, setup.format, true, true);
+                    let matched = std::mem::take(&mut r.matches);
+                    Ok((r.text.clone(), Some(r), matched))
                 } else {
-                    let mut t =
-                        shape_json_line(line, &setup.policy, &opts, setup.format).map_err(at)?;
+                    let (mut t, matched) =
+                        shape_json_line_noting(line, &setup.policy, &opts, setup.format)
+                            .map_err(at)?;
                     t.push('\n');
-                    Ok((t, None))
+                    Ok((t, None, matched))
                 }
             })
             .collect();
         for r in results {
-            let (text, report) = r?;
+            let (text, report, matched) = r?;
             out.write_all(text.as_bytes())?;
             if let Some(report) = report {
                 total.add(report);
+            }
+            match &mut seen {
+                Some(s) => s.join(matched),
+                None => seen = Some(matched),
             }
         }
         if let Some(pb) = &progress {
@@ -436,19 +462,40 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     if let Some(pb) = progress {
         pb.finish_and_clear();
     }
+    let warnings = seen.map_or_else(Vec::new, |s| {
+        setup
+            .policy
+            .unmatched_warnings(&s, setup.level)
+            .into_iter()
+            .map(|w| w.replace(" matched nothing ", " matched nothing in any line "))
+            .collect()
+    });
     if setup.reporting {
         // Written even for an input of no lines (a report of zeros): a requested
         // --report-json that silently never appears would read as success.
         let report = total.finish();
         match report_file.take() {
             Some(mut f) => {
-                let mut text = serde_json::to_string_pretty(&report.to_json())?;
+                let mut json = report.to_json();
+                if !warnings.is_empty() {
+                    json["warnings"] = warnings.clone().into();
+                }
+                let mut text = serde_json::to_string_pretty(&json)?;
                 text.push('\n');
                 f.write_all(text.as_bytes())?;
                 f.commit()?;
+                warn(&warnings);
             }
-            None => eprint!("{}", report.to_text()),
+            None => {
+                let mut text = report.to_text();
+                for w in &warnings {
+                    text.push_str(&format!("  warning: {w}\n"));
+                }
+                eprint!("{text}");
+            }
         }
+    } else {
+        warn(&warnings);
     }
     Ok(())
 }
@@ -492,6 +539,7 @@ impl Total {
                     .collect(),
                 manifest: Manifest::default(),
                 text: String::new(),
+                matches: Seen::default(),
             },
         }
     }

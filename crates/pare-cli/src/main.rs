@@ -33,7 +33,8 @@ keep the caller in control, and every count is made with a real tokenizer.\n\n\
 Examples:\n  pare compact response.json --policy examples/policies/entities.toml --report\n  \
 pare compact response.json --policy examples/policies/entities.toml --format auto\n  \
 pare encode response.json --format toon\n  pare expand response.auto.txt\n  \
-pare stats response.json --top 15\n  pare policy check examples/policies/narrative.toml"
+pare stats response.json --top 15\n  pare policy ops\n  pare policy ops limit\n  \
+pare policy check examples/policies/narrative.toml --sample response.json"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -57,7 +58,8 @@ enum Command {
     /// Put pare in front of a REST API: its JSON responses shaped per route, paged under a
     /// budget; everything else passes through exactly.
     Http(http_cmd::Args),
-    /// Check a policy or print the policy JSON Schema.
+    /// Check a policy (and try it on a sample), list and explain the ops, or print the
+    /// policy JSON Schema.
     Policy {
         #[command(subcommand)]
         command: policy_cmd::Command,

@@ -1,10 +1,13 @@
-//! `pare policy check FILE` and `pare policy schema`.
+//! `pare policy check FILE [--sample INPUT]`, `pare policy ops [NAME]` and
+//! `pare policy schema`.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
+use pare::ops::OpDoc;
 use pare::policy::Policy;
+use pare::shape::{ShapeOptions, shape};
 use pare_mcp::ConfigError;
 
 use crate::io;
@@ -15,6 +18,21 @@ pub enum Command {
     Check {
         /// The policy file.
         file: PathBuf,
+        /// A JSON payload (`-` for stdin) to try the policy on: shows, for each op and each
+        /// of its selectors, how many nodes the selector matched, and flags the selectors
+        /// that matched nothing. Counted in one walk at the level shaped (the default level,
+        /// or --level), so a selector inside what an earlier op dropped counts 0.
+        #[arg(long, value_name = "INPUT")]
+        sample: Option<PathBuf>,
+        /// The level to try the sample at. Default: the policy's default level.
+        #[arg(long, requires = "sample")]
+        level: Option<String>,
+    },
+    /// List the ops a policy's `[[ops]]` tables can name, or show one: what it does, why,
+    /// its options (type, default, meaning) and examples with their input and output.
+    Ops {
+        /// The op to show. Default: list them all.
+        name: Option<String>,
     },
     /// Print the JSON Schema of policy files (for editors).
     Schema,
@@ -24,13 +42,31 @@ pub fn run(cmd: Command) -> Result<()> {
     // Written at once through `write_output`: a closed stdout (`| head -0`) is then an
     // error `main` treats as a quiet exit, where `println!` would panic.
     match cmd {
-        Command::Check { file } => {
+        Command::Check {
+            file,
+            sample,
+            level,
+        } => {
             let policy = load(&file)?;
             // What `pare mcp --policy FILE` would refuse, refused here too.
             pare_mcp::config::load(&file).map_err(|e| anyhow::anyhow!(mcp_error(&file, &e)))?;
             // What `pare http --policy FILE` would refuse in `[http]`.
             pare_http::config::load(&file)?;
-            io::write_output(None, &summary(&file, &policy))
+            let mut out = summary(&file, &policy);
+            if let Some(sample) = sample {
+                out += &sample_matches(&policy, &sample, level.as_deref())?;
+            }
+            io::write_output(None, &out)
+        }
+        Command::Ops { name: None } => io::write_output(None, &ops_list(&pare::ops::docs())),
+        Command::Ops { name: Some(name) } => {
+            let doc = pare::ops::doc(&name).ok_or_else(|| {
+                anyhow!(
+                    "unknown op `{name}`; allowed: {}",
+                    pare::ops::NAMES.join(", ")
+                )
+            })?;
+            io::write_output(None, &op_page(&doc))
         }
         Command::Schema => io::write_output(None, &pare::schema::json_schema()),
     }
@@ -63,6 +99,154 @@ fn summary(file: &Path, policy: &Policy) -> String {
         .collect();
     if !params.is_empty() {
         out += &format!("  params: {}\n", params.join(", "));
+    }
+    out
+}
+
+/// For each op and selector, the nodes it matched in `sample` at `level` (one walk).
+fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result<String> {
+    let name = io::input_name(Some(sample));
+    let text = io::read_input(Some(sample))?;
+    let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    let level = match level {
+        Some(l) => policy.level_index(l).map_err(|_| {
+            anyhow!(
+                "--level: unknown level `{l}`; this policy's levels: {}",
+                policy.levels().join(", ")
+            )
+        })?,
+        None => policy.level_index(policy.default_level())?,
+    };
+    let opts = ShapeOptions {
+        level,
+        count_matches: true,
+        ..ShapeOptions::new(policy)
+    };
+    let shaped = shape(value, policy, &opts);
+    let level_name = &policy.levels()[level];
+    let mut out = format!(
+        "  {name} at level {level_name}: nodes each selector matched
+"
+    );
+    let ops = policy.selector_matches(&shaped.matches, level);
+    let op_width = ops
+        .iter()
+        .map(|o| format!("ops[{}] {}", o.index, o.op).chars().count())
+        .max()
+        .unwrap_or(0);
+    let field_width = ops
+        .iter()
+        .flat_map(|o| o.selectors.iter().map(|s| s.field.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let sel_width = ops
+        .iter()
+        .flat_map(|o| o.selectors.iter().map(|s| s.selector.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let mut unmatched = 0;
+    for op in &ops {
+        let head = format!("ops[{}] {}", op.index, op.op);
+        if !op.runs {
+            out += &format!("    {head:<op_width$}  (does not run at {level_name})\n");
+            continue;
+        }
+        if op.selectors.is_empty() {
+            out += &format!("    {head:<op_width$}  (no selectors)\n");
+            continue;
+        }
+        for (i, s) in op.selectors.iter().enumerate() {
+            let head = if i == 0 { head.as_str() } else { "" };
+            let count = s.count.unwrap_or(0);
+            // `pare compact` warns about the rest (`Policy::unmatched_warnings`).
+            let flag = match (s.matched, s.guard, s.anywhere) {
+                (true, _, _) => "",
+                (false, true, _) => "  <- matched nothing (a guard: not warned)",
+                (false, _, true) => "  <- matched nothing (a `..` path: not warned)",
+                (false, false, false) => "  <- matched nothing",
+            };
+            unmatched += usize::from(!s.matched);
+            out += &format!(
+                "    {head:<op_width$}  {:<field_width$}  {:<sel_width$}  {count:>6}{flag}\n",
+                s.field, s.selector
+            );
+        }
+    }
+    if unmatched > 0 {
+        out += &format!(
+            "  {unmatched} selector{} matched nothing in {name}\n",
+            if unmatched == 1 { "" } else { "s" }
+        );
+    }
+    // The process ends next: skip freeing the tree.
+    std::mem::forget(shaped);
+    Ok(out)
+}
+
+/// `pare policy ops`: one line per op, names aligned.
+fn ops_list(docs: &[OpDoc]) -> String {
+    let width = docs.iter().map(|d| d.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for d in docs {
+        out += &format!("{:<width$}  {}\n", d.name, d.summary);
+    }
+    out += "\nDetails of one op (options, examples): pare policy ops NAME\n";
+    out
+}
+
+/// `pare policy ops NAME`: what, why, options, examples.
+fn op_page(d: &OpDoc) -> String {
+    let mut out = format!("{}: {}\n\nWhy: {}\n", d.name, d.summary, d.why);
+    out += "\nOptions:\n";
+    let name_w = d
+        .options
+        .iter()
+        .map(|o| o.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for o in &d.options {
+        let default = match &o.default {
+            None => "required".to_owned(),
+            Some(v) if v.is_empty() => "optional".to_owned(),
+            Some(v) => format!("default {v}"),
+        };
+        out += &format!("  {:<name_w$}  {}  ({default})\n", o.name, o.ty);
+        out += &wrap(&o.description, 6, 92);
+    }
+    for (i, ex) in d.examples.iter().enumerate() {
+        out += &if d.examples.len() == 1 {
+            "\nExample:\n".to_owned()
+        } else {
+            format!("\nExample {}:\n", i + 1)
+        };
+        for line in ex.policy.lines() {
+            out += &format!("  {line}\n");
+        }
+        out += &format!("\n  In:  {}\n  Out: {}\n", ex.input, ex.output);
+    }
+    if !d.notes.is_empty() {
+        out += &format!("\n{}\n", d.notes);
+    }
+    out
+}
+
+/// `text` wrapped at `width` columns, each line indented by `indent` spaces.
+fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent + line.chars().count() + 1 + word.chars().count() > width {
+            out += &format!("{pad}{line}\n");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out += &format!("{pad}{line}\n");
     }
     out
 }

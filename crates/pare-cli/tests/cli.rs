@@ -1433,3 +1433,161 @@ fn regression_policy_check_refuses_what_pare_mcp_refuses() {
     let out = run_in(dir.path(), &["policy", "check", "ok.toml"], "");
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+// ---------------------------------------------------------------- op docs
+
+#[test]
+fn policy_ops_lists_every_op() {
+    let out = ok(&["policy", "ops"], "");
+    for name in pare::ops::NAMES {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "`pare policy ops` lacks {name}"
+        );
+    }
+    insta::assert_snapshot!("policy_ops_list", out);
+}
+
+#[test]
+fn policy_ops_name_shows_what_why_options_examples() {
+    insta::assert_snapshot!("policy_ops_drop", ok(&["policy", "ops", "drop"], ""));
+    // Options of the tables inside (`rules[].when`) and two examples.
+    insta::assert_snapshot!("policy_ops_group", ok(&["policy", "ops", "group"], ""));
+    let prune = ok(&["policy", "ops", "prune"], "");
+    assert!(prune.contains("Example 1:") && prune.contains("Example 2:"));
+    for doc in pare::ops::docs() {
+        let out = ok(&["policy", "ops", doc.name], "");
+        for ex in &doc.examples {
+            assert!(
+                out.contains(&format!("  Out: {}\n", ex.output)),
+                "{}",
+                doc.name
+            );
+        }
+    }
+}
+
+#[test]
+fn error_policy_ops_unknown_name_lists_the_ops() {
+    let err = fail(&["policy", "ops", "dorp"], "");
+    assert_eq!(
+        err,
+        format!(
+            "pare: error: unknown op `dorp`; allowed: {}\n",
+            pare::ops::NAMES.join(", ")
+        )
+    );
+}
+
+// ---------------------------------------------------------------- selectors that match nothing
+
+/// A policy whose rooted paths miss, whose `$..` path misses (not warned: "wherever it
+/// occurs"), and an op at another level (not warned: it did not run).
+const MISSING: &str = r#"[[ops]]
+op = "drop"
+paths = ["$.meta", "$.mta", "$..gone"]
+
+[[ops]]
+op = "limit"
+at = ["$.rels"]
+max = 1
+levels = ["minimal"]
+
+[[ops]]
+op = "prune"
+except = ["$.keep_me"]
+"#;
+
+#[test]
+fn compact_warns_about_selectors_that_matched_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("p.toml"), MISSING).unwrap();
+    let input = r#"{"meta":1,"a":null,"b":2}"#;
+    let warning =
+        "pare: warning: ops[0] drop: `paths[1]` = `$.mta` matched nothing at level `standard`\n";
+    let out = run_in(dir.path(), &["compact", "-p", "p.toml"], input);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "{\"b\":2}\n"));
+    assert_eq!(out.stderr, warning);
+    let out = run_in(
+        dir.path(),
+        &["compact", "-p", "p.toml", "--level", "minimal"],
+        input,
+    );
+    assert_eq!(out.code, 0);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{}pare: warning: ops[1] limit: `at[0]` = `$.rels` matched nothing at level `minimal`\n",
+            warning.replace("standard", "minimal")
+        )
+    );
+    // Nothing ran: nothing to warn about.
+    let out = run_in(
+        dir.path(),
+        &["compact", "-p", "p.toml", "-l", "full"],
+        input,
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // In the report once; beside a report file, on stderr and in the file.
+    let out = run_in(dir.path(), &["compact", "-p", "p.toml", "--report"], input);
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stderr.matches("`$.mta` matched nothing").count(), 1);
+    assert!(
+        out.stderr
+            .contains("  warning: ops[0] drop: `paths[1]` = `$.mta`")
+    );
+    let out = run_in(
+        dir.path(),
+        &["compact", "-p", "p.toml", "--report-json", "r.json"],
+        input,
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, warning));
+    let report = json(&fs::read_to_string(dir.path().join("r.json")).unwrap());
+    assert_eq!(
+        report["warnings"][0],
+        warning["pare: warning: ".len()..].trim_end()
+    );
+    // JSONL: once at the end, for what matched in no line.
+    let lines = "{\"mta\":1}\n{\"b\":[]}\n";
+    let out = run_in(dir.path(), &["compact", "-p", "p.toml", "--jsonl"], lines);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "{}\n{}\n"));
+    assert_eq!(
+        out.stderr,
+        "pare: warning: ops[0] drop: `paths[0]` = `$.meta` matched nothing in any line at level `standard`\n"
+    );
+}
+
+#[test]
+fn policy_check_sample_counts_what_each_selector_matched() {
+    let mut out = String::new();
+    for (p, input) in [(ENTITIES, ENT_IN), (META, SM_IN), (NARRATIVE, NAR_IN)] {
+        out.push_str(&ok(&["policy", "check", p, "--sample", "-"], input));
+    }
+    out.push_str(&ok(
+        &["policy", "check", META, "--sample", "-", "--level", "none"],
+        SM_IN,
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("p.toml"), MISSING).unwrap();
+    fs::write(
+        dir.path().join("in.json"),
+        r#"{"meta":{"x":1},"rels":[1,2]}"#,
+    )
+    .unwrap();
+    let missing = run_in(
+        dir.path(),
+        &["policy", "check", "p.toml", "--sample", "in.json"],
+        "",
+    );
+    assert_eq!((missing.code, missing.stderr.as_str()), (0, ""));
+    out.push_str(&missing.stdout);
+    insta::assert_snapshot!("policy_check_sample", out);
+    let err = fail(&["policy", "check", ENTITIES, "--sample", "-"], "{\"a\":");
+    assert!(err.starts_with("pare: error: <stdin>: "), "{err}");
+    let err = fail(
+        &["policy", "check", ENTITIES, "--sample", "-", "--level", "x"],
+        "{}",
+    );
+    assert!(err.contains("unknown level `x`; this policy's levels: standard, full"));
+}

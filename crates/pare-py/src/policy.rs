@@ -365,6 +365,7 @@ impl PyPolicy {
             track_paths: false,
             op_limit: None,
             notes: opts.omitted,
+            count_matches: false,
         };
         let out = py.detach(|| {
             let mut out = Vec::with_capacity(lines.len());

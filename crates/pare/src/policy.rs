@@ -19,7 +19,7 @@
 use crate::ops::Op;
 use crate::ops::compile::{CompileCx, FULL, PolicyError};
 use crate::params::{Params, Scalar};
-use crate::query::selector::SelectorSet;
+use crate::query::selector::{Seen, SelectorSet};
 use crate::schema::PolicyOptions;
 
 /// One op of a compiled policy.
@@ -29,6 +29,8 @@ pub(crate) struct CompiledOp {
     /// Bit i set: the op runs at level i.
     pub levels: u64,
     pub op: Box<dyn Op>,
+    /// The selectors in its options.
+    pub selectors: Vec<crate::ops::compile::UsedSelector>,
 }
 
 /// A validated, compiled policy. Cheap to share across threads.
@@ -139,6 +141,7 @@ impl Policy {
                 name: spec.name(),
                 levels: levels_mask,
                 op,
+                selectors: cx.used_selectors(),
             });
         }
         // Compiled even when off: a request may switch notes on.
@@ -188,6 +191,60 @@ impl Policy {
             .map(|o| o.name)
             .collect()
     }
+    /// For each op, each selector of its options and what it selected in a walk at `level`
+    /// ([`crate::shape::Shaped::matches`]).
+    pub fn selector_matches(&self, seen: &Seen, level: usize) -> Vec<OpMatches> {
+        self.ops
+            .iter()
+            .enumerate()
+            .map(|(index, op)| OpMatches {
+                index,
+                op: op.name,
+                runs: op.levels & (1 << level) != 0,
+                selectors: op
+                    .selectors
+                    .iter()
+                    .map(|u| SelectorMatch {
+                        field: u.field.clone(),
+                        selector: self.selectors.selector(u.index).source().to_owned(),
+                        anywhere: self.selectors.selector(u.index).has_descendant(),
+                        guard: u.guard,
+                        matched: self.selectors.was_matched(seen, u.index),
+                        count: self.selectors.match_count(seen, u.index),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// A warning for each selector of an op that ran at `level` and selected nothing:
+    /// `` ops[2] drop: `paths[0]` = `$.meta` matched nothing at level `standard` ``.
+    ///
+    /// Not for selectors with a descendant segment (`$..created_at`): those say "wherever
+    /// it occurs", and a policy serving many payloads names fields each payload may lack,
+    /// so warning about them on every run would teach users to ignore warnings. A rooted
+    /// path that matches nothing is a typo or a policy meant for another payload. Nor for
+    /// guards (`prune`'s `except`: "leave this alone if it is there").
+    /// (`pare policy check --sample` shows every selector's matches, these included.)
+    pub fn unmatched_warnings(&self, seen: &Seen, level: usize) -> Vec<String> {
+        let level_name = &self.levels[level];
+        self.selector_matches(seen, level)
+            .into_iter()
+            .filter(|op| op.runs)
+            .flat_map(|op| {
+                op.selectors
+                    .into_iter()
+                    .filter(|s| !s.matched && !s.anywhere && !s.guard)
+                    .map(move |s| {
+                        format!(
+                            "ops[{}] {}: `{}` = `{}` matched nothing at level `{level_name}`",
+                            op.index, op.op, s.field, s.selector
+                        )
+                    })
+            })
+            .collect()
+    }
+
     /// Whether levels `a` and `b` give the same output for every input: a packing policy's
     /// levels differ only in the tier they allow, any other policy's only in the ops (and
     /// op rules) that run at them. `full` is alike the levels that run nothing.
@@ -238,6 +295,33 @@ impl Policy {
         }
         Ok(Params::from_checked(values))
     }
+}
+
+/// One op's selectors and what they selected ([`Policy::selector_matches`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpMatches {
+    /// Its index in the policy's `ops`.
+    pub index: usize,
+    pub op: &'static str,
+    /// Whether it runs at the level walked.
+    pub runs: bool,
+    pub selectors: Vec<SelectorMatch>,
+}
+
+/// One selector of an op's options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectorMatch {
+    /// Where it is written, e.g. `paths[1]`.
+    pub field: String,
+    /// As written.
+    pub selector: String,
+    /// It has a descendant segment (`$..x`): it may match at any depth.
+    pub anywhere: bool,
+    /// It names what the op leaves alone (`prune`'s `except`), not what it acts on.
+    pub guard: bool,
+    pub matched: bool,
+    /// Nodes selected, when the walk counted ([`crate::shape::ShapeOptions::count_matches`]).
+    pub count: Option<u64>,
 }
 
 fn validate_levels(names: &[String]) -> Result<Vec<String>, PolicyError> {
@@ -295,6 +379,71 @@ fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyE
 #[cfg(test)]
 mod tests {
     use super::Policy;
+    use crate::shape::{ShapeOptions, shape};
+
+    fn warnings(policy: &Policy, input: &str, level: &str) -> Vec<String> {
+        let level = policy.level_index(level).unwrap();
+        let opts = ShapeOptions {
+            level,
+            ..ShapeOptions::new(policy)
+        };
+        let shaped = shape(crate::json::parse(input).unwrap(), policy, &opts);
+        policy.unmatched_warnings(&shaped.matches, level)
+    }
+
+    #[test]
+    fn selectors_that_matched_nothing_are_warned_about() {
+        let p = Policy::parse(
+            "levels = [\"brief\", \"standard\", \"full\"]\n\
+             [[ops]]\nop = \"drop\"\npaths = [\"$.meta\", \"$.nope\", \"$..gone\"]\n\
+             [[ops]]\nop = \"limit\"\nat = [\"$.nope.y\"]\nmax = 1\nlevels = [\"brief\"]\n\
+             [[ops]]\nop = \"nest\"\nat = [\"$\"]\nmap = \"m\"\ninto = \"r\"\nmatch = \"id\"\n",
+        )
+        .unwrap();
+        let input = r#"{"meta":1,"r":[{"id":"a"}],"m":{}}"#;
+        // `$..gone` says "wherever it occurs": not warned about. `limit` does not run.
+        assert_eq!(
+            warnings(&p, input, "standard"),
+            ["ops[0] drop: `paths[1]` = `$.nope` matched nothing at level `standard`"]
+        );
+        assert_eq!(
+            warnings(&p, input, "brief"),
+            [
+                "ops[0] drop: `paths[1]` = `$.nope` matched nothing at level `brief`",
+                "ops[1] limit: `at[0]` = `$.nope.y` matched nothing at level `brief`",
+            ]
+        );
+        assert!(warnings(&p, input, "full").is_empty(), "no op runs at full");
+        // A selector inside what `drop` removed is never reached.
+        assert_eq!(
+            warnings(&p, r#"{"meta":1,"nope":{"y":[1,2]}}"#, "brief"),
+            ["ops[1] limit: `at[0]` = `$.nope.y` matched nothing at level `brief`"]
+        );
+    }
+
+    /// Arrays of 2048 items and more are shaped in parallel chunks: what each chunk saw is
+    /// joined, counts included.
+    #[test]
+    fn matches_are_joined_across_parallel_chunks() {
+        let p =
+            Policy::parse("[[ops]]\nop = \"drop\"\npaths = [\"$[*].a\", \"$[4000].b\"]\n").unwrap();
+        let items: Vec<String> = (0..5000).map(|i| format!(r#"{{"a":{i},"b":1}}"#)).collect();
+        let input = format!("[{}]", items.join(","));
+        let opts = ShapeOptions {
+            count_matches: true,
+            ..ShapeOptions::new(&p)
+        };
+        let shaped = shape(crate::json::parse(&input).unwrap(), &p, &opts);
+        let level = p.level_index("standard").unwrap();
+        let m = p.selector_matches(&shaped.matches, level);
+        let counts: Vec<_> = m[0]
+            .selectors
+            .iter()
+            .map(|s| (s.matched, s.count))
+            .collect();
+        assert_eq!(counts, [(true, Some(5000)), (true, Some(1))]);
+        assert!(p.unmatched_warnings(&shaped.matches, level).is_empty());
+    }
 
     #[test]
     fn levels_alike_when_the_same_ops_and_rules_run_at_them() {

@@ -43,6 +43,8 @@ pub struct Report {
     pub manifest: Manifest,
     /// The shaped text exactly as counted.
     pub text: String,
+    /// Which selectors matched ([`Policy::unmatched_warnings`]).
+    pub matches: crate::query::selector::Seen,
 }
 
 impl Report {
@@ -151,6 +153,7 @@ pub fn measure(
                     track_paths: false,
                     op_limit: Some(k + 1),
                     notes: opts.notes,
+                    count_matches: false,
                 };
                 count(&shape(input.clone(), policy, &prefix).value)
             };
@@ -170,5 +173,6 @@ pub fn measure(
         ops,
         manifest: shaped.manifest,
         text,
+        matches: shaped.matches,
     }
 }

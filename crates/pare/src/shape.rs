@@ -18,7 +18,7 @@ use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
 use crate::params::Params;
 use crate::policy::Policy;
-use crate::query::selector::{MatchState, Step};
+use crate::query::selector::{MatchState, Seen, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
 
@@ -35,6 +35,9 @@ pub struct ShapeOptions<'a> {
     pub op_limit: Option<usize>,
     /// Write `_omitted` notes; `None`: as the policy says.
     pub notes: Option<bool>,
+    /// Count the nodes each selector selects ([`Shaped::matches`]; `pare policy check
+    /// --sample`). Whether each selected any is always noted.
+    pub count_matches: bool,
 }
 
 impl<'a> ShapeOptions<'a> {
@@ -49,6 +52,7 @@ impl<'a> ShapeOptions<'a> {
             track_paths: false,
             op_limit: None,
             notes: None,
+            count_matches: false,
         }
     }
 }
@@ -62,6 +66,8 @@ pub struct Shaped {
     /// process about to exit can skip it (`std::mem::forget`), which on large inputs saves
     /// as much time as the shaping itself.
     pub removed: Vec<Value>,
+    /// Which selectors selected a node ([`Policy::selector_matches`]; unnoted when no op ran).
+    pub matches: Seen,
 }
 
 /// One JSON text shaped and rendered in `format`, with no budget and no record: what
@@ -73,9 +79,21 @@ pub fn shape_json_line(
     opts: &ShapeOptions,
     format: crate::encode::Format,
 ) -> Result<String, crate::json::JsonError> {
+    Ok(shape_json_line_noting(text, policy, opts, format)?.0)
+}
+
+/// [`shape_json_line`], with what the policy's selectors matched (for a door that says, at
+/// the end, which matched in no line).
+pub fn shape_json_line_noting(
+    text: &str,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    format: crate::encode::Format,
+) -> Result<(String, Seen), crate::json::JsonError> {
     let value = crate::json::parse(text)?;
     let shaped = shape(value, policy, opts);
-    Ok(crate::encode::render(&shaped.value, format, opts.tokenizer))
+    let text = crate::encode::render(&shaped.value, format, opts.tokenizer);
+    Ok((text, shaped.matches))
 }
 
 /// Shape `value` with `policy`. At the `full` level this returns the value untouched.
@@ -108,9 +126,11 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
         level: opts.level,
         removed: Vec::new(),
         root_is_object: matches!(value, Value::Object(_)),
+        seen: Seen::new(&policy.selectors, opts.count_matches),
     };
     if !walker.ops.is_empty() {
         let root = policy.selectors.root();
+        policy.selectors.note(&mut walker.seen, &root);
         walker.walk(&mut value, root, None);
         // A sibling of the root has nowhere to go; ops only add them under objects.
         walker.siblings.clear();
@@ -129,6 +149,7 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
         value,
         manifest: walker.rec.finish(),
         removed: walker.removed,
+        matches: walker.seen,
     }
 }
 
@@ -145,6 +166,7 @@ struct Walker<'p> {
     level: usize,
     removed: Vec<Value>,
     root_is_object: bool,
+    seen: Seen,
 }
 
 impl Walker<'_> {
@@ -200,6 +222,7 @@ impl Walker<'_> {
         let mut kept = 0usize;
         map.entries_mut().retain_mut(|(k, v)| {
             let st = set.step(&state, Step::Key(k));
+            set.note(&mut self.seen, &st);
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
                 self.rec.key(removed_kind(v), k, 1);
@@ -241,6 +264,7 @@ impl Walker<'_> {
         let mut index = 0usize;
         items.retain_mut(|v| {
             let st = set.step(&state, Step::Index { index, len });
+            set.note(&mut self.seen, &st);
             index += 1;
             if let Some(op) = self.dropper(&st) {
                 self.rec.set_op(op);
@@ -280,6 +304,7 @@ impl<'p> Walker<'p> {
             level: self.level,
             removed: Vec::new(),
             root_is_object: self.root_is_object,
+            seen: Seen::new(&self.policy.selectors, self.seen.is_counting()),
         }
     }
 
@@ -304,6 +329,7 @@ impl<'p> Walker<'p> {
                 for (j, v) in part.iter_mut().enumerate() {
                     let index = c * chunk + j;
                     let st = set.step(&state, Step::Index { index, len });
+                    set.note(&mut w.seen, &st);
                     if let Some(op) = w.dropper(&st) {
                         w.rec.set_op(op);
                         w.rec.items(removed_kind(v), 1);
@@ -326,6 +352,7 @@ impl<'p> Walker<'p> {
                 }
             }
             self.removed.extend(fork.removed);
+            self.seen.join(fork.seen);
             dropped_all.extend(dropped);
         }
         if !dropped_all.is_empty() {

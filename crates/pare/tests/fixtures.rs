@@ -78,6 +78,7 @@ impl<'a> Request<'a> {
             track_paths: true,
             op_limit: None,
             notes: self.notes,
+            count_matches: false,
         };
         Ok(shape(input, policy, &opts))
     }

@@ -86,6 +86,17 @@ fn backticked(text: &str) -> Option<&str> {
     Some(&text[start..start + len])
 }
 
+/// A selector an op's options name.
+#[derive(Debug, Clone)]
+pub(crate) struct UsedSelector {
+    /// Where, e.g. `paths[1]`.
+    pub field: String,
+    /// Its index in the policy's selector set.
+    pub index: usize,
+    /// Names what an op leaves alone ([`CompileCx::guard_selectors`]).
+    pub guard: bool,
+}
+
 /// What ops see while compiling: registers selectors, validates references.
 pub struct CompileCx<'a> {
     selectors: Vec<Selector>,
@@ -95,6 +106,8 @@ pub struct CompileCx<'a> {
     /// Every level mask handed out (ops' and their rules'): two levels that fall on the
     /// same side of each shape the same ([`crate::policy::Policy::levels_alike`]).
     masks: std::cell::RefCell<Vec<u64>>,
+    /// The selectors registered since the last [`CompileCx::at`].
+    used: Vec<UsedSelector>,
 }
 
 impl<'a> CompileCx<'a> {
@@ -106,6 +119,7 @@ impl<'a> CompileCx<'a> {
             params,
             levels,
             masks: Default::default(),
+            used: Vec::new(),
         }
     }
 
@@ -117,6 +131,13 @@ impl<'a> CompileCx<'a> {
     /// Set the key errors are reported under (`ops[2]`, `omitted`).
     pub(crate) fn at(&mut self, key: impl Into<String>) {
         self.key = key.into();
+        self.used.clear();
+    }
+
+    /// The selectors the op being compiled registered, as (field, selector index): what
+    /// [`crate::shape::Matches`] reports on per op.
+    pub(crate) fn used_selectors(&self) -> Vec<UsedSelector> {
+        self.used.clone()
     }
 
     /// The selectors registered, in index order.
@@ -167,12 +188,36 @@ impl<'a> CompileCx<'a> {
 
     /// Register a selector; returns its index in the policy's selector set.
     pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
-        if let Some(i) = self.selectors.iter().position(|s| s.source() == src) {
-            return Ok(i);
+        let i = match self.selectors.iter().position(|s| s.source() == src) {
+            Some(i) => i,
+            None => {
+                let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+                self.selectors.push(sel);
+                self.selectors.len() - 1
+            }
+        };
+        self.used.push(UsedSelector {
+            field: field.to_owned(),
+            index: i,
+            guard: false,
+        });
+        Ok(i)
+    }
+
+    /// [`CompileCx::selectors`] for guards (what an op must leave alone, like `prune`'s
+    /// `except`): a guard that matches nothing is not warned about, since it only says
+    /// "if this is there".
+    pub fn guard_selectors(
+        &mut self,
+        field: &str,
+        srcs: &[String],
+    ) -> Result<Vec<usize>, PolicyError> {
+        let from = self.used.len();
+        let out = self.selectors(field, srcs)?;
+        for u in &mut self.used[from..] {
+            u.guard = true;
         }
-        let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
-        self.selectors.push(sel);
-        Ok(self.selectors.len() - 1)
+        Ok(out)
     }
 
     pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {

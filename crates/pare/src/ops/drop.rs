@@ -6,9 +6,12 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "drop"   # {"id":1,"created_at":"…","meta":{"v":2}} → {"id":1}
+//! op = "drop"
 //! paths = ["$..created_at", "$.meta"]
 //! ```
+//!
+//! In: `{"id":1,"created_at":"2024-01-01","meta":{"v":2},"items":[{"id":2,"created_at":"2024-01-02"}]}`
+//! Out: `{"id":1,"items":[{"id":2}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,18 +1,24 @@
 //! `filter`: remove array items for which a predicate holds (or keep only those it holds for).
 //!
 //! Why: sub-30-second website visits are redirects and misclicks (seed ADR 0006 raised
-//! `minMinutes` to 0.5). The predicate is an expression over each item (see
-//! [`crate::query::expr`]); a parameter makes the threshold the caller's choice. A
-//! comparison with a missing field never holds, so with `remove_where` absence never removes
-//! an item; with `keep_where` only items it holds for stay. The number removed is recorded.
+//! `minMinutes` to 0.5). The predicate is an expression over each item: paths relative to
+//! the item (`minutes`, `refs.id`), `== != < <= > >=`, `and or not`, JSON literals, and
+//! `$name` for a policy parameter, which makes a threshold the caller's choice
+//! (`type == 'OM_SIMILAR' and score < $minScore`). A comparison with a missing field never
+//! holds, so with `remove_where` absence never removes an item; with `keep_where` only
+//! items it holds for stay. The number removed is recorded.
 //!
 //! ```toml
 //! params = { minMinutes = 0.5 }
+//!
 //! [[ops]]
-//! op = "filter"   # [{"m":0.2},{"m":3}] → [{"m":3}]
+//! op = "filter"
 //! at = ["$.websites"]
 //! remove_where = "minutes < $minMinutes"
 //! ```
+//!
+//! In: `{"websites":[{"domain":"t.co","minutes":0.2},{"domain":"github.com","minutes":3},{"domain":"x.org"}]}`
+//! Out: `{"websites":[{"domain":"github.com","minutes":3},{"domain":"x.org"}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -8,10 +8,13 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "flatten"  # {"id":1,"refs":{"a":"x","shot":"s"}} → {"id":1,"shot":"s"}
+//! op = "flatten"
 //! paths = ["$.segments[*].refs"]
 //! fields = ["shot"]
 //! ```
+//!
+//! In: `{"segments":[{"id":1,"refs":{"a":"x","shot":"s"},"app":"Figma"}]}`
+//! Out: `{"segments":[{"id":1,"shot":"s","app":"Figma"}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

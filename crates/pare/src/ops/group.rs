@@ -15,11 +15,14 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "group"   # [{"type":"A","v":"x"},{"type":"A","v":"y"},{"type":"N"}] → {"as":["x","y"]}
+//! op = "group"
 //! at = ["$.relations"]
 //! by = "type"
 //! rules = [{ when = ["A"], key = "as", shape = "list", value = "v" }]
 //! ```
+//!
+//! In: `{"relations":[{"type":"A","v":"x"},{"type":"A","v":"y"},{"type":"N","v":"z"}]}`
+//! Out: `{"relations":{"as":["x","y"]}}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

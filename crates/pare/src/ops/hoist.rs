@@ -8,9 +8,12 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "hoist"  # {"r":[{"t":"h","id":1},{"t":"h","id":2}]} → {"r_common":{"t":"h"},"r":[{"id":1},{"id":2}]}
+//! op = "hoist"
 //! at = ["$.results"]
 //! ```
+//!
+//! In: `{"results":[{"type":"hybrid","id":1},{"type":"hybrid","id":2}]}`
+//! Out: `{"results_common":{"type":"hybrid"},"results":[{"id":1},{"id":2}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

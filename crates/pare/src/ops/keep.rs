@@ -5,12 +5,18 @@
 //! everything that goes, and new upstream fields stay out until someone asks for them.
 //!
 //! ```toml
+//! levels = ["ids_only", "standard", "full"]
+//! default_level = "ids_only"
+//!
 //! [[ops]]
-//! op = "keep"     # {"chunk_id":1,"rank":1,"chunk_text":"…"} → {"chunk_id":1,"rank":1}
+//! op = "keep"
 //! levels = ["ids_only"]
 //! at = ["$.results[*]"]
 //! fields = ["chunk_id", "hybrid_score", "rank"]
 //! ```
+//!
+//! In: `{"results":[{"chunk_id":1,"rank":1,"chunk_text":"fn main() {}","hybrid_score":0.9}]}`
+//! Out: `{"results":[{"chunk_id":1,"rank":1,"hybrid_score":0.9}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

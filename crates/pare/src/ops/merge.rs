@@ -9,15 +9,18 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "merge"   # VS Code 09:00–09:10 + VS Code 09:11–09:20 → VS Code 09:00–09:20, 20.0 min
+//! op = "merge"
 //! at = ["$.segments"]
-//! key = ["application"]
-//! start = "startTime"
-//! end = "endTime"
+//! key = ["app"]
+//! start = "start"
+//! end = "end"
 //! max_gap_minutes = 2.0
-//! duration = "durationMinutes"
-//! coalesce = ["screenshotRef"]
+//! duration = "minutes"
+//! coalesce = ["shot"]
 //! ```
+//!
+//! In: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:10:00Z","shot":null},{"app":"VS Code","start":"2026-02-17T09:11:00Z","end":"2026-02-17T09:20:00Z","shot":"s1"},{"app":"Slack","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z"}]}`
+//! Out: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:20:00Z","shot":"s1","minutes":20.0},{"app":"Slack","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z"}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

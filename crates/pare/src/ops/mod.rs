@@ -11,6 +11,9 @@
 //! acts during the engine's single walk over the value: [`Op::drops`] before the walk
 //! descends into an object member, [`Op::apply`] on each node after its children are done.
 //! Ops record what they remove ([`ApplyCx::rec`]).
+//!
+//! Each op file opens with a `//!` block in the format [`docs`] reads (summary, why, examples
+//! with their input and output); it is embedded in the binary and tested (every example runs).
 
 use std::fmt::Debug;
 
@@ -77,10 +80,23 @@ macro_rules! ops {
 
         /// Every op name, in registry order.
         pub const NAMES: &[&str] = &[$(stringify!($module)),*];
+
+        /// Each op's name, `//!` doc block (only the block is embedded) and options schema,
+        /// in registry order: what [`docs::docs`] reads.
+        pub(crate) const DOCS: &[(&str, &str, fn() -> schemars::Schema)] = &[
+            $((stringify!($module), docs::doc_block!($module), schema_of::<$module::$spec>),)*
+        ];
     };
 }
 
 pub mod compile;
+pub mod docs;
+
+pub use docs::{OpDoc, doc, docs};
+
+fn schema_of<T: JsonSchema>() -> schemars::Schema {
+    schemars::schema_for!(T)
+}
 
 // The registry: a `mod` line (rustfmt keeps these sorted) and an `ops!` line per op. The
 // `ops!` order is the order of `NAMES`, of error messages and of the JSON Schema.

@@ -8,12 +8,15 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "nest"   # {"r":[{"id":"a"}],"rel":{"a":{"x":1}}} → {"r":[{"id":"a","rel":{"x":1}}]}
+//! op = "nest"
 //! at = ["$"]
 //! map = "rel"
 //! into = "r"
 //! match = "id"
 //! ```
+//!
+//! In: `{"r":[{"id":"a"},{"id":"b"}],"rel":{"a":{"x":1},"c":{"x":3}}}`
+//! Out: `{"r":[{"id":"a","rel":{"x":1}},{"id":"b"}],"rel":{"c":{"x":3}}}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

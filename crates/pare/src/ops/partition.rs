@@ -13,10 +13,13 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "partition"   # [{"t":"A","v":1},{"t":"B","v":2},{"t":"A","v":3}] → {"A":[{"v":1},{"v":3}],"B":[{"v":2}]}
+//! op = "partition"
 //! at = ["$.relationships"]
 //! by = "t"
 //! ```
+//!
+//! In: `{"relationships":[{"t":"A","v":1},{"t":"B","v":2},{"t":"A","v":3}]}`
+//! Out: `{"relationships":{"A":[{"v":1},{"v":3}],"B":[{"v":2}]}}`
 
 use std::collections::HashMap;
 

@@ -7,10 +7,21 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "prune"            # {"a":1,"b":null,"c":[],"d":[null]} → {"a":1,"d":[null]}
-//! empty_string = false    # keep "" members
+//! op = "prune"
+//! ```
+//!
+//! In: `{"a":1,"b":null,"c":[],"d":[null],"e":"","meta":{"x":null}}`
+//! Out: `{"a":1,"d":[null]}`
+//!
+//! ```toml
+//! [[ops]]
+//! op = "prune"
+//! empty_string = false              # keep "" members
 //! except = ["$.meta_relations.*"]   # a {} there means "no relations": keep it
 //! ```
+//!
+//! In: `{"a":1,"b":null,"e":"","meta_relations":{"m1":{},"m2":{"x":1}}}`
+//! Out: `{"a":1,"e":"","meta_relations":{"m1":{},"m2":{"x":1}}}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -67,7 +78,7 @@ impl PruneSpec {
                 Some(at) => Some(cx.selectors("at", at)?),
                 None => None,
             },
-            except: cx.selectors("except", &self.except)?,
+            except: cx.guard_selectors("except", &self.except)?,
         })
     }
 }

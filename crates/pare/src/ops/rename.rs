@@ -9,9 +9,12 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "rename"   # {"relationship_type":"PARTNER"} → {"_legend":{"rt":"relationship_type"},"rt":"PARTNER"}
+//! op = "rename"
 //! map = { relationship_type = "rt" }
 //! ```
+//!
+//! In: `{"rels":[{"relationship_type":"PARTNER"},{"relationship_type":"OWNS"}]}`
+//! Out: `{"_legend":{"rt":"relationship_type"},"rels":[{"rt":"PARTNER"},{"rt":"OWNS"}]}`
 
 use std::collections::BTreeMap;
 

@@ -8,10 +8,13 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "round"   # {"score":0.627281} → {"score":0.63}
+//! op = "round"
 //! at = ["$..score"]
 //! decimals = 2
 //! ```
+//!
+//! In: `{"results":[{"id":7,"score":0.627281},{"id":8,"score":0.601}]}`
+//! Out: `{"results":[{"id":7,"score":0.63},{"id":8,"score":0.6}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -7,11 +7,14 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "tier"   # {"score":0.92} → {"score":"high"}
+//! op = "tier"
 //! at = ["$..score"]
 //! tiers = [{ min = 0.8, label = "high" }, { min = 0.5, label = "medium" }]
 //! below = "low"
 //! ```
+//!
+//! In: `{"results":[{"score":0.92},{"score":0.6},{"score":0.1}]}`
+//! Out: `{"results":[{"score":"high"},{"score":"medium"},{"score":"low"}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -39,7 +42,9 @@ pub struct TierSpec {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TierBand {
+    /// The band's lower bound: numbers ≥ `min` (and below the next band up) get its label.
     pub min: f64,
+    /// The label that replaces them.
     pub label: String,
 }
 

@@ -7,10 +7,13 @@
 //!
 //! ```toml
 //! [[ops]]
-//! op = "truncate"   # a 900-token "description" → its first ~140 and last ~60 tokens
+//! op = "truncate"
 //! at = ["$..description"]
-//! max_tokens = 200
+//! max_tokens = 20
 //! ```
+//!
+//! In: `{"id":1,"description":"Redis is an in-memory data store used as a cache, a message broker and a database; this one holds the session tokens of the web tier and is flushed nightly."}`
+//! Out: `{"id":1,"description":"Redis is an in-memory data store used …[22 tokens cut]…  is flushed nightly."}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -827,6 +827,65 @@ impl SelectorSet {
     }
 }
 
+/// Which selectors selected some node during a walk and, when asked for, how many nodes
+/// each: the walk notes every node's state ([`SelectorSet::note`]), a few word ORs per node,
+/// so a policy can say which of its selectors matched nothing without a second pass.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Seen {
+    /// Every position live at some node.
+    reached: MatchState,
+    /// Nodes selected, per selector; `None` unless counting was asked for.
+    counts: Option<Vec<u64>>,
+}
+
+impl Seen {
+    /// Nothing seen yet; `count`: also count the nodes each selector selects.
+    pub fn new(set: &SelectorSet, count: bool) -> Seen {
+        Seen {
+            reached: MatchState::default(),
+            counts: count.then(|| vec![0; set.len()]),
+        }
+    }
+
+    /// Add what another walk (a parallel chunk) saw.
+    pub fn join(&mut self, other: Seen) {
+        self.reached.or_assign(&other.reached);
+        if let (Some(a), Some(b)) = (&mut self.counts, other.counts) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+    }
+
+    /// Whether counts are kept.
+    pub fn is_counting(&self) -> bool {
+        self.counts.is_some()
+    }
+}
+
+impl SelectorSet {
+    /// Note that the walk reached a node in `state`.
+    #[inline]
+    pub fn note(&self, seen: &mut Seen, state: &MatchState) {
+        seen.reached.or_assign(state);
+        if let Some(counts) = &mut seen.counts {
+            for s in self.matched(state) {
+                counts[s] += 1;
+            }
+        }
+    }
+
+    /// Whether selector `i` selected some node of the walks `seen` noted.
+    pub fn was_matched(&self, seen: &Seen, i: usize) -> bool {
+        self.matches(&seen.reached, i)
+    }
+
+    /// How many nodes selector `i` selected, when `seen` counted.
+    pub fn match_count(&self, seen: &Seen, i: usize) -> Option<u64> {
+        seen.counts.as_ref().and_then(|c| c.get(i).copied())
+    }
+}
+
 /// The element an index selects in an array of `len`, if any.
 fn resolve(i: i64, len: usize) -> Option<usize> {
     if i >= 0 {

@@ -166,6 +166,7 @@ impl Run<'_, '_> {
             track_paths: false,
             op_limit: None,
             notes: self.req.omitted_notes,
+            count_matches: false,
         };
         let shaped = shape(value, self.policy(), &opts);
         let counted = self.req.measure || self.req.budget.is_some();
@@ -307,6 +308,7 @@ impl Run<'_, '_> {
     ) -> Response {
         let counted = self.req.measure || self.req.budget.is_some();
         let mut record = self.record(r.level, before, &r.shaped.manifest);
+        record.warnings = self.unmatched(&r);
         let (lowered_from, note) = lowered.unzip();
         let note = note::join(note::removed_line(&r.shaped.manifest), note);
         let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
@@ -330,6 +332,7 @@ impl Run<'_, '_> {
             value,
             manifest: Default::default(),
             removed: Vec::new(),
+            matches: Default::default(),
         };
         let mut record = self.record(self.level, Some(tokens), &shaped.manifest);
         record.kind = PageKind::Input;
@@ -357,6 +360,7 @@ impl Run<'_, '_> {
         let removed = note::removed_line(&r.shaped.manifest);
         let (reserve, room) = page_room(gate, &self.req.hint, removed)?;
         let mut template = self.record(r.level, before, &r.shaped.manifest);
+        template.warnings = self.unmatched(&r);
         let cuts: Vec<Cut> = match self.value_cuts(&r.shaped.value, gate, room) {
             Ok(cuts) => cuts,
             Err(why) => {
@@ -395,6 +399,12 @@ impl Run<'_, '_> {
                 .map(|(p, tokens)| cut((p, Some(tokens))))
                 .collect(),
         })
+    }
+
+    /// The selectors of the ops that ran for `r` that matched nothing, as warnings: a policy
+    /// written for another payload (or a typo in a path) is said, not silently a no-op.
+    fn unmatched(&self, r: &Rendering) -> Vec<String> {
+        self.policy().unmatched_warnings(&r.shaped.matches, r.level)
     }
 
     /// The record every page of this response starts from.

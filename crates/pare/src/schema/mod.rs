@@ -115,8 +115,66 @@ fn default_omitted_key() -> String {
 
 /// The JSON Schema of the policy file, pretty-printed.
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(PolicyOptions);
+    let mut schema = schemars::schema_for!(PolicyOptions);
+    if let Some(variants) = schema
+        .as_object_mut()
+        .and_then(|o| o.get_mut("$defs")?.get_mut("OpSpec")?.get_mut("oneOf"))
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        describe_ops(variants);
+    }
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
     text.push('\n');
     text
+}
+
+/// Each `[[ops]]` variant of the schema (and its `op` key, where an editor's hover lands)
+/// described by the op's own docs ([`crate::ops::docs`]): what, why, and its first example
+/// as a value of the table.
+fn describe_ops(variants: &mut [serde_json::Value]) {
+    for variant in variants {
+        let Some(name) = variant
+            .pointer("/properties/op/const")
+            .and_then(serde_json::Value::as_str)
+        else {
+            continue;
+        };
+        let Some(doc) = crate::ops::doc(name) else {
+            continue;
+        };
+        let text = format!(
+            "`{name}`: {}\n\nWhy: {}",
+            doc.summary,
+            crate::ops::docs::unwrap_lines(&doc.why)
+        );
+        let example = doc.examples.first().and_then(|ex| {
+            let policy: serde_json::Value = toml::from_str(&ex.policy).ok()?;
+            let table = policy
+                .pointer("/ops")?
+                .as_array()?
+                .iter()
+                .find(|op| op["op"] == name)?;
+            // `op` first, as written (a TOML table reads back in key order).
+            let mut example = serde_json::Map::new();
+            example.insert("op".into(), name.into());
+            for (k, v) in table.as_object()? {
+                example.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            Some(serde_json::Value::Object(example))
+        });
+        let Some(obj) = variant.as_object_mut() else {
+            continue;
+        };
+        obj.insert("description".into(), text.into());
+        if let Some(example) = example {
+            obj.insert("examples".into(), serde_json::Value::Array(vec![example]));
+        }
+        if let Some(op) = obj
+            .get_mut("properties")
+            .and_then(|p| p.get_mut("op"))
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            op.insert("description".into(), doc.summary.clone().into());
+        }
+    }
 }
