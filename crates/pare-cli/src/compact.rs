@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::Format;
+use pare::encode::render;
 use pare::manifest::Manifest;
 use pare::policy::Policy;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
-use pare::shape::{ShapeOptions, shape_json_line};
+use pare::shape::{ShapeOptions, shape};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -62,6 +63,10 @@ pub struct Args {
     /// (page 1 first; the next page's cursor goes to stderr).
     #[arg(long, value_name = "N", conflicts_with = "jsonl")]
     pub budget: Option<usize>,
+    /// Refuse input that repeats a key within an object (exit 2, naming the key, line and
+    /// column). Without it the last value is kept, as `JSON.parse` does, with a warning.
+    #[arg(long)]
+    pub strict: bool,
     /// Print the page this cursor names (from an earlier run with the same input, policy,
     /// level, parameters, format and --budget).
     #[arg(long, value_name = "CURSOR", requires = "budget")]
@@ -152,6 +157,7 @@ pub fn run(args: Args) -> Result<()> {
         omitted_notes: setup.notes,
         measure: setup.reporting,
         hint: Hint::Flags,
+        reject_duplicate_keys: args.strict,
         ..Request::new(Input::Json(&text), &setup.policy)
     })
     .map_err(|e| match e {
@@ -171,7 +177,8 @@ pub fn run(args: Args) -> Result<()> {
             level: setup.policy.level_index(&page.record.level)?,
             ..setup.options()
         };
-        let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        report.tokens_input = page.record.tokens_before;
         let printed = setup.tok.count(&out);
         let paged = PagedReport {
             report,
@@ -189,6 +196,10 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         write_output(args.output.as_deref(), &out)?;
         clock.lap("write");
+        // Never silently: a repeated key, a number the format cannot carry.
+        for w in &page.record.warnings {
+            eprintln!("pare: warning: {name}: {w}");
+        }
         if let Some(shaped) = &response.shaped {
             summarize(&shaped.manifest);
         }
@@ -267,6 +278,12 @@ impl PagedReport<'_> {
             obj.insert("tokens_after".into(), self.printed.into());
             let saved = self.report.tokens_before as i64 - self.printed as i64;
             obj.insert("saved".into(), saved.into());
+            let vs_minified = self.report.tokens_minified as i64 - self.printed as i64;
+            obj.insert("saved_vs_minified".into(), vs_minified.into());
+            if let Some(input) = self.report.tokens_input {
+                let vs_input = input as i64 - self.printed as i64;
+                obj.insert("saved_vs_input".into(), vs_input.into());
+            }
         }
         obj.insert("tokens_input".into(), self.record.tokens_before.into());
         if let Some(from) = &self.record.lowered_from {
@@ -384,6 +401,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     let mut total = Total::new(setup);
     let mut lines = reader.lines();
     let mut line_no = 0usize;
+    let mut duplicates = Vec::new();
     loop {
         let mut batch: Vec<(usize, String)> = Vec::new();
         let mut bytes = 0;
@@ -402,24 +420,43 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
         if batch.is_empty() {
             break;
         }
-        let results: Vec<Result<(String, Option<Report>)>> = batch
+        type Line = (String, Option<Report>, Vec<String>);
+        let results: Vec<Result<Line>> = batch
             .par_iter()
             .map(|(n, line)| {
                 let at = |e| anyhow!("{name}: line {n}: {e}");
+                let parsed = pare::json::parse_noting_duplicates(line).map_err(at)?;
+                if args.strict
+                    && let Some(d) = parsed.duplicates.first()
+                {
+                    return Err(at(d.to_error()));
+                }
+                let dups = parsed
+                    .duplicates
+                    .iter()
+                    .map(|d| format!("line {n}: {d}"))
+                    .collect();
                 if setup.reporting {
-                    let value = pare::json::parse(line).map_err(at)?;
-                    let r = measure(&value, &setup.policy, &opts, setup.format, true, true);
-                    Ok((r.text.clone(), Some(r)))
+                    let r = measure(
+                        &parsed.value,
+                        &setup.policy,
+                        &opts,
+                        setup.format,
+                        true,
+                        true,
+                    );
+                    Ok((r.text.clone(), Some(r), dups))
                 } else {
-                    let mut t =
-                        shape_json_line(line, &setup.policy, &opts, setup.format).map_err(at)?;
+                    let shaped = shape(parsed.value, &setup.policy, &opts);
+                    let mut t = render(&shaped.value, setup.format, setup.tok);
                     t.push('\n');
-                    Ok((t, None))
+                    Ok((t, None, dups))
                 }
             })
             .collect();
         for r in results {
-            let (text, report) = r?;
+            let (text, report, dups) = r?;
+            duplicates.extend(dups);
             out.write_all(text.as_bytes())?;
             if let Some(report) = report {
                 total.add(report);
@@ -435,6 +472,16 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     }
     if let Some(pb) = progress {
         pb.finish_and_clear();
+    }
+    const LISTED: usize = 5;
+    for d in duplicates.iter().take(LISTED) {
+        eprintln!("pare: warning: {name}: {d}");
+    }
+    if duplicates.len() > LISTED {
+        eprintln!(
+            "pare: warning: {name}: {} more duplicate keys (each keeps its last value)",
+            duplicates.len() - LISTED
+        );
     }
     if setup.reporting {
         // Written even for an input of no lines (a report of zeros): a requested
@@ -482,6 +529,8 @@ impl Total {
                 level: setup.policy.levels()[setup.level].clone(),
                 format: setup.format,
                 tokens_before: 0,
+                tokens_minified: 0,
+                tokens_input: None,
                 tokens_after: 0,
                 ops: ops
                     .iter()
@@ -498,6 +547,7 @@ impl Total {
     fn add(&mut self, r: Report) {
         let t = &mut self.sum;
         t.tokens_before += r.tokens_before;
+        t.tokens_minified += r.tokens_minified;
         t.tokens_after += r.tokens_after;
         for (a, b) in t.ops.iter_mut().zip(r.ops) {
             debug_assert_eq!(a.op, b.op);
