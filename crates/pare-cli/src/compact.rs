@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::Format;
+use pare::encode::render;
 use pare::manifest::Manifest;
 use pare::policy::Policy;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
-use pare::shape::{ShapeOptions, shape_json_line_noting};
+use pare::shape::{ShapeOptions, shape};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -63,6 +64,10 @@ pub struct Args {
     /// (page 1 first; the next page's cursor goes to stderr).
     #[arg(long, value_name = "N", conflicts_with = "jsonl")]
     pub budget: Option<usize>,
+    /// Refuse input that repeats a key within an object (exit 2, naming the key, line and
+    /// column). Without it the last value is kept, as `JSON.parse` does, with a warning.
+    #[arg(long)]
+    pub strict: bool,
     /// Print the page this cursor names (from an earlier run with the same input, policy,
     /// level, parameters, format and --budget).
     #[arg(long, value_name = "CURSOR", requires = "budget")]
@@ -154,6 +159,7 @@ pub fn run(args: Args) -> Result<()> {
         omitted_notes: setup.notes,
         measure: setup.reporting,
         hint: Hint::Flags,
+        reject_duplicate_keys: args.strict,
         ..Request::new(Input::Json(&text), &setup.policy)
     })
     .map_err(|e| match e {
@@ -173,7 +179,8 @@ pub fn run(args: Args) -> Result<()> {
             level: setup.policy.level_index(&page.record.level)?,
             ..setup.options()
         };
-        let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        report.tokens_input = page.record.tokens_before;
         let printed = setup.tok.count(&out);
         let paged = PagedReport {
             report,
@@ -190,7 +197,7 @@ pub fn run(args: Args) -> Result<()> {
         finish_report(report_file, &paged)?;
         // The text report says them; beside a report file they still go to stderr.
         if args.report_json.is_some() {
-            warn(&page.record.warnings);
+            warn(&name, &page.record.warnings);
         }
     } else {
         write_output(args.output.as_deref(), &out)?;
@@ -198,7 +205,9 @@ pub fn run(args: Args) -> Result<()> {
         if let Some(shaped) = &response.shaped {
             summarize(&shaped.manifest);
         }
-        warn(&page.record.warnings);
+        // Never silently: a repeated key, a number the format cannot carry, a selector
+        // that matched nothing.
+        warn(&name, &page.record.warnings);
         // What the policy removed the summary above says (on a terminal): the note's line
         // for a model reading the page would only repeat it, on every run.
         if let Some(note) = page.note.as_deref().and_then(note::without_removed_line) {
@@ -274,6 +283,12 @@ impl PagedReport<'_> {
             obj.insert("tokens_after".into(), self.printed.into());
             let saved = self.report.tokens_before as i64 - self.printed as i64;
             obj.insert("saved".into(), saved.into());
+            let vs_minified = self.report.tokens_minified as i64 - self.printed as i64;
+            obj.insert("saved_vs_minified".into(), vs_minified.into());
+            if let Some(input) = self.report.tokens_input {
+                let vs_input = input as i64 - self.printed as i64;
+                obj.insert("saved_vs_input".into(), vs_input.into());
+            }
         }
         obj.insert("tokens_input".into(), self.record.tokens_before.into());
         if let Some(from) = &self.record.lowered_from {
@@ -317,9 +332,9 @@ impl PagedReport<'_> {
 }
 
 /// Warnings (a selector that matched nothing, pages that do not decode alone) on stderr.
-fn warn(warnings: &[String]) {
+fn warn(input: &str, warnings: &[String]) {
     for w in warnings {
-        eprintln!("pare: warning: {w}");
+        eprintln!("pare: warning: {input}: {w}");
     }
 }
 
@@ -358,8 +373,9 @@ fn finish_report(file: Option<AtomicFile>, report: &PagedReport) -> Result<()> {
     }
 }
 
-/// One line shaped: its text, its report (when reporting), what the selectors matched.
-type Line = (String, Option<Report>, Seen);
+/// One line shaped: its text, its report (when reporting), what the selectors matched,
+/// the duplicate keys its parse noted.
+type Line = (String, Option<Report>, Seen, Vec<String>);
 
 /// Lines per parallel batch: large enough to keep both cores busy, small enough that
 /// memory stays constant however long the input is.
@@ -404,6 +420,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     let mut seen: Option<Seen> = None;
     let mut lines = reader.lines();
     let mut line_no = 0usize;
+    let mut duplicates = Vec::new();
     loop {
         let mut batch: Vec<(usize, String)> = Vec::new();
         let mut bytes = 0;
@@ -426,22 +443,39 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             .par_iter()
             .map(|(n, line)| {
                 let at = |e| anyhow!("{name}: line {n}: {e}");
+                let parsed = pare::json::parse_noting_duplicates(line).map_err(at)?;
+                if args.strict
+                    && let Some(d) = parsed.duplicates.first()
+                {
+                    return Err(at(d.to_error()));
+                }
+                let dups = parsed
+                    .duplicates
+                    .iter()
+                    .map(|d| format!("line {n}: {d}"))
+                    .collect();
                 if setup.reporting {
-                    let value = pare::json::parse(line).map_err(at)?;
-                    let mut r = measure(&value, &setup.policy, &opts, setup.format, true, true);
+                    let mut r = measure(
+                        &parsed.value,
+                        &setup.policy,
+                        &opts,
+                        setup.format,
+                        true,
+                        true,
+                    );
                     let matched = std::mem::take(&mut r.matches);
-                    Ok((r.text.clone(), Some(r), matched))
+                    Ok((r.text.clone(), Some(r), matched, dups))
                 } else {
-                    let (mut t, matched) =
-                        shape_json_line_noting(line, &setup.policy, &opts, setup.format)
-                            .map_err(at)?;
+                    let shaped = shape(parsed.value, &setup.policy, &opts);
+                    let mut t = render(&shaped.value, setup.format, setup.tok);
                     t.push('\n');
-                    Ok((t, None, matched))
+                    Ok((t, None, shaped.matches, dups))
                 }
             })
             .collect();
         for r in results {
-            let (text, report, matched) = r?;
+            let (text, report, matched, dups) = r?;
+            duplicates.extend(dups);
             out.write_all(text.as_bytes())?;
             if let Some(report) = report {
                 total.add(report);
@@ -470,6 +504,16 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             .map(|w| w.replace(" matched nothing ", " matched nothing in any line "))
             .collect()
     });
+    const LISTED: usize = 5;
+    for d in duplicates.iter().take(LISTED) {
+        eprintln!("pare: warning: {name}: {d}");
+    }
+    if duplicates.len() > LISTED {
+        eprintln!(
+            "pare: warning: {name}: {} more duplicate keys (each keeps its last value)",
+            duplicates.len() - LISTED
+        );
+    }
     if setup.reporting {
         // Written even for an input of no lines (a report of zeros): a requested
         // --report-json that silently never appears would read as success.
@@ -484,7 +528,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
                 text.push('\n');
                 f.write_all(text.as_bytes())?;
                 f.commit()?;
-                warn(&warnings);
+                warn(&name, &warnings);
             }
             None => {
                 let mut text = report.to_text();
@@ -495,7 +539,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             }
         }
     } else {
-        warn(&warnings);
+        warn(&name, &warnings);
     }
     Ok(())
 }
@@ -529,6 +573,8 @@ impl Total {
                 level: setup.policy.levels()[setup.level].clone(),
                 format: setup.format,
                 tokens_before: 0,
+                tokens_minified: 0,
+                tokens_input: None,
                 tokens_after: 0,
                 ops: ops
                     .iter()
@@ -546,6 +592,7 @@ impl Total {
     fn add(&mut self, r: Report) {
         let t = &mut self.sum;
         t.tokens_before += r.tokens_before;
+        t.tokens_minified += r.tokens_minified;
         t.tokens_after += r.tokens_after;
         for (a, b) in t.ops.iter_mut().zip(r.ops) {
             debug_assert_eq!(a.op, b.op);

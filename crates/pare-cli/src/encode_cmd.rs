@@ -38,6 +38,10 @@ pub struct EncodeArgs {
     /// Write the output to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Refuse input that repeats a key within an object (exit 2, naming the key, line and
+    /// column). Without it the last value is kept, as `JSON.parse` does, with a warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn encode(args: EncodeArgs) -> Result<()> {
@@ -53,8 +57,18 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
     }
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;
-    let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    let parsed = pare::json::parse_noting_duplicates(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    if args.strict
+        && let Some(d) = parsed.duplicates.first()
+    {
+        bail!("{name}: {}", d.to_error());
+    }
+    warn_all(&name, &parsed.duplicates, "duplicate keys");
+    let value = parsed.value;
     if format == Format::Toon {
+        // TOON carries numbers as doubles: say which ones it cannot, never silently.
+        let out_of_range = toon::out_of_range_numbers(&value);
+        warn_all(&name, &out_of_range, "numbers out of range for toon");
         let mut opts = toon::EncodeOptions::default();
         if let Some(d) = &args.delimiter {
             opts.delimiter = Delimiter::parse(d).expect("clap checked the delimiter");
@@ -81,6 +95,20 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
     finish(&args, &name, tok, &value, out)?;
     std::mem::forget((value, text));
     Ok(())
+}
+
+/// The first few of `items` as warnings on stderr, and how many more there are.
+fn warn_all(name: &str, items: &[impl std::fmt::Display], what: &str) {
+    const LISTED: usize = 5;
+    for item in items.iter().take(LISTED) {
+        eprintln!("pare: warning: {name}: {item}");
+    }
+    if items.len() > LISTED {
+        eprintln!(
+            "pare: warning: {name}: {} more {what}",
+            items.len() - LISTED
+        );
+    }
 }
 
 /// Report (if asked) and write `out` with its newline.

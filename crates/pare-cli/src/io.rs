@@ -25,32 +25,43 @@ fn is_blank(text: &str) -> bool {
         .is_empty()
 }
 
-/// Read all of FILE, or stdin for `-` / no file, empty or not.
+/// Read all of FILE, or stdin for `-` / no file, empty or not; text that is not UTF-8 is
+/// an error naming the first bad byte's line and column.
 pub fn read_text(file: Option<&Path>) -> Result<String> {
-    let mut text = String::new();
+    let bytes = read_bytes(file)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        not_utf8(&input_name(file), e.as_bytes(), at)
+    })
+}
+
+/// Read all of FILE, or stdin for `-` / no file, as bytes.
+pub fn read_bytes(file: Option<&Path>) -> Result<Vec<u8>> {
     match file {
-        None => {
-            io::stdin()
-                .read_to_string(&mut text)
-                .context("reading standard input (is it UTF-8?)")?;
+        Some(p) if p != Path::new("-") => {
+            read_file(p).with_context(|| format!("reading {}", p.display()))
         }
-        Some(p) if p == Path::new("-") => {
+        _ => {
+            let mut bytes = Vec::new();
             io::stdin()
-                .read_to_string(&mut text)
-                .context("reading standard input (is it UTF-8?)")?;
-        }
-        Some(p) => {
-            let bytes = read_file(p).with_context(|| format!("reading {}", p.display()))?;
-            text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{} is not UTF-8 (byte {})",
-                    p.display(),
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
+                .read_to_end(&mut bytes)
+                .context("reading standard input")?;
+            Ok(bytes)
         }
     }
-    Ok(text)
+}
+
+/// The error for text whose first `at` bytes are UTF-8 and the next one is not: where it
+/// is, as a line and column (in characters) like JSON errors, and as a byte offset.
+fn not_utf8(name: &str, bytes: &[u8], at: usize) -> anyhow::Error {
+    let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let line = 1 + valid.matches('\n').count();
+    let line_start = valid.rfind('\n').map_or(0, |nl| nl + 1);
+    let column = 1 + valid[line_start..].chars().count();
+    anyhow::anyhow!(
+        "{name} is not UTF-8: byte 0x{:02X} at line {line} column {column} (byte {at})",
+        bytes[at]
+    )
 }
 
 /// Files at least this large are read in two halves on two threads: for a payload of tens

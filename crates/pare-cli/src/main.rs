@@ -5,6 +5,7 @@
 //! A closed stdout (`pare … | head`) is not an error.
 
 mod compact;
+mod count;
 mod encode_cmd;
 mod http_cmd;
 mod io;
@@ -33,7 +34,7 @@ keep the caller in control, and every count is made with a real tokenizer.\n\n\
 Examples:\n  pare compact response.json --policy examples/policies/entities.toml --report\n  \
 pare compact response.json --policy examples/policies/entities.toml --format auto\n  \
 pare encode response.json --format toon\n  pare expand response.auto.txt\n  \
-pare stats response.json --top 15\n  pare policy ops\n  pare policy ops limit\n  \
+pare stats response.json --top 15\n  pare count response.json src/*.rs\n  pare policy ops\n  pare policy ops limit\n  \
 pare policy check examples/policies/narrative.toml --sample response.json"
 )]
 struct Cli {
@@ -53,6 +54,8 @@ enum Command {
     Pack(pack_cmd::Args),
     /// Show where a payload's tokens go, per path.
     Stats(stats::Args),
+    /// Count the exact tokens of any text, per file (and a total for several).
+    Count(count::Args),
     /// Run an MCP server behind pare: its tool results shaped, paged under a token budget.
     Mcp(mcp_cmd::Args),
     /// Put pare in front of a REST API: its JSON responses shaped per route, paged under a
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Expand(args) => encode_cmd::expand_cmd(args),
         Command::Pack(args) => pack_cmd::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Count(args) => count::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Http(args) => http_cmd::run(args),
         Command::Policy { command } => policy_cmd::run(command),

@@ -960,8 +960,8 @@ fn stats_text() {
     let out = ok(&["stats", "--top", "3"], ENT_IN);
     assert_eq!(
         out.lines().count(),
-        3 + 4,
-        "header, blank, column names, 3 paths"
+        4 + 2 * (1 + 1 + 1 + 3 + 1),
+        "4 header lines; per list: blank, title, column names, 3 paths, `… N more`"
     );
 }
 
@@ -974,7 +974,11 @@ fn stats_json() {
     let tok = pare::tokens::builtin("o200k_base").unwrap();
     assert_eq!(v["tokens"].as_u64().unwrap() as usize, tok.count(ENT_IN));
     assert_eq!(v["bytes"].as_u64().unwrap() as usize, ENT_IN.len());
-    assert_eq!(v["paths"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        v["paths"].as_array().unwrap().len(),
+        10,
+        "5 leaves, 5 containers"
+    );
     // As given: whitespace counts.
     let pretty = ok_fast(
         &["compact", "--level", "full", "--format", "pretty"],
@@ -1074,12 +1078,16 @@ fn error_empty_input() {
 fn error_not_utf8() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("bad.json"), b"{\"a\":\"\xff\"}").unwrap();
+    let want = "pare: error: bad.json is not UTF-8: byte 0xFF at line 1 column 7 (byte 6)\n";
     let err = fail_in(dir.path(), &["compact", "bad.json"], "");
-    assert_eq!(err, "pare: error: bad.json is not UTF-8 (byte 6)\n");
+    assert_eq!(err, want);
     let err = fail_in(dir.path(), &["stats", "bad.json"], "");
-    assert_eq!(err, "pare: error: bad.json is not UTF-8 (byte 6)\n");
+    assert_eq!(err, want);
     let err = fail(&["compact"], b"{\"a\":\"\xff\"}".to_vec());
-    assert!(err.contains("UTF-8"), "{err}");
+    assert_eq!(
+        err,
+        "pare: error: <stdin> is not UTF-8: byte 0xFF at line 1 column 7 (byte 6)\n"
+    );
 }
 
 #[test]
@@ -1241,7 +1249,7 @@ fn error_param_wrong_type() {
         assert_eq!(
             err,
             format!(
-                "pare: error: policy error at `params.minMinutes`: `{value}` is not a number (the type of its default)\n"
+                "pare: error: policy error at `params.minMinutes`: `{value}` is not allowed for `minMinutes`: it takes a finite number, not nan or inf (its default is 0.5)\n"
             )
         );
     }
@@ -1504,8 +1512,7 @@ fn compact_warns_about_selectors_that_matched_nothing() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("p.toml"), MISSING).unwrap();
     let input = r#"{"meta":1,"a":null,"b":2}"#;
-    let warning =
-        "pare: warning: ops[0] drop: `paths[1]` = `$.mta` matched nothing at level `standard`\n";
+    let warning = "pare: warning: <stdin>: ops[0] drop: `paths[1]` = `$.mta` matched nothing at level `standard`\n";
     let out = run_in(dir.path(), &["compact", "-p", "p.toml"], input);
     assert_eq!((out.code, out.stdout.as_str()), (0, "{\"b\":2}\n"));
     assert_eq!(out.stderr, warning);
@@ -1518,7 +1525,7 @@ fn compact_warns_about_selectors_that_matched_nothing() {
     assert_eq!(
         out.stderr,
         format!(
-            "{}pare: warning: ops[1] limit: `at[0]` = `$.rels` matched nothing at level `minimal`\n",
+            "{}pare: warning: <stdin>: ops[1] limit: `at[0]` = `$.rels` matched nothing at level `minimal`\n",
             warning.replace("standard", "minimal")
         )
     );
@@ -1546,7 +1553,7 @@ fn compact_warns_about_selectors_that_matched_nothing() {
     let report = json(&fs::read_to_string(dir.path().join("r.json")).unwrap());
     assert_eq!(
         report["warnings"][0],
-        warning["pare: warning: ".len()..].trim_end()
+        warning["pare: warning: <stdin>: ".len()..].trim_end()
     );
     // JSONL: once at the end, for what matched in no line.
     let lines = "{\"mta\":1}\n{\"b\":[]}\n";
@@ -1554,7 +1561,7 @@ fn compact_warns_about_selectors_that_matched_nothing() {
     assert_eq!((out.code, out.stdout.as_str()), (0, "{}\n{}\n"));
     assert_eq!(
         out.stderr,
-        "pare: warning: ops[0] drop: `paths[0]` = `$.meta` matched nothing in any line at level `standard`\n"
+        "pare: warning: <stdin>: ops[0] drop: `paths[0]` = `$.meta` matched nothing in any line at level `standard`\n"
     );
 }
 
@@ -1590,4 +1597,377 @@ fn policy_check_sample_counts_what_each_selector_matched() {
         "{}",
     );
     assert!(err.contains("unknown level `x`; this policy's levels: standard, full"));
+}
+
+// ---------------------------------------------------------------- count
+
+/// `pare count`: exact tokens of any text, a total line for several inputs, JSON for
+/// machines; the counts are gpt-tokenizer's (`shared/tools/peers.sh count`: 5398 for
+/// entities.json, 78 for the non-UTF-8 file; `count_vs_reference.rs` checks more).
+#[test]
+fn count_text_and_json() {
+    let out = ok(
+        &[
+            "count",
+            "examples/payloads/entities.json",
+            "-",
+            "examples/policies/entities.toml",
+        ],
+        "hello world\n",
+    );
+    insta::assert_snapshot!("count_text", out);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "three inputs and a total");
+    assert!(lines[0].trim_start().starts_with("5398  "), "{out}");
+    // one input: no total line; stdin with no file
+    assert_eq!(ok(&["count"], "hello world\n"), "      3  <stdin>\n");
+    let out = ok(
+        &["count", "--json", "examples/payloads/entities.json", "-"],
+        "",
+    );
+    insta::assert_snapshot!("count_json", out);
+    let v = json(&out);
+    assert_eq!(v["total"], 5398);
+    assert_eq!(v["files"][1]["tokens"], 0, "an empty text has no tokens");
+    // other tokenizers
+    let v = json(&ok(
+        &["count", "--json", "--tokenizer", "chars4"],
+        "abcdefgh",
+    ));
+    assert_eq!(
+        (v["tokenizer"].as_str(), v["total"].as_u64()),
+        (Some("chars4"), Some(2))
+    );
+    let err = fail(&["count", "--tokenizer", "nope"], "x");
+    assert!(err.contains("o200k_base"), "{err}");
+    let err = fail(&["count", "no-such-file.txt"], "");
+    assert!(err.contains("no-such-file.txt"), "{err}");
+}
+
+/// Invalid UTF-8 is counted as a UTF-8 decoder reads it (each maximal bad sequence one
+/// U+FFFD, as node's `readFileSync(f, 'utf8')`), and said on stderr.
+#[test]
+fn regression_count_of_non_utf8_text_was_refused() {
+    let out = run(&["count", "testdata/count/not_utf8.txt"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "     78  testdata/count/not_utf8.txt\n");
+    assert_eq!(
+        out.stderr,
+        "pare: note: testdata/count/not_utf8.txt: 26 invalid UTF-8 bytes counted as 23 \
+         U+FFFD (as a UTF-8 decoder such as node's reads them)\n"
+    );
+    let bytes = fs::read(root().join("testdata/count/not_utf8.txt")).unwrap();
+    let out = run(&["count", "--json"], bytes);
+    assert_eq!(out.code, 0);
+    let v = json(&out.stdout);
+    assert_eq!(v["files"][0]["invalid_utf8_bytes"], 26);
+    assert_eq!(v["files"][0]["replacements"], 23);
+    assert_eq!(v["total"], 78);
+    assert!(
+        out.stderr.contains("<stdin>: 26 invalid UTF-8 bytes"),
+        "{}",
+        out.stderr
+    );
+}
+
+// ---------------------------------------------------------------- report baselines
+
+/// BUG: `--report` said one saving ("85.7%") against the input rendered like the output,
+/// while the user compared with the minified input (90.4%) and could not tell why they
+/// differed. Every "before" is now named, in text and JSON.
+#[test]
+fn regression_report_saving_had_no_named_baseline() {
+    let pretty = ok_fast(
+        &["compact", "--level", "full", "--format", "pretty"],
+        ENT_IN,
+    );
+    let out = run(
+        &["compact", "-p", ENTITIES, "--format", "toon", "--report"],
+        pretty.clone(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!("compact_entities_toon_report", out.stderr);
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let minified = tok.count(&format!("{ENT_IN}\n"));
+    let given = tok.count(&pretty);
+    let after = tok.count(&out.stdout);
+    let line = |start: &str| -> Vec<String> {
+        let l = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} in {}", out.stderr));
+        l[start.len()..]
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    let words = line("  before (minified input):");
+    assert_eq!(words[0], minified.to_string());
+    assert_eq!(words[3], (minified as i64 - after as i64).to_string());
+    let words = line("  before (input as given):");
+    assert_eq!(words[0], given.to_string());
+    assert!(line("  before (as toon):").len() == 5);
+
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = run(
+        &[
+            "compact",
+            "-p",
+            ENTITIES,
+            "--format",
+            "toon",
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        pretty,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r = json(&fs::read_to_string(&report).unwrap());
+    assert_eq!(r["tokens_minified"], minified);
+    assert_eq!(r["saved_vs_minified"], minified as i64 - after as i64);
+    assert_eq!(r["tokens_input"], given);
+    assert_eq!(r["saved_vs_input"], given as i64 - after as i64);
+    assert_eq!(r["tokens_after"], after);
+    assert!(r["rate_vs_minified"].as_str().unwrap().ends_with('%'));
+    // the fields that were there stay
+    for key in ["tokens_before", "saved", "rate", "ops", "omitted"] {
+        assert!(r.get(key).is_some(), "{key}");
+    }
+}
+
+// ---------------------------------------------------------------- stats honesty
+
+/// BUG: on `ip -j addr` the per-path rows added up to 809 tokens where the text had 601:
+/// rows are counted apart and containers include their children, which nothing said. Now
+/// leaves (rows that add up) come first, containers after, each list titled, and the
+/// header says what the attributed numbers are.
+#[test]
+fn regression_stats_rows_exceeded_the_total() {
+    let ip = r#"[{"ifindex":1,"ifname":"lo","flags":["LOOPBACK","UP"],"addr_info":[{"family":"inet","local":"127.0.0.1","prefixlen":8},{"family":"inet6","local":"::1","prefixlen":128}]},{"ifindex":2,"ifname":"eth0","flags":["UP"],"addr_info":[]}]"#;
+    let out = ok(&["stats", "--json", "--top", "100"], ip);
+    let v = json(&out);
+    let paths = v["paths"].as_array().unwrap();
+    let kinds: Vec<&str> = paths.iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    let first_container = kinds.iter().position(|k| *k == "container").unwrap();
+    assert!(
+        kinds[..first_container].iter().all(|k| *k == "leaf"),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds[first_container..].iter().all(|k| *k == "container"),
+        "{kinds:?}"
+    );
+    let leaf_sum: u64 = paths
+        .iter()
+        .filter(|p| p["kind"] == "leaf")
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["leaf_tokens"].as_u64().unwrap(), leaf_sum);
+    assert_eq!(
+        leaf_sum + v["structure_tokens"].as_u64().unwrap(),
+        v["attributed_tokens"].as_u64().unwrap()
+    );
+    let text = ok(&["stats"], ip);
+    insta::assert_snapshot!("stats_ip_addr_text", text);
+    assert!(
+        text.contains(&format!("all leaf rows add up to {leaf_sum}")),
+        "{text}"
+    );
+    assert!(text.contains("do not add them up"), "{text}");
+    // one list only
+    let leaves = ok(&["stats", "--rows", "leaves"], ip);
+    assert!(!leaves.contains("containers ("), "{leaves}");
+    let containers = json(&ok(&["stats", "--json", "--rows", "containers"], ip));
+    assert!(
+        containers["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["kind"] == "container")
+    );
+}
+
+/// Text that is not JSON gets its exact count and a line saying so, exit 0.
+#[test]
+fn regression_stats_of_non_json_text_was_a_parse_error() {
+    let text = "# Notes\n\nfn main() {\n    println!(\"hello\");\n}\n";
+    let out = ok(&["stats"], text);
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    assert_eq!(
+        out,
+        format!(
+            "{} tokens (o200k_base, exact count of the input as given), {} bytes\n\
+             not JSON (expected a value at line 1 column 1): no per-path profile\n",
+            tok.count(text),
+            text.len()
+        )
+    );
+    let v = json(&ok(&["stats", "--json"], text));
+    assert_eq!(v["json"], false);
+    // a `[section]` header is text too; a broken JSON payload is an error with its place
+    assert!(ok(&["stats"], "[params]\nx = 1\n").contains("not JSON"));
+    for broken in ["{\"a\": [1,", "[1, 2,]", "[{\"a\":1}", "  [\n]]"] {
+        let err = fail(&["stats"], broken);
+        assert!(err.contains(" at line "), "{broken}: {err}");
+    }
+    assert_eq!(v["tokens"].as_u64().unwrap() as usize, tok.count(text));
+    assert_eq!(v["paths"].as_array().unwrap().len(), 0);
+}
+
+// ---------------------------------------------------------------- small faults
+
+/// BUG: a byte-order-mark-only file and an empty one were treated differently. Where JSON
+/// is expected (compact, encode, stats) both are the same "empty input" error, exit 2: JSON
+/// has no empty document, and an empty payload is almost always a producer that failed.
+/// `expand` reads both as TOON's empty document `{}`, as the reference decoder does
+/// (`encode_expand.rs` pins that). `count` counts both as they are (0 and 2 tokens, as
+/// gpt-tokenizer counts them).
+#[test]
+fn regression_bom_only_and_empty_input_disagreed() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("empty.json"), "").unwrap();
+    fs::write(dir.path().join("bom.json"), "\u{feff}").unwrap();
+    fs::write(dir.path().join("bom_ws.json"), "\u{feff} \n").unwrap();
+    for cmd in ["compact", "encode", "stats"] {
+        for file in ["empty.json", "bom.json", "bom_ws.json"] {
+            let err = fail_in(dir.path(), &[cmd, file, "--tokenizer", "chars4"], "");
+            assert_eq!(
+                err,
+                format!("pare: error: {file}: empty input (expected a JSON value)\n"),
+                "{cmd} {file}"
+            );
+        }
+    }
+    let out = run_in(dir.path(), &["count", "empty.json", "bom.json"], "");
+    assert_eq!(
+        out.stdout,
+        "      0  empty.json\n      2  bom.json\n      2  total\n"
+    );
+}
+
+/// BUG: a key written twice in one object kept its last value silently. Now a warning
+/// names the key, line and column (stderr, and `--report`); `--strict` refuses it, exit 2.
+#[test]
+fn regression_duplicate_keys_were_kept_silently() {
+    let input = "{\"a\": 1,\n \"b\": 2, \"a\": 3}";
+    let warning = "duplicate key \"a\" at line 2 column 10 (its last value is kept)";
+    for cmd in [
+        &["compact"][..],
+        &["encode", "--format", "json"],
+        &["stats", "--top", "1"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--tokenizer", "chars4"]);
+        let out = run(&args, input);
+        assert_eq!(out.code, 0, "{cmd:?}: {}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!("pare: warning: <stdin>: {warning}\n"),
+            "{cmd:?}"
+        );
+    }
+    assert_eq!(
+        ok_fast(&["compact"], "{\"a\":1,\"b\":{\"a\":2}}"),
+        "{\"a\":1,\"b\":{\"a\":2}}\n"
+    );
+    let out = run(&["compact", "--report", "--tokenizer", "chars4"], input);
+    assert_eq!(out.stdout, "{\"a\":3,\"b\":2}\n");
+    assert!(
+        out.stderr.contains(&format!("  warning: {warning}\n")),
+        "{}",
+        out.stderr
+    );
+    for cmd in ["compact", "encode"] {
+        let err = fail(&[cmd, "--strict", "--tokenizer", "chars4"], input);
+        assert_eq!(
+            err,
+            "pare: error: <stdin>: duplicate key \"a\" in an object at line 2 column 10\n"
+        );
+    }
+    // one value per line: the line is named too
+    let lines = "{\"a\":1,\"a\":2}\n{\"b\":1}\n";
+    let out = run(&["compact", "--jsonl", "--tokenizer", "chars4"], lines);
+    assert_eq!(out.stdout, "{\"a\":2}\n{\"b\":1}\n");
+    assert_eq!(
+        out.stderr,
+        "pare: warning: <stdin>: line 1: duplicate key \"a\" at line 1 column 8 (its last value is kept)\n"
+    );
+    let err = fail(
+        &["compact", "--jsonl", "--strict", "--tokenizer", "chars4"],
+        lines,
+    );
+    assert_eq!(
+        err,
+        "pare: error: <stdin>: line 1: duplicate key \"a\" in an object at line 1 column 8\n"
+    );
+    // --strict has nothing to say about a text without repeats
+    assert_eq!(
+        ok_fast(&["compact", "--strict"], "{\"a\":1}"),
+        "{\"a\":1}\n"
+    );
+}
+
+/// BUG: `1e400` became `null` in `toon` without a word (TOON carries numbers as doubles,
+/// and the reference encoder writes Infinity as null). Now each such number is named, with
+/// its path, on stderr and in `--report`.
+#[test]
+fn regression_out_of_range_number_became_null_in_toon_silently() {
+    let input = r#"{"x":[1e400,2],"y":{"tiny":1e-999},"z":1.5}"#;
+    let warnings = "pare: warning: <stdin>: number 1e400 at $.x[0] is out of range for toon (a double): written as null\n\
+                    pare: warning: <stdin>: number 1e-999 at $.y.tiny is out of range for toon (a double): written as 0\n";
+    let out = run(
+        &["compact", "--format", "toon", "--tokenizer", "chars4"],
+        input,
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, warnings));
+    assert_eq!(out.stdout, "x[2]: null,2\ny:\n  tiny: 0\nz: 1.5\n");
+    let out = run(&["encode", "--format", "toon"], input);
+    assert_eq!((out.code, out.stderr.as_str()), (0, warnings));
+    let out = run(&["compact", "--format", "toon", "--report"], input);
+    assert!(
+        out.stderr
+            .contains("  warning: number 1e400 at $.x[0] is out of range for toon (a double): written as null\n"),
+        "{}",
+        out.stderr
+    );
+    // auto never loses the number (it keeps JSON or the dialect's exact lexeme): no warning
+    let out = run(&["compact", "--format", "auto"], input);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        ok_fast(&["compact", "--format", "toon"], "[1e300]"),
+        "[1]: 1e+300\n"
+    );
+}
+
+/// BUG: `nan` as a parameter default said "data did not match any variant of untagged
+/// enum Scalar", and `--param x=inf` that `inf` "is not a number".
+#[test]
+fn regression_nan_param_said_untagged_enum_scalar() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, shown) in [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf")] {
+        fs::write(
+            dir.path().join("p.toml"),
+            format!("[params]\nx = {value}\n"),
+        )
+        .unwrap();
+        let err = fail_in(dir.path(), &["compact", "-p", "p.toml"], "{}");
+        assert!(
+            err.contains(&format!(
+                "`params.x`: `{shown}` is not allowed: a parameter is a boolean, a finite number or a string"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("untagged"), "{err}");
+    }
+    let err = fail(
+        &["compact", "-p", NARRATIVE, "--param", "maxGapMinutes=nan"],
+        "{}",
+    );
+    assert_eq!(
+        err,
+        "pare: error: policy error at `params.maxGapMinutes`: `nan` is not allowed for \
+         `maxGapMinutes`: it takes a finite number, not nan or inf (its default is 2)\n"
+    );
 }

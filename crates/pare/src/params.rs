@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::value::{Number, Value};
 
 /// A parameter value.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+// `untagged` shapes the serialization and the schema; reading is by hand so that TOML's
+// `nan` and `inf`, and any other value, get an error that says what is allowed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Scalar {
     Bool(bool),
@@ -26,6 +28,14 @@ impl Scalar {
             Scalar::Bool(_) => "boolean",
             Scalar::Number(_) => "number",
             Scalar::String(_) => "string",
+        }
+    }
+    /// What a value of this one's type may be, for messages.
+    pub fn allowed(&self) -> &'static str {
+        match self {
+            Scalar::Bool(_) => "true or false",
+            Scalar::Number(_) => "a finite number, not nan or inf",
+            Scalar::String(_) => "any text",
         }
     }
     /// Parse a command-line value with the type of `like` (the declared default).
@@ -43,6 +53,47 @@ impl Scalar {
                 .map(Scalar::Number),
             Scalar::String(_) => Some(Scalar::String(text.to_owned())),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a boolean, a finite number or a string")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Scalar, E> {
+                if v.is_finite() {
+                    return Ok(Scalar::Number(v));
+                }
+                let shown = if v.is_nan() {
+                    "nan"
+                } else if v > 0.0 {
+                    "inf"
+                } else {
+                    "-inf"
+                };
+                Err(E::custom(format!(
+                    "`{shown}` is not allowed: a parameter is a boolean, a finite number or a \
+                     string"
+                )))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::String(v.to_owned()))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -146,5 +197,39 @@ impl ParamNumber {
                 _ => f64::NAN,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regression_nan_param_said_untagged_enum_scalar() {
+        #[derive(Deserialize, Debug)]
+        struct P {
+            #[allow(dead_code)]
+            x: Scalar,
+        }
+        for (text, shown) in [("x = nan", "nan"), ("x = inf", "inf"), ("x = -inf", "-inf")] {
+            let err = toml::from_str::<P>(text).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("`{shown}` is not allowed: a parameter is a boolean, a finite number or a string")),
+                "{text}: {err}"
+            );
+            assert!(!err.contains("untagged"), "{err}");
+        }
+        let ok = |t: &str| toml::from_str::<P>(t).unwrap().x;
+        assert_eq!(ok("x = 2"), Scalar::Number(2.0));
+        assert_eq!(ok("x = 2.5"), Scalar::Number(2.5));
+        assert_eq!(ok("x = true"), Scalar::Bool(true));
+        assert_eq!(ok("x = \"nan\""), Scalar::String("nan".into()));
+        let err = toml::from_str::<P>("x = [1]").unwrap_err().to_string();
+        assert!(
+            err.contains("a boolean, a finite number or a string"),
+            "{err}"
+        );
+        let j: Scalar = serde_json::from_str("7").unwrap();
+        assert_eq!(j, Scalar::Number(7.0));
     }
 }

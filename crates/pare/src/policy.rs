@@ -64,6 +64,10 @@ impl Policy {
             format: "TOML",
             message: e.to_string().trim_end().to_owned(),
         })?;
+        // TOML has no null: a null here was a `nan` or `inf`, which JSON cannot hold.
+        if has_null(&tree) {
+            refuse_non_finite(text)?;
+        }
         Policy::from_tree(tree)
     }
 
@@ -286,8 +290,9 @@ impl Policy {
                 PolicyError::invalid(
                     format!("params.{name}"),
                     format!(
-                        "`{text}` is not a {} (the type of its default)",
-                        like.kind()
+                        "`{text}` is not allowed for `{name}`: it takes {} (its default is {})",
+                        like.allowed(),
+                        scalar_text(like)
                     ),
                 )
             })?;
@@ -322,6 +327,74 @@ pub struct SelectorMatch {
     pub matched: bool,
     /// Nodes selected, when the walk counted ([`crate::shape::ShapeOptions::count_matches`]).
     pub count: Option<u64>,
+}
+
+/// Whether `tree` holds a null anywhere.
+fn has_null(tree: &serde_json::Value) -> bool {
+    match tree {
+        serde_json::Value::Null => true,
+        serde_json::Value::Array(items) => items.iter().any(has_null),
+        serde_json::Value::Object(map) => map.values().any(has_null),
+        _ => false,
+    }
+}
+
+/// The first `nan` or `inf` in a TOML policy, as an error naming its place: a policy's
+/// numbers are finite (converted to JSON they would silently become null).
+#[cold]
+fn refuse_non_finite(text: &str) -> Result<(), PolicyError> {
+    fn walk(v: &toml::Value, path: &mut Vec<String>) -> Option<(String, f64)> {
+        match v {
+            toml::Value::Float(f) if !f.is_finite() => Some((path.join("."), *f)),
+            toml::Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+                let last = path.pop();
+                let name = format!("{}[{i}]", last.as_deref().unwrap_or(""));
+                path.push(name);
+                let found = walk(item, path);
+                path.pop();
+                path.extend(last);
+                found
+            }),
+            toml::Value::Table(map) => map.iter().find_map(|(k, child)| {
+                path.push(k.clone());
+                let found = walk(child, path);
+                path.pop();
+                found
+            }),
+            _ => None,
+        }
+    }
+    let Ok(value) = toml::from_str::<toml::Value>(text) else {
+        return Ok(());
+    };
+    let Some((path, f)) = walk(&value, &mut Vec::new()) else {
+        return Ok(());
+    };
+    let shown = if f.is_nan() {
+        "nan"
+    } else if f > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    };
+    let why = if path.starts_with("params.") {
+        "a parameter is a boolean, a finite number or a string"
+    } else {
+        "a policy's numbers are finite"
+    };
+    Err(PolicyError::invalid(
+        path,
+        format!("`{shown}` is not allowed: {why}"),
+    ))
+}
+
+/// A parameter value as written on a command line.
+fn scalar_text(s: &Scalar) -> String {
+    match s {
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Number(n) => n.to_string(),
+        Scalar::String(s) => format!("{s:?}"),
+    }
 }
 
 fn validate_levels(names: &[String]) -> Result<Vec<String>, PolicyError> {

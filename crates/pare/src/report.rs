@@ -1,10 +1,18 @@
 //! The report: tokens before and after, what each op saved, and what was removed.
 //!
-//! Tokens are counted with a real tokenizer on the final text, never estimated. "Before" is
-//! the input rendered the same way as the output (so pretty-vs-minified whitespace is not
-//! counted as a saving), "after" is the output exactly as printed. Per-op savings are
-//! marginal in policy order: op k saved tokens(ops 1..k-1) − tokens(ops 1..k), so they add
-//! up to the total exactly.
+//! Tokens are counted with a real tokenizer on the final text, never estimated. "After" is
+//! the output exactly as printed. A saving is always against some "before", and the report
+//! names each one it gives, because they answer different questions:
+//!
+//! - **as the output** (`tokens_before`): the input rendered the same way as the output, so
+//!   pretty-vs-minified whitespace or TOON-vs-JSON syntax is not counted as a saving — what
+//!   the policy alone saved. Per-op savings are marginal in policy order against it: op k
+//!   saved tokens(ops 1..k-1) − tokens(ops 1..k), so they add up to its saving exactly.
+//! - **minified input** (`tokens_minified`): the input as minified JSON, the cheapest plain
+//!   JSON of it — what the policy and the output format saved together. With `--format
+//!   json` it is the same text as the first.
+//! - **input as given** (`tokens_input`, when the caller knows the text): what a user who
+//!   counts the file they passed in would compare against.
 //!
 //! ```
 //! use pare::{json, policy::Policy, report::measure, shape::ShapeOptions, encode::Format};
@@ -37,6 +45,10 @@ pub struct Report {
     pub format: Format,
     /// Tokens of the input rendered in the output format.
     pub tokens_before: usize,
+    /// Tokens of the input as minified JSON (with the same trailing newline as the output).
+    pub tokens_minified: usize,
+    /// Tokens of the input text exactly as given, when the caller set it.
+    pub tokens_input: Option<usize>,
     /// Tokens of the output as printed.
     pub tokens_after: usize,
     pub ops: Vec<OpSaving>,
@@ -53,11 +65,28 @@ impl Report {
     }
     /// Saved tokens as a percentage of the tokens before (0 when there were none).
     pub fn rate(&self) -> f64 {
-        if self.tokens_before == 0 {
-            0.0
+        rate(self.tokens_before, self.tokens_after)
+    }
+    /// Tokens saved against the input as minified JSON.
+    pub fn saved_vs_minified(&self) -> i64 {
+        self.tokens_minified as i64 - self.tokens_after as i64
+    }
+
+    /// Each "before" the report states: (what it is, its tokens). The first is the one
+    /// `saved`, `rate` and the per-op savings are against.
+    fn baselines(&self) -> Vec<(String, usize)> {
+        let format = self.format.name();
+        let mut rows = Vec::new();
+        if self.format == Format::Json {
+            rows.push(("as json = minified input".to_owned(), self.tokens_before));
         } else {
-            self.saved() as f64 * 100.0 / self.tokens_before as f64
+            rows.push((format!("as {format}"), self.tokens_before));
+            rows.push(("minified input".to_owned(), self.tokens_minified));
         }
+        if let Some(t) = self.tokens_input {
+            rows.push(("input as given".to_owned(), t));
+        }
+        rows
     }
 
     /// The report as one JSON object (keys in a fixed order).
@@ -78,6 +107,12 @@ impl Report {
             "tokens_after": self.tokens_after,
             "saved": self.saved(),
             "rate": format!("{:.1}%", self.rate()),
+            "tokens_minified": self.tokens_minified,
+            "saved_vs_minified": self.saved_vs_minified(),
+            "rate_vs_minified": format!("{:.1}%", rate(self.tokens_minified, self.tokens_after)),
+            "tokens_input": self.tokens_input,
+            "saved_vs_input": self.tokens_input.map(|t| t as i64 - self.tokens_after as i64),
+            "rate_vs_input": self.tokens_input.map(|t| format!("{:.1}%", rate(t, self.tokens_after))),
             "ops": self.ops,
             "omitted": omitted,
         })
@@ -95,6 +130,27 @@ impl Report {
             self.level,
             self.format.name()
         );
+        let rows = self.baselines();
+        let width = rows
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (name, before) in &rows {
+            let label = format!("before ({name}):");
+            out.push_str(&format!(
+                "  {label:<w$} {before:>8} tokens, saved {:>8} ({:.1}%)\n",
+                *before as i64 - self.tokens_after as i64,
+                rate(*before, self.tokens_after),
+                w = width + 10
+            ));
+        }
+        if !self.ops.is_empty() {
+            out.push_str(&format!(
+                "  per op (against the input as {}):\n",
+                self.format.name()
+            ));
+        }
         for op in &self.ops {
             out.push_str(&format!("  {:<10} saved {:>8}\n", op.op, op.saved));
         }
@@ -111,6 +167,15 @@ impl Report {
             }
         }
         out
+    }
+}
+
+/// Saved tokens as a percentage of `before` (0 when there were none).
+fn rate(before: usize, after: usize) -> f64 {
+    if before == 0 {
+        0.0
+    } else {
+        (before as f64 - after as f64) * 100.0 / before as f64
     }
 }
 
@@ -135,6 +200,11 @@ pub fn measure(
     };
     let count = |v: &Value| tok.count(&text_of(v));
     let tokens_before = count(input);
+    let tokens_minified = if format == Format::Json {
+        tokens_before
+    } else {
+        count_minified(input, newline, tok)
+    };
     let shaped = shape(input.clone(), policy, opts);
     let text = text_of(&shaped.value);
     let tokens_after = tok.count(&text);
@@ -169,10 +239,86 @@ pub fn measure(
         level: policy.levels()[opts.level].clone(),
         format,
         tokens_before,
+        tokens_minified,
+        tokens_input: None,
         tokens_after,
         ops,
         manifest: shaped.manifest,
         text,
         matches: shaped.matches,
+    }
+}
+
+/// Tokens of `input` as minified JSON, with a newline when `newline`.
+fn count_minified(input: &Value, newline: bool, tok: &dyn crate::tokens::Tokenizer) -> usize {
+    let mut t = crate::json::to_compact(input);
+    if newline {
+        t.push('\n');
+    }
+    tok.count(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    fn report(input: &str, format: Format) -> Report {
+        let policy = Policy::parse("[[ops]]\nop = \"prune\"\n").unwrap();
+        let v = json::parse(input).unwrap();
+        measure(&v, &policy, &ShapeOptions::new(&policy), format, true, true)
+    }
+
+    #[test]
+    fn regression_report_said_one_saving_without_its_baseline() {
+        let input = r#"{"items":[{"id":1,"name":"a","note":null},{"id":2,"name":"b","note":""}]}"#;
+        let tok = crate::tokens::builtin("o200k_base").unwrap();
+        let minified = tok.count(&format!(
+            "{}\n",
+            json::to_compact(&json::parse(input).unwrap())
+        ));
+        for format in [Format::Json, Format::Pretty, Format::Toon] {
+            let r = report(input, format);
+            assert_eq!(r.tokens_minified, minified, "{format:?}");
+            let j = r.to_json();
+            assert_eq!(j["tokens_minified"], minified);
+            assert_eq!(
+                j["saved_vs_minified"],
+                minified as i64 - r.tokens_after as i64
+            );
+            let text = r.to_text();
+            assert!(
+                text.contains("minified input):")
+                    && text.contains(&format!("{minified} tokens, saved")),
+                "{text}"
+            );
+        }
+        let pretty = report(input, Format::Pretty);
+        assert!(pretty.tokens_before > pretty.tokens_minified);
+        assert!(pretty.saved() > 0, "the nulls and empties are pruned");
+        let text = pretty.to_text();
+        assert!(text.contains("before (as pretty):"), "{text}");
+        assert!(
+            text.contains("per op (against the input as pretty):"),
+            "{text}"
+        );
+        let mut given = report(input, Format::Json);
+        given.tokens_input = Some(100);
+        let text = given.to_text();
+        assert!(
+            text.contains("before (as json = minified input):"),
+            "{text}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("  before (input as given):"))
+            .unwrap_or_else(|| panic!("{text}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let saved = (100 - given.tokens_after as i64).to_string();
+        assert_eq!(
+            words[4..8],
+            ["100", "tokens,", "saved", saved.as_str()],
+            "{line}"
+        );
     }
 }

@@ -2,7 +2,12 @@
 //!
 //! The total is exact: the tokens of the input text as given. Below it, tokens are
 //! *attributed* to paths (array indices collapsed to `[*]`): every scalar member is counted
-//! alone as `"key":value`, a container adds its own key and brackets to its members' sum. Per
+//! alone as `"key":value`, a container adds its own key and brackets to its members' sum.
+//! So the numbers are honest only if read as such: pieces counted apart take more tokens
+//! than the same text counted whole (the attributed total exceeds the exact one, often by a
+//! third), and a *container* row (a path holding other values somewhere) includes its
+//! children's rows, so only the *leaf* rows add up (to [`Stats::leaf_tokens`]); the rest of
+//! the attributed total is the containers' own keys, brackets and commas. Per
 //! path (id-keyed maps collapsed to `.*`) the profile says how often it occurs, its share, how much of it is `null`/empty, and
 //! how much is a value repeated on every item of its array — the analysis seed ADR 0006 did by
 //! hand ("~50% of the payload was waste").
@@ -50,6 +55,9 @@ fn is_map_like(map: &crate::value::Map) -> bool {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PathStat {
     pub path: String,
+    /// `leaf` (its values hold no others: leaf rows add up) or `container` (at least one
+    /// occurrence holds members or items: its tokens include theirs).
+    pub kind: PathKind,
     pub occurrences: u64,
     /// Attributed tokens (see the module docs).
     pub tokens: u64,
@@ -63,6 +71,14 @@ pub struct PathStat {
     pub repeated_tokens: u64,
 }
 
+/// Whether a path's tokens include other rows' ([`PathStat::kind`]).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PathKind {
+    Leaf,
+    Container,
+}
+
 /// The profile of one payload.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Stats {
@@ -70,8 +86,13 @@ pub struct Stats {
     /// Exact tokens of the input text as given.
     pub tokens: usize,
     pub bytes: usize,
-    /// Sum of attributed tokens (what shares are of).
+    /// Sum of attributed tokens (what shares are of): more than `tokens`, since every
+    /// piece is counted apart.
     pub attributed_tokens: u64,
+    /// Attributed tokens of the leaf paths: the rows that add up.
+    pub leaf_tokens: u64,
+    /// The rest of the attributed tokens: containers' own keys, brackets and commas.
+    pub structure_tokens: u64,
     pub null_or_empty_tokens: u64,
     pub repeated_tokens: u64,
     /// (null/empty + repeated) / attributed, in percent.
@@ -91,7 +112,7 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
         scratch: String::new(),
     };
     let total = p.node(value, None);
-    p.add("$", total, value.is_empty_like());
+    p.add("$", total, value.is_empty_like(), has_children(value));
     let attributed = total;
     let mut paths: Vec<PathStat> = p
         .order
@@ -115,11 +136,18 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
     let repeated_tokens = paths.iter().map(|s| s.repeated_tokens).sum::<u64>();
     paths.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.path.cmp(&b.path)));
     let waste = null_or_empty_tokens + repeated_tokens;
+    let leaf_tokens = paths
+        .iter()
+        .filter(|s| s.kind == PathKind::Leaf)
+        .map(|s| s.tokens)
+        .sum::<u64>();
     Stats {
         tokenizer: tok.name().to_owned(),
         tokens: tok.count(text),
         bytes: text.len(),
         attributed_tokens: attributed,
+        leaf_tokens,
+        structure_tokens: attributed.saturating_sub(leaf_tokens),
         null_or_empty_tokens,
         repeated_tokens,
         waste_share: if attributed == 0 {
@@ -128,6 +156,15 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
             (waste.min(attributed)) as f64 * 100.0 / attributed as f64
         },
         paths,
+    }
+}
+
+/// A non-empty array or object: its path's row includes its children's.
+fn has_children(v: &Value) -> bool {
+    match v {
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+        _ => false,
     }
 }
 
@@ -156,13 +193,14 @@ impl Profiler<'_> {
         n
     }
 
-    fn add(&mut self, path: &str, tokens: u64, empty: bool) {
+    fn add(&mut self, path: &str, tokens: u64, empty: bool, container: bool) {
         let s = match self.paths.get_mut(path) {
             Some(s) => s,
             None => {
                 self.order.push(path.to_owned());
                 self.paths.entry(path.to_owned()).or_insert(PathStat {
                     path: path.to_owned(),
+                    kind: PathKind::Leaf,
                     occurrences: 0,
                     tokens: 0,
                     share: 0.0,
@@ -174,6 +212,9 @@ impl Profiler<'_> {
         };
         s.occurrences += 1;
         s.tokens += tokens;
+        if container {
+            s.kind = PathKind::Container;
+        }
         if empty {
             s.null_or_empty += 1;
             s.null_or_empty_tokens += tokens;
@@ -207,7 +248,7 @@ impl Profiler<'_> {
                     }
                     let t = self.node(child, Some(k));
                     let path = self.path.clone();
-                    self.add(&path, t, child.is_empty_like());
+                    self.add(&path, t, child.is_empty_like(), has_children(child));
                     self.path.truncate(mark);
                     sum += t;
                 }
@@ -220,7 +261,7 @@ impl Profiler<'_> {
                 for item in items {
                     let t = self.node(item, None);
                     let path = self.path.clone();
-                    self.add(&path, t, item.is_empty_like());
+                    self.add(&path, t, item.is_empty_like(), has_children(item));
                     sum += t;
                 }
                 self.repeated(items);
@@ -267,5 +308,38 @@ impl Profiler<'_> {
                 s.repeated_tokens += t * (items.len() as u64 - 1);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regression_stats_rows_added_up_to_more_than_the_total() {
+        let text =
+            r#"{"items":[{"id":1,"tags":["a","b"],"m":{}},{"id":2,"tags":[],"m":null}],"n":3}"#;
+        let v = json::parse(text).unwrap();
+        let s = profile(text, &v, crate::tokens::builtin("o200k_base").unwrap());
+        let kind = |p: &str| s.paths.iter().find(|x| x.path == p).unwrap().kind;
+        for p in ["$", "$.items", "$.items[*]", "$.items[*].tags"] {
+            assert_eq!(kind(p), PathKind::Container, "{p}");
+        }
+        // an empty container holds nothing: a leaf; so are scalars
+        for p in ["$.items[*].id", "$.items[*].tags[*]", "$.items[*].m", "$.n"] {
+            assert_eq!(kind(p), PathKind::Leaf, "{p}");
+        }
+        let leaves: u64 = s
+            .paths
+            .iter()
+            .filter(|p| p.kind == PathKind::Leaf)
+            .map(|p| p.tokens)
+            .sum();
+        assert_eq!(s.leaf_tokens, leaves);
+        assert_eq!(s.leaf_tokens + s.structure_tokens, s.attributed_tokens);
+        let root = s.paths.iter().find(|p| p.path == "$").unwrap();
+        assert_eq!(root.tokens, s.attributed_tokens);
+        // attributed counts pieces apart: more than the exact count of the whole text
+        assert!(s.attributed_tokens > s.tokens as u64, "{s:?}");
     }
 }

@@ -91,7 +91,11 @@ impl Offers {
 }
 
 /// [`Parser::document`] from `start`, with a helper parsing ahead (see the module).
-pub(super) fn parse_with_help(text: &str, start: usize, max_depth: usize) -> Result<Value, Fail> {
+pub(super) fn parse_with_help(
+    text: &str,
+    start: usize,
+    max_depth: usize,
+) -> Result<(Value, Vec<usize>), Fail> {
     let target = start + (text.len() - start) / 2;
     parse_with_help_from(text, start, max_depth, target)
 }
@@ -101,7 +105,7 @@ fn parse_with_help_from(
     start: usize,
     max_depth: usize,
     target: usize,
-) -> Result<Value, Fail> {
+) -> Result<(Value, Vec<usize>), Fail> {
     let offers = Offers {
         next: AtomicUsize::new(usize::MAX),
         at: AtomicUsize::new(start),
@@ -113,9 +117,10 @@ fn parse_with_help_from(
         let _ = std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn_scoped(s, || help(text, start, max_depth, target, &offers));
-        let result = Parser::new(text, start, max_depth, Some(&offers)).document();
+        let mut p = Parser::new(text, start, max_depth, Some(&offers));
+        let result = p.document();
         offers.done.store(true, Ordering::Relaxed);
-        result
+        result.map(|v| (v, p.duplicates))
     })
 }
 
@@ -195,6 +200,7 @@ fn elements(
         end: p.pos,
         closed,
         depth: max_depth - p.min_depth_left,
+        duplicates: p.duplicates,
     })
 }
 
@@ -375,6 +381,7 @@ mod tests {
         for target in start..=text.len() {
             let helped = parse_with_help_from(text, start, max_depth, target)
                 .map_err(|f| f.into_error(text, max_depth));
+            // Repeated keys are noted wherever the helper took over.
             assert_eq!(helped, alone, "{text:?} target {target}");
         }
     }
@@ -387,6 +394,7 @@ mod tests {
             r#"[ [1, [2, 3]] , {"k": [4 , 5 ]}, "s,]" , [] ,{} ]"#,
             "[\n  {\"id\": 1, \"t\": [\"a\", \"b\"]},\n  {\"id\": 2, \"t\": []}\n]\n",
             r#"{"a":1,"a":[1,2],"b":{"c":[[1],[2],[3]]}}"#,
+            r#"[{"a":1,"a":2},{"b":1},{"b":1,"b":2,"b":3},{"c":{"d":0,"d":1}}]"#,
             "\u{feff}[1,2]",
         ] {
             same_at_every_target(text, MAX_DEPTH);
@@ -478,7 +486,8 @@ mod tests {
         help(&text, 0, MAX_DEPTH, b.len() / 2, &offers);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         assert_eq!(starts.len(), 4, "{starts:?} of {}", b.len());
-        let helped = Parser::new(&text, 0, MAX_DEPTH, Some(&offers)).document();
+        let mut p = Parser::new(&text, 0, MAX_DEPTH, Some(&offers));
+        let helped = p.document().map(|v| (v, p.duplicates));
         assert!(offers.list.lock().unwrap().is_empty());
         assert_eq!(
             helped.map_err(|f| f.into_error(&text, MAX_DEPTH)),
@@ -487,7 +496,7 @@ mod tests {
         assert!(text.len() >= MIN_BYTES);
         assert_eq!(
             parse_with_max_depth(&text, MAX_DEPTH),
-            parse_forking_from(&text, MAX_DEPTH, usize::MAX)
+            parse_forking_from(&text, MAX_DEPTH, usize::MAX).map(|(v, _)| v)
         );
     }
 }

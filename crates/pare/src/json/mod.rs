@@ -26,7 +26,10 @@ mod fork;
 mod parse;
 mod write;
 
-pub use parse::{JsonError, JsonErrorKind, MAX_DEPTH, parse, parse_with_max_depth};
+pub use parse::{
+    DuplicateKey, JsonError, JsonErrorKind, MAX_DEPTH, Parsed, parse, parse_noting_duplicates,
+    parse_with_max_depth,
+};
 pub(crate) use parse::{KeyIndex, parse_leading};
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 

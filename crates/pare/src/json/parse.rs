@@ -89,6 +89,93 @@ pub enum JsonErrorKind {
     TrailingCharacters,
     /// Arrays and objects nested deeper than the limit.
     TooDeep,
+    /// A key repeated in one object, where that is refused ([`DuplicateKey::to_error`]).
+    DuplicateKey,
+}
+
+/// A key written twice (or more) in one object: [`parse`] keeps its last value, as
+/// `JSON.parse` does, and [`parse_noting_duplicates`] says where each repeat is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DuplicateKey {
+    /// The key, unescaped.
+    pub key: String,
+    /// 1-based line of the repeat's opening quote.
+    pub line: usize,
+    /// 1-based column (in characters) of the repeat's opening quote.
+    pub column: usize,
+    /// Byte offset of the repeat's opening quote.
+    pub offset: usize,
+}
+
+impl DuplicateKey {
+    /// The repeat as an error, for callers that refuse repeated keys (`--strict`).
+    pub fn to_error(&self) -> JsonError {
+        JsonError {
+            line: self.line,
+            column: self.column,
+            offset: self.offset,
+            message: format!("duplicate key {} in an object", quoted(&self.key)),
+            kind: JsonErrorKind::DuplicateKey,
+        }
+    }
+}
+
+impl std::fmt::Display for DuplicateKey {
+    /// `duplicate key "a" at line 3 column 5 (its last value is kept)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "duplicate key {} at line {} column {} (its last value is kept)",
+            quoted(&self.key),
+            self.line,
+            self.column
+        )
+    }
+}
+
+/// `key` as a JSON string, cut to 60 characters, for messages.
+fn quoted(key: &str) -> String {
+    let mut out = String::new();
+    let cut: String = key.chars().take(60).collect();
+    super::write_string(&cut, &mut out);
+    if cut.len() < key.len() {
+        out.insert(out.len() - 1, '…');
+    }
+    out
+}
+
+/// A parsed text and the keys it repeats.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Parsed {
+    pub value: Value,
+    /// Every repeat of a key within one object, in text order; empty for almost any text.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+/// [`parse`], also saying where a key repeats within an object (the value keeps the last,
+/// as with [`parse`]). As fast as [`parse`]: a repeat is found anyway, to replace the
+/// value, and only its offset is noted then.
+pub fn parse_noting_duplicates(text: &str) -> Result<Parsed, JsonError> {
+    let (value, offsets) = parse_forking_from(text, MAX_DEPTH, super::fork::MIN_BYTES)?;
+    let duplicates = offsets
+        .into_iter()
+        .map(|offset| {
+            let key = Parser::new(text, offset, 0, None)
+                .string()
+                .map(|s| s.as_str().to_owned())
+                .unwrap_or_default();
+            let (line, column) = line_column(text, offset);
+            DuplicateKey {
+                key,
+                line,
+                column,
+                offset,
+            }
+        })
+        .collect();
+    Ok(Parsed { value, duplicates })
 }
 
 /// Parse exactly one JSON text (RFC 8259): whitespace around the value is allowed, nothing
@@ -103,17 +190,18 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
 /// hundred bytes of stack while parsing and while dropping the value, so a limit far above
 /// [`MAX_DEPTH`] is the caller's responsibility.
 pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, JsonError> {
-    parse_forking_from(text, max_depth, super::fork::MIN_BYTES)
+    parse_forking_from(text, max_depth, super::fork::MIN_BYTES).map(|(v, _)| v)
 }
 
 /// [`parse_with_max_depth`], with a second thread helping on texts of at least `min_fork`
 /// bytes (see [`super::fork`]); tests lower the bar to fork on small texts. Not past
 /// [`MAX_DEPTH`]: the stack deeper limits need is the caller's, on the caller's thread.
+/// Also the offsets of repeated keys, in text order.
 pub(crate) fn parse_forking_from(
     text: &str,
     max_depth: usize,
     min_fork: usize,
-) -> Result<Value, JsonError> {
+) -> Result<(Value, Vec<usize>), JsonError> {
     let start = if text.starts_with('\u{feff}') {
         '\u{feff}'.len_utf8()
     } else {
@@ -122,9 +210,16 @@ pub(crate) fn parse_forking_from(
     let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && crate::has_second_core() {
         super::fork::parse_with_help(text, start, max_depth)
     } else {
-        Parser::new(text, start, max_depth, None).document()
+        let mut p = Parser::new(text, start, max_depth, None);
+        p.document().map(|v| (v, p.duplicates))
     };
-    result.map_err(|fail| fail.into_error(text, max_depth))
+    result
+        .map(|(v, mut dups)| {
+            // In order already, unless a helper's elements came in: sort to be sure.
+            dups.sort_unstable();
+            (v, dups)
+        })
+        .map_err(|fail| fail.into_error(text, max_depth))
 }
 
 /// One JSON value at the start of `text` (no byte order mark, no leading whitespace) and
@@ -330,6 +425,8 @@ pub(super) struct Parser<'a> {
     hasher: Option<RandomState>,
     /// What a helper thread parses ahead (see [`super::fork`]).
     offers: Option<&'a Offers>,
+    /// Offsets of the opening quotes of repeated keys (no allocation while there are none).
+    pub(super) duplicates: Vec<usize>,
 }
 
 /// Elements of an array a helper parsed: from an offered position (just after a comma)
@@ -340,6 +437,8 @@ pub(super) struct Tail {
     pub(super) end: usize,
     pub(super) closed: bool,
     pub(super) depth: usize,
+    /// Offsets of the keys these elements repeat.
+    pub(super) duplicates: Vec<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -359,6 +458,7 @@ impl<'a> Parser<'a> {
             members: Vec::new(),
             hasher: None,
             offers,
+            duplicates: Vec::new(),
         }
     }
 
@@ -383,6 +483,7 @@ impl<'a> Parser<'a> {
                 return false;
             }
             self.values.extend(tail.values);
+            self.duplicates.extend(tail.duplicates);
             self.pos = tail.end;
             if tail.closed {
                 return true;
@@ -715,6 +816,7 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(Fail::new(self.pos, Code::ExpectedKey)),
                 None => return Err(Fail::new(self.pos, Code::End)),
             }
+            let key_at = self.pos;
             let key = self.key()?;
             self.skip_ws();
             match self.peek() {
@@ -725,7 +827,10 @@ impl<'a> Parser<'a> {
             let value = self.value()?;
             match self.find_key(base, &mut index, &mut filter, &key) {
                 // JSON.parse: the last value, at the first key's position
-                Some(i) => self.members[i].1 = value,
+                Some(i) => {
+                    self.members[i].1 = value;
+                    self.duplicates.push(key_at);
+                }
                 None => self.members.push((key, value)),
             }
             self.skip_ws();
@@ -1183,6 +1288,51 @@ mod tests {
             assert_eq!(m.get("k0"), Some(&Value::Bool(true)));
             assert_eq!(m.get("kx"), Some(&num("1")));
         }
+    }
+
+    #[test]
+    fn regression_duplicate_keys_were_kept_silently() {
+        let text = "{\"a\": 1,\n \"b\": {\"x\": 1, \"x\": 2},\n \"a\": 3, \"\\u0061\": 4}";
+        let p = parse_noting_duplicates(text).unwrap();
+        assert_eq!(p.value, parse(text).unwrap(), "the same value as parse");
+        let found: Vec<(&str, usize, usize)> = p
+            .duplicates
+            .iter()
+            .map(|d| (d.key.as_str(), d.line, d.column))
+            .collect();
+        assert_eq!(found, [("x", 2, 16), ("a", 3, 2), ("a", 3, 10)]);
+        assert_eq!(&text[p.duplicates[1].offset..][..3], "\"a\"");
+        assert_eq!(
+            p.duplicates[0].to_string(),
+            "duplicate key \"x\" at line 2 column 16 (its last value is kept)"
+        );
+        let e = p.duplicates[0].to_error();
+        assert_eq!(e.kind, JsonErrorKind::DuplicateKey);
+        assert_eq!(
+            e.to_string(),
+            "duplicate key \"x\" in an object at line 2 column 16"
+        );
+        // none: nothing noted; the same key in two objects is no repeat
+        let p = parse_noting_duplicates(r#"[{"a":1},{"a":2}]"#).unwrap();
+        assert!(p.duplicates.is_empty());
+        // past the linear threshold too, and a long key is cut in messages
+        let mut text = String::from("{");
+        for i in 0..300 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        let long = "y".repeat(100);
+        text.push_str(&format!("\"k7\":0,\"{long}\":1,\"{long}\":2}}"));
+        let p = parse_noting_duplicates(&text).unwrap();
+        assert_eq!(p.duplicates.len(), 2);
+        assert_eq!(p.duplicates[0].key, "k7");
+        assert_eq!(p.duplicates[1].key, long);
+        assert!(
+            p.duplicates[1]
+                .to_string()
+                .starts_with(&format!("duplicate key \"{}…\" at", "y".repeat(60))),
+            "{}",
+            p.duplicates[1]
+        );
     }
 
     #[test]

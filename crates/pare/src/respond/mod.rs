@@ -115,6 +115,9 @@ pub struct Request<'a> {
     pub measure: bool,
     /// How the notes tell the reader to go on.
     pub hint: Hint<'a>,
+    /// Refuse JSON input that repeats a key within an object ([`RespondError::Json`], naming
+    /// the key, line and column) instead of keeping its last value with a warning.
+    pub reject_duplicate_keys: bool,
 }
 
 impl<'a> Request<'a> {
@@ -135,6 +138,7 @@ impl<'a> Request<'a> {
             keep_input_text: false,
             measure: true,
             hint: Hint::Flags,
+            reject_duplicate_keys: false,
         }
     }
 }
@@ -197,6 +201,8 @@ pub struct Record {
     /// What the policy removed, by kind (`stripped`, `empty`, …): counts, never values.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub omitted: BTreeMap<&'static str, u64>,
+    /// What the reader should know and the page cannot say: a key the input repeats (its
+    /// last value kept), a number `toon` cannot carry, pages that do not decode alone.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

@@ -37,9 +37,25 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         ),
     };
     let params = policy.params(req.params)?;
+    let mut warnings = Vec::new();
     let (text, value) = match &req.input {
-        Input::Json(t) => (Some(*t), Some(json::parse(t)?)),
-        Input::Text(t) => (Some(*t), json::parse(t).ok()),
+        Input::Json(t) => {
+            let parsed = json::parse_noting_duplicates(t)?;
+            if req.reject_duplicate_keys
+                && let Some(d) = parsed.duplicates.first()
+            {
+                return Err(RespondError::Json(d.to_error()));
+            }
+            warnings = duplicate_warnings(&parsed.duplicates);
+            (Some(*t), Some(parsed.value))
+        }
+        Input::Text(t) => match json::parse_noting_duplicates(t) {
+            Ok(parsed) => {
+                warnings = duplicate_warnings(&parsed.duplicates);
+                (Some(*t), Some(parsed.value))
+            }
+            Err(_) => (Some(*t), None),
+        },
         Input::Plain(t) => (Some(*t), None),
         Input::Value(_) => (None, None),
     };
@@ -73,12 +89,35 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         explicit,
         params,
         frame,
+        warnings,
     };
     if let Some(options) = &policy.options().pack {
         return run.packed(&value, options);
     }
     run.shaped(value)
 }
+
+/// At most this many repeated keys are listed one by one; the rest are counted.
+const MAX_LISTED_DUPLICATES: usize = 5;
+
+/// The warnings for the keys an input repeats.
+fn duplicate_warnings(duplicates: &[json::DuplicateKey]) -> Vec<String> {
+    let mut out: Vec<String> = duplicates
+        .iter()
+        .take(MAX_LISTED_DUPLICATES)
+        .map(ToString::to_string)
+        .collect();
+    if duplicates.len() > MAX_LISTED_DUPLICATES {
+        out.push(format!(
+            "{} more duplicate keys (each keeps its last value)",
+            duplicates.len() - MAX_LISTED_DUPLICATES
+        ));
+    }
+    out
+}
+
+/// At most this many numbers out of `toon`'s range are listed one by one.
+const MAX_LISTED_OUT_OF_RANGE: usize = 5;
 
 /// Tokens a page must have room for besides its note: less and no page could say anything.
 const MIN_PAGE_TOKENS: usize = 16;
@@ -135,6 +174,8 @@ struct Run<'r, 'a> {
     params: Params,
     /// Around the value, when it was read out of text.
     frame: Option<Frame<'a>>,
+    /// What every page's record warns of about the input (repeated keys).
+    warnings: Vec<String>,
 }
 
 /// The value shaped at one level and rendered, with its real token count.
@@ -308,7 +349,8 @@ impl Run<'_, '_> {
     ) -> Response {
         let counted = self.req.measure || self.req.budget.is_some();
         let mut record = self.record(r.level, before, &r.shaped.manifest);
-        record.warnings = self.unmatched(&r);
+        record.warnings.extend(self.unmatched(&r));
+        record.warnings.extend(self.value_warnings(&r.shaped.value));
         let (lowered_from, note) = lowered.unzip();
         let note = note::join(note::removed_line(&r.shaped.manifest), note);
         let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
@@ -360,7 +402,10 @@ impl Run<'_, '_> {
         let removed = note::removed_line(&r.shaped.manifest);
         let (reserve, room) = page_room(gate, &self.req.hint, removed)?;
         let mut template = self.record(r.level, before, &r.shaped.manifest);
-        template.warnings = self.unmatched(&r);
+        template.warnings.extend(self.unmatched(&r));
+        template
+            .warnings
+            .extend(self.value_warnings(&r.shaped.value));
         let cuts: Vec<Cut> = match self.value_cuts(&r.shaped.value, gate, room) {
             Ok(cuts) => cuts,
             Err(why) => {
@@ -428,8 +473,30 @@ impl Run<'_, '_> {
                 .into_iter()
                 .map(|(k, n)| (k.as_str(), n))
                 .collect(),
-            warnings: Vec::new(),
+            warnings: self.warnings.clone(),
         }
+    }
+
+    /// What the format loses of `value`, said rather than done silently: `toon` writes a
+    /// number beyond a double's range as JavaScript does (`null`, or `0`). (`auto` never
+    /// loses anything: it does not choose TOON then.)
+    fn value_warnings(&self, value: &Value) -> Vec<String> {
+        if self.req.format != Format::Toon {
+            return Vec::new();
+        }
+        let found = crate::encode::toon::out_of_range_numbers(value);
+        let mut out: Vec<String> = found
+            .iter()
+            .take(MAX_LISTED_OUT_OF_RANGE)
+            .map(ToString::to_string)
+            .collect();
+        if found.len() > MAX_LISTED_OUT_OF_RANGE {
+            out.push(format!(
+                "{} more numbers out of range for toon",
+                found.len() - MAX_LISTED_OUT_OF_RANGE
+            ));
+        }
+        out
     }
 
     /// The cursor check of this input with these settings. `reserve` stands for the notes'
@@ -632,6 +699,7 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
         explicit: true,
         params: Params::default(),
         frame: None,
+        warnings: Vec::new(),
     };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();

@@ -731,6 +731,84 @@ pub(crate) fn push_js_number(out: &mut String, lexeme: &str) {
     }
 }
 
+/// A number TOON cannot carry: its lexeme is beyond the range of a double, so TOON writes
+/// what JavaScript would (`null` for ±Infinity, `0` for what underflows).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// Where, as the report writes paths (`$.a[3].b`).
+    pub path: String,
+    /// The number as written in the input.
+    pub lexeme: String,
+    /// What TOON writes instead: `null` or `0`.
+    pub written: &'static str,
+}
+
+impl std::fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lexeme: String = self.lexeme.chars().take(40).collect();
+        let cut = if lexeme.len() < self.lexeme.len() {
+            "…"
+        } else {
+            ""
+        };
+        write!(
+            f,
+            "number {lexeme}{cut} at {} is out of range for toon (a double): written as {}",
+            self.path, self.written
+        )
+    }
+}
+
+/// Every number in `value` that [`encode`] cannot write as itself because it is out of a
+/// double's range, in document order. Only long lexemes and ones with an exponent can be,
+/// so most numbers are passed over without being parsed.
+pub fn out_of_range_numbers(value: &Value) -> Vec<OutOfRange> {
+    fn walk(v: &Value, path: &mut String, out: &mut Vec<OutOfRange>) {
+        match v {
+            Value::Number(n) => {
+                let lexeme = n.as_str();
+                if lexeme.len() < 300 && !lexeme.bytes().any(|b| b == b'e' || b == b'E') {
+                    return;
+                }
+                let f: f64 = lexeme.parse().unwrap_or(f64::INFINITY);
+                let mantissa = lexeme.split(['e', 'E']).next().unwrap_or("");
+                let written = if !f.is_finite() {
+                    "null"
+                } else if f == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+                    "0"
+                } else {
+                    return;
+                };
+                out.push(OutOfRange {
+                    path: path.clone(),
+                    lexeme: lexeme.to_owned(),
+                    written,
+                });
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mark = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    walk(item, path, out);
+                    path.truncate(mark);
+                }
+            }
+            Value::Object(map) => {
+                for (k, child) in map.iter() {
+                    let mark = path.len();
+                    crate::manifest::push_key(path, k);
+                    walk(child, path, out);
+                    path.truncate(mark);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut String::from("$"), &mut out);
+    out
+}
+
 /// An integer lexeme JavaScript prints back unchanged: no `-0`, at most 15 digits.
 fn is_plain_small_integer(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
@@ -900,6 +978,45 @@ mod tests {
             &crate::json::parse(json).unwrap(),
             &EncodeOptions::default(),
         )
+    }
+
+    #[test]
+    fn regression_out_of_range_numbers_became_null_silently() {
+        let big = format!("1{}", "0".repeat(400));
+        let text = format!(
+            r#"{{"a":1e400,"b":[1,-1E+999,2.5e-400,0e-999,1e308],"c d":{{"x":{big}}},"ok":0.000e-500}}"#
+        );
+        let v = crate::json::parse(&text).unwrap();
+        let found = out_of_range_numbers(&v);
+        let got: Vec<(&str, &str)> = found.iter().map(|o| (o.path.as_str(), o.written)).collect();
+        assert_eq!(
+            got,
+            [
+                ("$.a", "null"),
+                ("$.b[1]", "null"),
+                ("$.b[2]", "0"),
+                ("$['c d'].x", "null")
+            ]
+        );
+        // what they warn of is what TOON writes
+        let out = encode(&v, &EncodeOptions::default());
+        assert!(out.starts_with("a: null\n"), "{out}");
+        assert!(out.contains(",null,0,0,1e+308"), "{out}");
+        assert_eq!(
+            found[0].to_string(),
+            "number 1e400 at $.a is out of range for toon (a double): written as null"
+        );
+        assert!(
+            found[3].to_string().starts_with("number 1000"),
+            "{}",
+            found[3]
+        );
+        assert!(
+            found[3].to_string().contains("0… at $['c d'].x"),
+            "{}",
+            found[3]
+        );
+        assert!(out_of_range_numbers(&crate::json::parse("[1,2.5,1e10]").unwrap()).is_empty());
     }
 
     #[test]

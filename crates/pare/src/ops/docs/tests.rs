@@ -101,7 +101,7 @@ fn options_have_types_and_defaults() {
     assert_eq!(o("at").ty, "[string]");
     assert_eq!(o("at").default, None);
     assert_eq!(o("max").ty, "integer");
-    assert_eq!(o("more_key").default.as_deref(), Some("\"{key}_more\""));
+    assert_eq!(o("keep").default.as_deref(), Some("\"first\""));
     assert_eq!(limit.options.last().unwrap().name, "levels");
     let group = super::doc("group").unwrap();
     assert!(group.options.iter().any(|o| o.name == "rules[].when"));
