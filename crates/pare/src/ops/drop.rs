@@ -1,7 +1,7 @@
 //! `drop`: remove the members (or array items) that selectors name.
 //!
 //! Why: internal fields — `created_at`, `version`, provenance `metadata` — cost tokens on
-//! every record and answer no question a model is asked (seed ADR-010). Dropped subtrees are
+//! every record and answer no question a model is asked. Dropped subtrees are
 //! never walked, so dropping is also the cheapest op.
 //!
 //! ```toml

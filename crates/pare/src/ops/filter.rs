@@ -1,7 +1,7 @@
 //! `filter`: remove array items for which a predicate holds (or keep only those it holds for).
 //!
-//! Why: sub-30-second website visits are redirects and misclicks (seed ADR 0006 raised
-//! `minMinutes` to 0.5). The predicate is an expression over each item: paths relative to
+//! Why: sub-30-second website visits are redirects and misclicks (an activity
+//! API that hides visits under `minMinutes` = 0.5). The predicate is an expression over each item: paths relative to
 //! the item (`minutes`, `refs.id`), `== != < <= > >=`, `and or not`, JSON literals, and
 //! `$name` for a policy parameter, which makes a threshold the caller's choice
 //! (`type == 'OM_SIMILAR' and score < $minScore`). A comparison with a missing field never

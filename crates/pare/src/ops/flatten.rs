@@ -2,7 +2,7 @@
 //!
 //! Why: a wrapper like `"refs": {"timelineRef": …, "activityRef": …, "screenshotRef": …}`
 //! costs a key, braces and quotes per record, and often only one field inside matters
-//! (seed ADR 0006 flattens `refs` to `screenshotRef`). Fields not promoted are stripped and
+//! (`refs: {screenshot: …}` is better as `screenshotRef`). Fields not promoted are stripped and
 //! recorded. A promoted name that already exists in the parent becomes `<member>_<field>`,
 //! so nothing is overwritten.
 //!

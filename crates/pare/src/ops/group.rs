@@ -1,7 +1,7 @@
 //! `group`: turn a list of discriminated records into a compact object, one key per kind.
 //!
 //! Why: relation triples like `{"type":"OM_ABOUT","target_label":"OM_Entity",
-//! "target_value":"Redis"}` spend most of their tokens on labels (seed 001). Grouping by
+//! "target_value":"Redis"}` spend most of their tokens on labels. Grouping by
 //! `type` says each label once: `{"entities":["ReportsModule","Redis"]}`. Each rule takes
 //! records of some types and renders them in a shape:
 //!

@@ -1,7 +1,7 @@
 //! `hoist`: a field equal on every item of an array is said once, beside the array.
 //!
-//! Why: `"score_type": "hybrid"` on each of 20 results says one fact 20 times (seed 004's
-//! "repeated-field dedup"). The constant fields move out of the items into a sibling member
+//! Why: `"score_type": "hybrid"` on each of 20 results says one fact 20 times
+//! (repeated-field deduplication). The constant fields move out of the items into a sibling member
 //! named `<array>_common` (configurable), placed just before the array. Nothing is lost: the
 //! sibling holds every hoisted field with its value. Arrays whose parent is not an object are
 //! left alone, since there is nowhere to say it once without changing the shape.

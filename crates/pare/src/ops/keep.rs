@@ -1,6 +1,6 @@
 //! `keep`: an allow-list — the selected objects keep only the named fields.
 //!
-//! Why: progressive disclosure (seed 004). At `ids_only` a search result needs its id,
+//! Why: progressive disclosure (show little first, more on request). At `ids_only` a search result needs its id,
 //! score and rank and nothing else; listing what stays is shorter and safer than listing
 //! everything that goes, and new upstream fields stay out until someone asks for them.
 //!

@@ -2,7 +2,7 @@
 //! them is small.
 //!
 //! Why: an activity log split into "VS Code 09:00–09:10", "VS Code 09:11–09:20" makes the
-//! model re-merge what the server could have merged (seed ADR 0006, `maxGapMinutes` 2.0).
+//! model re-merge what the server could have merged (here within `maxGapMinutes`, 2.0).
 //! A block keeps its first item's fields, ends at the latest end, and its `duration` is the
 //! wall-clock span (gaps included). `coalesce` fields take the first non-null value in the
 //! block. Items whose times do not parse are never merged. Folded items are recorded.

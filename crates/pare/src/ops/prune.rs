@@ -1,6 +1,6 @@
 //! `prune`: remove object members whose value is `null`, `""`, `[]` or `{}`.
 //!
-//! Why: half the fields of a typical entity are empty (seed ADR-010), and a model learns
+//! Why: half the fields of a typical entity are empty, and a model learns
 //! nothing from `"owner": null`. Each kind is switchable. Only object members go: items of
 //! arrays keep their positions (`[1, null, 3]` stays as it is), because position carries
 //! meaning there. Children are pruned first, so `{"meta": {"x": null}}` loses `meta` too.

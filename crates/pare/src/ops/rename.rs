@@ -1,7 +1,7 @@
 //! `rename`: shorten keys, with a `_legend` at the root that maps them back.
 //!
 //! Why: on a list of 500 records, `"relationship_type"` costs its tokens 500 times; `"rt"`
-//! plus one legend entry is cheaper (seed 004's "short keys"). It is off unless a policy asks,
+//! plus one legend entry is cheaper ("short keys"). It is off unless a policy asks,
 //! because short keys are harder for a model to read than the originals. A key is not renamed
 //! in an object that already has a member with the short name, so nothing is overwritten —
 //! choose short names the payload does not use, or the legend is ambiguous there. When the

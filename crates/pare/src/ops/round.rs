@@ -1,7 +1,7 @@
 //! `round`: give numbers at most N decimals.
 //!
 //! Why: `0.627281` and `0.63` rank results the same for a model, and the digits cost tokens
-//! (seed 001 calls it "precision noise"). Only numbers with more decimals than asked change;
+//! ("precision noise"). Only numbers with more decimals than asked change;
 //! rounding is half away from zero, done in decimal on the number's text (so long integers
 //! and exponents are exact), and trailing zeros are dropped (`0.601` → `0.6` at 2). Changed
 //! numbers are recorded.

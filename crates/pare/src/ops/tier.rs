@@ -1,7 +1,7 @@
 //! `tier`: replace a number by the label of the band it falls in.
 //!
-//! Why: a model reads `"high"` as well as `0.92`, and seed 001 proposes score tiers
-//! instead of "precision noise". Bands are checked from the highest `min` down; a number
+//! Why: a model reads `"high"` as well as `0.92`, and score tiers cost fewer
+//! tokens than "precision noise". Bands are checked from the highest `min` down; a number
 //! below every band keeps its value unless `below` names a label. Replaced numbers are
 //! recorded.
 //!
