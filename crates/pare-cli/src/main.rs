@@ -50,7 +50,7 @@ enum Command {
     Encode(encode_cmd::EncodeArgs),
     /// Read JSON, TOON or pare auto text back as JSON.
     Expand(encode_cmd::ExpandArgs),
-    /// Pack search results or code chunks under a hard token budget.
+    /// Pack a source tree, files, search results or code chunks under a hard token budget.
     Pack(pack_cmd::Args),
     /// Show where a payload's tokens go, per path.
     Stats(stats::Args),
