@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("pare: warning: {name}: {d}");
     }
     let mut stats = pare::stats::profile(&text, &parsed.value, tok);
-    let (leaves, containers) = lists(&stats.paths, args.rows, args.top);
+    let (leaves, containers) = lists(&stats, args.rows, args.top);
     let out = if args.json {
         stats.paths = leaves.into_iter().chain(containers).cloned().collect();
         let mut s = serde_json::to_string_pretty(&stats)?;
@@ -75,21 +75,9 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The leaf rows and the container rows to list, each most tokens first, at most `top`.
-fn lists(paths: &[PathStat], rows: Rows, top: usize) -> (Vec<&PathStat>, Vec<&PathStat>) {
-    let of = |kind: PathKind| -> Vec<&PathStat> {
-        paths.iter().filter(|p| p.kind == kind).take(top).collect()
-    };
-    let leaves = if rows == Rows::Containers {
-        Vec::new()
-    } else {
-        of(PathKind::Leaf)
-    };
-    let containers = if rows == Rows::Leaves {
-        Vec::new()
-    } else {
-        of(PathKind::Container)
-    };
-    (leaves, containers)
+fn lists(stats: &Stats, rows: Rows, top: usize) -> (Vec<&PathStat>, Vec<&PathStat>) {
+    let shown = stats.top_rows(top, rows != Rows::Containers, rows != Rows::Leaves);
+    shown.into_iter().partition(|p| p.kind == PathKind::Leaf)
 }
 
 /// Whether `text` starts as a JSON object or array would (`{`, or `[` and then a value or

@@ -181,8 +181,9 @@ impl Packed {
     }
 }
 
-/// Where a payload's tokens go (`pare stats --json`): tokens, bytes, waste, the paths
-/// with the most tokens first (`top` of them).
+/// Where a payload's tokens go (`pare stats --json`): tokens, bytes, waste, and the paths
+/// with the most tokens first: `top` leaf paths (whose tokens add up), then `top`
+/// container paths (each including its children's).
 #[pyfunction]
 #[pyo3(signature = (value, tokenizer="o200k_base", top=20))]
 pub fn stats<'py>(
@@ -196,7 +197,12 @@ pub fn stats<'py>(
     let stats = py.detach(|| {
         let text = text.unwrap_or_else(|| pare::json::to_compact(&value));
         let mut stats = pare::stats::profile(&text, &value, tok);
-        stats.paths.truncate(top);
+        // The rows `pare stats --json --top N` lists: N leaves, then N containers.
+        stats.paths = stats
+            .top_rows(top, true, true)
+            .into_iter()
+            .cloned()
+            .collect();
         serde_json::to_value(&stats)
     });
     let stats = stats.map_err(|e| errors::pare_error(py, e.to_string()))?;

@@ -101,6 +101,18 @@ pub struct Stats {
     pub paths: Vec<PathStat>,
 }
 
+impl Stats {
+    /// The rows a listing shows: at most `top` leaf paths, then at most `top` container
+    /// paths, each most tokens first (leaves first because their rows add up; a container's
+    /// row includes its children's). `pare stats --json` and Python's `pare.stats` list these.
+    pub fn top_rows(&self, top: usize, leaves: bool, containers: bool) -> Vec<&PathStat> {
+        let of = |kind: PathKind| self.paths.iter().filter(move |p| p.kind == kind).take(top);
+        let leaf_rows = of(PathKind::Leaf).filter(|_| leaves);
+        let container_rows = of(PathKind::Container).filter(|_| containers);
+        leaf_rows.chain(container_rows).collect()
+    }
+}
+
 /// Profile `value`, parsed from `text`, with `tok`.
 pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
     let mut p = Profiler {

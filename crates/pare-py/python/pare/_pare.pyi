@@ -152,7 +152,8 @@ def pack(
     """Search results packed under a hard token budget, as ``pare pack`` packs them."""
 
 def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20) -> Dict[str, Any]:
-    """Where a payload's tokens go, as ``pare stats --json`` reports it."""
+    """Where a payload's tokens go, as ``pare stats --json`` reports it: ``top`` leaf paths
+    (their tokens add up), then ``top`` container paths (each includes its children's)."""
 
 class McpSession:
     """The engine's MCP mapping for one in-process server (used by :mod:`pare.mcp`)."""
