@@ -2,6 +2,14 @@
 
 use pare::pack::chunks::Chunk;
 use pare::pack::source::{SourceFile, SourceOptions, chunk_file, chunk_files};
+
+/// The default options with every item its own chunk: the tests of how files are cut.
+fn cut() -> SourceOptions {
+    SourceOptions {
+        merge_lines: 0,
+        ..SourceOptions::default()
+    }
+}
 use proptest::prelude::*;
 
 fn spans(chunks: &[Chunk]) -> Vec<(usize, usize)> {
@@ -41,7 +49,7 @@ mod tests {
 
 #[test]
 fn rust_items_carry_their_docs_and_attributes() {
-    let c = chunk_file("src/lib.rs", RUST, &SourceOptions::default());
+    let c = chunk_file("src/lib.rs", RUST, &cut());
     assert_eq!(spans(&c), [(1, 3), (5, 12), (14, 15), (17, 18), (20, 26)]);
     assert!(
         c[1].text
@@ -67,7 +75,7 @@ fn rust_items_carry_their_docs_and_attributes() {
 #[test]
 fn python_decorators_docstrings_and_module_code() {
     let py = "\"\"\"Doc.\"\"\"\n\nimport os\n\nX = 1\n\n\n@dataclass\nclass A:\n    \"\"\"An A.\"\"\"\n\n    def f(self):\n        return 1\n\n\n# About g.\ndef _g():\n    pass\n\n\nif __name__ == \"__main__\":\n    _g()\n";
-    let c = chunk_file("pkg/mod.py", py, &SourceOptions::default());
+    let c = chunk_file("pkg/mod.py", py, &cut());
     assert_eq!(spans(&c), [(1, 5), (8, 13), (16, 18), (21, 22)]);
     assert!(c[1].text.starts_with("@dataclass\nclass A:"));
     assert!(c[2].text.starts_with("# About g.\ndef _g():"));
@@ -89,6 +97,7 @@ fn long_containers_split_into_header_and_members() {
     let opts = SourceOptions {
         max_item_lines: 10,
         max_block_lines: 60,
+        merge_lines: 0,
     };
     let c = chunk_file("a.rs", &text, &opts);
     assert_eq!(c[0].text, "/// A thing.\nimpl Thing {");
@@ -115,6 +124,7 @@ fn python_class_split_keeps_its_docstring_in_the_header() {
     let opts = SourceOptions {
         max_item_lines: 8,
         max_block_lines: 60,
+        merge_lines: 0,
     };
     let c = chunk_file("big.py", &text, &opts);
     assert_eq!(
@@ -135,6 +145,7 @@ fn text_without_a_grammar_is_cut_into_blank_line_blocks() {
     let opts = SourceOptions {
         max_item_lines: 120,
         max_block_lines: 4,
+        merge_lines: 0,
     };
     let c = chunk_file("notes.txt", text, &opts);
     // Blocks joined while they fit 4 lines; the next starts fresh.
@@ -178,11 +189,11 @@ fn files_keep_their_order_and_indexes_count_through() {
             text: "fn c() {}\n".into(),
         },
     ];
-    let once = chunk_files(&files, &SourceOptions::default());
+    let once = chunk_files(&files, &cut());
     let ids: Vec<&str> = once.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["a.py:L1-2", "a.py:L5-6", "b.rs:L1-1"]);
     assert_eq!(once.iter().map(|c| c.index).collect::<Vec<_>>(), [0, 1, 2]);
-    let again = chunk_files(&files, &SourceOptions::default());
+    let again = chunk_files(&files, &cut());
     assert_eq!(format!("{once:?}"), format!("{again:?}"));
 }
 
@@ -215,9 +226,10 @@ proptest! {
         ext in prop_oneof![Just("rs"), Just("py"), Just("ts"), Just("go"), Just("java"), Just("md"), Just("txt")],
         item in 2usize..20,
         block in 1usize..10,
+        merge in 0usize..30,
     ) {
         let text = lines.join("\n");
-        let opts = SourceOptions { max_item_lines: item, max_block_lines: block };
+        let opts = SourceOptions { max_item_lines: item, max_block_lines: block, merge_lines: merge };
         let chunks = chunk_file(&format!("f.{ext}"), &text, &opts);
         let mut seen: Vec<(usize, String)> = Vec::new();
         let mut last_end = 0;
@@ -238,4 +250,31 @@ proptest! {
             .collect();
         prop_assert_eq!(seen, want);
     }
+}
+
+/// Small neighbouring items of one kind share a chunk (and so a metadata line naming them
+/// all); a public and a private item, or items spanning more than `merge_lines`, do not.
+#[test]
+fn small_neighbouring_items_share_a_chunk() {
+    let code = "pub fn a() {}\n\npub fn b() {}\n\nfn c() {}\n\nfn d() {}\n\npub fn e() {\n    1;\n    2;\n}\n";
+    let merged = chunk_file("m.rs", code, &SourceOptions::default());
+    assert_eq!(spans(&merged), [(1, 3), (5, 7), (9, 12)]);
+    assert_eq!(merged[0].text, "pub fn a() {}\n\npub fn b() {}");
+    let tight = SourceOptions {
+        merge_lines: 3,
+        ..SourceOptions::default()
+    };
+    assert_eq!(
+        spans(&chunk_file("m.rs", code, &tight)),
+        [(1, 3), (5, 7), (9, 12)]
+    );
+    let apart = SourceOptions {
+        merge_lines: 2,
+        ..SourceOptions::default()
+    };
+    assert_eq!(
+        spans(&chunk_file("m.rs", code, &apart)),
+        [(1, 1), (3, 3), (5, 5), (7, 7), (9, 12)]
+    );
+    assert_eq!(spans(&chunk_file("m.rs", code, &cut())).len(), 5);
 }

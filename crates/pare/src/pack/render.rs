@@ -36,7 +36,7 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
             Some(code_block(chunk, rank, &text, note))
         }
         Tier::Metadata => Some(metadata_line(chunk, cache)),
-        Tier::IdOnly if chunk.from_source => Some(format!("[id-only] {}", ids(chunk))),
+        Tier::IdOnly if chunk.from_source => Some(source_id_line(chunk, cache)),
         Tier::IdOnly => Some(format!("[id-only] {} · score {}", ids(chunk), score(chunk))),
         Tier::Duplicate(of) if chunk.from_source => Some(format!(
             "[{rank}] {} · L{}–{} · near-duplicate of [{of}]",
@@ -127,6 +127,23 @@ fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
     }
     if let Some(doc) = doc {
         let _ = write!(out, " · \"{doc}\"");
+    }
+    out
+}
+
+/// A source chunk's id line: its place and the first names it defines (`[id-only]
+/// src/lib.rs:L7-9 · add, sub +2`), so that even the least a chunk can show says what is
+/// there — a tree under a tight budget is mostly these lines.
+fn source_id_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
+    const NAMES: usize = 3;
+    let (symbols, _) = cache.outline_facts(chunk);
+    let mut out = format!("[id-only] {}", ids(chunk));
+    if !symbols.is_empty() {
+        let shown: Vec<&str> = symbols.iter().take(NAMES).map(String::as_str).collect();
+        let _ = write!(out, " · {}", shown.join(", "));
+        if symbols.len() > NAMES {
+            let _ = write!(out, " +{}", symbols.len() - NAMES);
+        }
     }
     out
 }
