@@ -17,7 +17,6 @@ mod needs;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// file; `peers.sh count` of its exact bytes.
 const REFERENCE: &[(&str, u64)] = &[
@@ -78,29 +77,7 @@ fn recorded_counts_match_the_reference() {
     assert_eq!(pare_counts(&files), want);
 }
 
-/// gpt-tokenizer's count of each file as node reads it; fails when node or the peer is
-/// missing. The same script as `peers.sh count`.
-fn node_counts(files: &[PathBuf]) -> Vec<u64> {
-    let script = "const fs = require('fs'); const { countTokens } = require('gpt-tokenizer');\n\
-                  for (const f of process.argv.slice(1)) console.log(countTokens(fs.readFileSync(f, 'utf8')));";
-    let out = Command::new("node")
-        .env("NODE_PATH", needs::node_peers())
-        .arg("-e")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "node: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim().parse().expect("a count"))
-        .collect()
-}
+use needs::node_counts;
 
 /// Files under `dir` (recursively) whose names end in one of `exts`, sorted.
 fn sources(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {

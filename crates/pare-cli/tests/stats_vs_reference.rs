@@ -17,7 +17,6 @@ mod needs;
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// file; tokens of its exact bytes (`peers.sh count`); tokens of it minified as pare
 /// writes it (`pare compact --level full`, no trailing newline, counted by `peers.sh count`).
@@ -105,28 +104,7 @@ fn corpus_minified_and_pretty_match_the_reference() {
 
 // ---------------------------------------------------------------- live
 
-/// gpt-tokenizer's count of each file's exact bytes; fails when node or the peer is missing.
-fn node_counts(files: &[PathBuf]) -> Vec<u64> {
-    let script = "const fs = require('fs'); const { countTokens } = require('gpt-tokenizer');\n\
-                  for (const f of process.argv.slice(1)) console.log(countTokens(fs.readFileSync(f, 'utf8')));";
-    let out = Command::new("node")
-        .env("NODE_PATH", needs::node_peers())
-        .arg("-e")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "node: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim().parse().expect("a count"))
-        .collect()
-}
+use needs::node_counts;
 
 /// A small deterministic generator (no seed files, the same texts every run).
 struct Lcg(u64);

@@ -322,20 +322,10 @@ impl Limit {
 #[cfg(test)]
 mod tests {
     use crate::policy::Policy;
-    use crate::shape::{ShapeOptions, shape};
     use crate::value::Value;
     use proptest::prelude::*;
 
-    /// The output and the manifest lines (`op kind path count`) of `policy` on `input`.
-    fn run(policy: &str, input: &str) -> (String, Vec<String>) {
-        let policy = Policy::parse(policy).unwrap();
-        let mut opts = ShapeOptions::new(&policy);
-        opts.track_paths = true;
-        let out = shape(crate::json::parse(input).unwrap(), &policy, &opts);
-        let lines = out.manifest.entries.iter();
-        let lines = lines.map(|e| format!("{} {} {} {}", e.op, e.kind.as_str(), e.path, e.count));
-        (crate::json::to_compact(&out.value), lines.collect())
-    }
+    use crate::ops::test_support::run;
 
     fn error(policy: &str) -> (String, String) {
         match Policy::parse(policy).unwrap_err() {

@@ -208,3 +208,20 @@ pub(crate) fn check_min_items(cx: &mut CompileCx, min_items: usize) -> Result<()
     }
     Ok(())
 }
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::policy::Policy;
+    use crate::shape::{ShapeOptions, shape};
+
+    /// The output and the manifest lines (`op kind path count`) of `policy` on `input`.
+    pub fn run(policy: &str, input: &str) -> (String, Vec<String>) {
+        let policy = Policy::parse(policy).unwrap();
+        let mut opts = ShapeOptions::new(&policy);
+        opts.track_paths = true;
+        let out = shape(crate::json::parse(input).unwrap(), &policy, &opts);
+        let lines = out.manifest.entries.iter();
+        let lines = lines.map(|e| format!("{} {} {} {}", e.op, e.kind.as_str(), e.path, e.count));
+        (crate::json::to_compact(&out.value), lines.collect())
+    }
+}

@@ -148,18 +148,8 @@ fn removed_kind(v: &Value) -> Kind {
 #[cfg(test)]
 mod tests {
     use crate::policy::Policy;
-    use crate::shape::{ShapeOptions, shape};
 
-    /// The output and the manifest lines (`op kind path count`) of `policy` on `input`.
-    fn run(policy: &str, input: &str) -> (String, Vec<String>) {
-        let policy = Policy::parse(policy).unwrap();
-        let mut opts = ShapeOptions::new(&policy);
-        opts.track_paths = true;
-        let out = shape(crate::json::parse(input).unwrap(), &policy, &opts);
-        let lines = out.manifest.entries.iter();
-        let lines = lines.map(|e| format!("{} {} {} {}", e.op, e.kind.as_str(), e.path, e.count));
-        (crate::json::to_compact(&out.value), lines.collect())
-    }
+    use crate::ops::test_support::run;
 
     const LABELS: &str = r#"{"labels":[{"id":1,"name":"bug","color":"f00","note":""},{"id":2,"name":"ui"},{"id":3,"color":"0f0"},"wontfix",null]}"#;
 

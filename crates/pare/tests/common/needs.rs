@@ -53,6 +53,31 @@ pub fn node_peers() -> &'static str {
     PEERS
 }
 
+/// gpt-tokenizer's count of each file as node reads it (`fs.readFileSync(f, 'utf8')`: invalid
+/// UTF-8 becomes U+FFFD, a BOM stays); the script of `peers.sh count`. Fails when node or the
+/// peer is missing.
+pub fn node_counts(files: &[PathBuf]) -> Vec<u64> {
+    let script = "const fs = require('fs'); const { countTokens } = require('gpt-tokenizer');\n\
+                  for (const f of process.argv.slice(1)) console.log(countTokens(fs.readFileSync(f, 'utf8')));";
+    let out = Command::new("node")
+        .env("NODE_PATH", node_peers())
+        .arg("-e")
+        .arg(script)
+        .args(files)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "node: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().expect("a count"))
+        .collect()
+}
+
 /// The `real.sh` payloads (`scripts/real_payloads.sh`, which `.ci/run` runs):
 /// `$PARE_REAL_DIR`, default `/tmp/pare-real`. At least one must be there.
 pub fn real_files() -> Vec<PathBuf> {

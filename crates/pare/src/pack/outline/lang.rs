@@ -339,13 +339,7 @@ impl<'t> Walker<'_, 't> {
 
     fn java(&self, node: Node<'t>) -> Option<Def<'t>> {
         let kind = match node.kind() {
-            "class_declaration" => "class",
-            "interface_declaration" | "annotation_type_declaration" => "interface",
-            "enum_declaration" => "enum",
-            "record_declaration" => "record",
-            "method_declaration"
-            | "constructor_declaration"
-            | "compact_constructor_declaration" => "method",
+            k if java_def_kind(k).is_some() => java_def_kind(k)?,
             "package_declaration" => {
                 let row = node.start_position().row;
                 let name = node.named_child(0).map(|n| self.text(n).to_string());
@@ -392,4 +386,19 @@ pub(super) fn docstring(block: Node) -> Option<Node> {
         return None;
     }
     first.named_child(0).filter(|s| s.kind() == "string")
+}
+
+/// What a Java definition node declares (`class`, `interface`, `enum`, `record`, `method`),
+/// for the outline and for `pare pack`'s chunker alike.
+pub(crate) fn java_def_kind(node_kind: &str) -> Option<&'static str> {
+    Some(match node_kind {
+        "class_declaration" => "class",
+        "interface_declaration" | "annotation_type_declaration" => "interface",
+        "enum_declaration" => "enum",
+        "record_declaration" => "record",
+        "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
+            "method"
+        }
+        _ => return None,
+    })
 }

@@ -36,7 +36,7 @@
 //! ```
 
 mod keyword;
-mod lang;
+pub(crate) mod lang;
 mod markdown;
 mod syntax;
 

@@ -361,16 +361,7 @@ impl<'s> Cutter<'s> {
     }
 
     fn java<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        let keyword = match node.kind() {
-            "class_declaration" => "class",
-            "interface_declaration" | "annotation_type_declaration" => "interface",
-            "enum_declaration" => "enum",
-            "record_declaration" => "record",
-            "method_declaration"
-            | "constructor_declaration"
-            | "compact_constructor_declaration" => "method",
-            _ => return None,
-        };
+        let keyword = crate::pack::outline::lang::java_def_kind(node.kind())?;
         let mut c = node.walk();
         let modifiers = node
             .children(&mut c)
