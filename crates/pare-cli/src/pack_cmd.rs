@@ -56,7 +56,8 @@ pub struct Args {
     /// levels allow full text. Default: the policy's.
     #[arg(long, short)]
     pub level: Option<String>,
-    /// Write seed 003's metrics (and each chunk's tier and reason) as JSON to FILE.
+    /// Write the pack's metrics as JSON to FILE: tokens before and after compression, saved,
+    /// the compression rate, and each chunk's tier and why.
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
     /// Read the search response as one chunk object per line.
