@@ -178,9 +178,47 @@ fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result
             if unmatched == 1 { "" } else { "s" }
         );
     }
+    out += &removed_line(&ops, &shaped.manifest, &name);
     // The process ends next: skip freeing the tree.
     std::mem::forget(shaped);
     Ok(out)
+}
+
+/// What each kind of op that ran removed, cut or rounded in the sample, by the manifest: a selector can
+/// match and its op still leave everything as it was (a `pluck` on a list of strings: 0),
+/// which match counts alone do not show. Ops of one kind share their manifest entries, so they
+/// are summed by kind.
+fn removed_line(
+    ops: &[pare::policy::OpMatches],
+    manifest: &pare::manifest::Manifest,
+    name: &str,
+) -> String {
+    let mut kinds: Vec<&str> = Vec::new();
+    for op in ops.iter().filter(|o| o.runs) {
+        if !kinds.contains(&op.op) {
+            kinds.push(op.op);
+        }
+    }
+    if kinds.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|kind| {
+            let n: u64 = manifest
+                .entries
+                .iter()
+                .filter(|e| e.op == *kind)
+                .map(|e| e.count)
+                .sum();
+            format!("{kind} {n}")
+        })
+        .collect();
+    format!(
+        "  values each op removed, cut or rounded in {name}: {} (0: nothing changed; ops \
+         that only restructure, like hoist or nest, count none)\n",
+        parts.join(" · ")
+    )
 }
 
 /// `pare policy ops`: one line per op, names aligned.
