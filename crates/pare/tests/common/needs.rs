@@ -54,11 +54,14 @@ pub fn node_peers() -> &'static str {
 }
 
 /// gpt-tokenizer's count of each file as node reads it (`fs.readFileSync(f, 'utf8')`: invalid
-/// UTF-8 becomes U+FFFD, a BOM stays); the script of `peers.sh count`. Fails when node or the
-/// peer is missing.
+/// UTF-8 becomes U+FFFD, a BOM stays), as `peers.sh count` counts it, except that
+/// `<|endoftext|>` and the like count as the ordinary text pare counts them as (countTokens
+/// refuses them by default; a source file that mentions one is still text). Fails when node
+/// or the peer is missing.
 pub fn node_counts(files: &[PathBuf]) -> Vec<u64> {
     let script = "const fs = require('fs'); const { countTokens } = require('gpt-tokenizer');\n\
-                  for (const f of process.argv.slice(1)) console.log(countTokens(fs.readFileSync(f, 'utf8')));";
+                  for (const f of process.argv.slice(1))\n\
+                    console.log(countTokens(fs.readFileSync(f, 'utf8'), { disallowedSpecial: new Set() }));";
     let out = Command::new("node")
         .env("NODE_PATH", node_peers())
         .arg("-e")
