@@ -504,16 +504,10 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             .map(|w| w.replace(" matched nothing ", " matched nothing in any line "))
             .collect()
     });
-    const LISTED: usize = 5;
-    for d in duplicates.iter().take(LISTED) {
-        eprintln!("pare: warning: {name}: {d}");
-    }
-    if duplicates.len() > LISTED {
-        eprintln!(
-            "pare: warning: {name}: {} more duplicate keys (each keeps its last value)",
-            duplicates.len() - LISTED
-        );
-    }
+    warn(
+        &name,
+        &pare::report::listed(&duplicates, "duplicate keys (each keeps its last value)"),
+    );
     if setup.reporting {
         // Written even for an input of no lines (a report of zeros): a requested
         // --report-json that silently never appears would read as success.

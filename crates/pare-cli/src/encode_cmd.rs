@@ -99,15 +99,8 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
 
 /// The first few of `items` as warnings on stderr, and how many more there are.
 fn warn_all(name: &str, items: &[impl std::fmt::Display], what: &str) {
-    const LISTED: usize = 5;
-    for item in items.iter().take(LISTED) {
-        eprintln!("pare: warning: {name}: {item}");
-    }
-    if items.len() > LISTED {
-        eprintln!(
-            "pare: warning: {name}: {} more {what}",
-            items.len() - LISTED
-        );
+    for w in pare::report::listed(items, what) {
+        eprintln!("pare: warning: {name}: {w}");
     }
 }
 

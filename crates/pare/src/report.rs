@@ -24,6 +24,20 @@
 
 use serde::Serialize;
 
+/// How many items of one kind a warning list names one by one; the rest are counted.
+pub const LISTED: usize = 5;
+
+/// Warnings for `items`: the first [`LISTED`] as they display, then `"N more {what}"` for the
+/// rest, so a payload with thousands of repeated keys warns in six lines, not thousands.
+/// Every door and command lists warnings this way.
+pub fn listed<T: std::fmt::Display>(items: &[T], what: &str) -> Vec<String> {
+    let mut out: Vec<String> = items.iter().take(LISTED).map(ToString::to_string).collect();
+    if items.len() > LISTED {
+        out.push(format!("{} more {what}", items.len() - LISTED));
+    }
+    out
+}
+
 use crate::encode::{Format, render};
 use crate::manifest::Manifest;
 use crate::policy::Policy;

@@ -97,27 +97,10 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
     run.shaped(value)
 }
 
-/// At most this many repeated keys are listed one by one; the rest are counted.
-const MAX_LISTED_DUPLICATES: usize = 5;
-
 /// The warnings for the keys an input repeats.
 fn duplicate_warnings(duplicates: &[json::DuplicateKey]) -> Vec<String> {
-    let mut out: Vec<String> = duplicates
-        .iter()
-        .take(MAX_LISTED_DUPLICATES)
-        .map(ToString::to_string)
-        .collect();
-    if duplicates.len() > MAX_LISTED_DUPLICATES {
-        out.push(format!(
-            "{} more duplicate keys (each keeps its last value)",
-            duplicates.len() - MAX_LISTED_DUPLICATES
-        ));
-    }
-    out
+    crate::report::listed(duplicates, "duplicate keys (each keeps its last value)")
 }
-
-/// At most this many numbers out of `toon`'s range are listed one by one.
-const MAX_LISTED_OUT_OF_RANGE: usize = 5;
 
 /// Tokens a page must have room for besides its note: less and no page could say anything.
 const MIN_PAGE_TOKENS: usize = 16;
@@ -349,8 +332,7 @@ impl Run<'_, '_> {
     ) -> Response {
         let counted = self.req.measure || self.req.budget.is_some();
         let mut record = self.record(r.level, before, &r.shaped.manifest);
-        record.warnings.extend(self.unmatched(&r));
-        record.warnings.extend(self.value_warnings(&r.shaped.value));
+        record.warnings.extend(self.shaped_warnings(&r));
         let (lowered_from, note) = lowered.unzip();
         let note = note::join(note::removed_line(&r.shaped.manifest), note);
         let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
@@ -402,10 +384,7 @@ impl Run<'_, '_> {
         let removed = note::removed_line(&r.shaped.manifest);
         let (reserve, room) = page_room(gate, &self.req.hint, removed)?;
         let mut template = self.record(r.level, before, &r.shaped.manifest);
-        template.warnings.extend(self.unmatched(&r));
-        template
-            .warnings
-            .extend(self.value_warnings(&r.shaped.value));
+        template.warnings.extend(self.shaped_warnings(&r));
         let cuts: Vec<Cut> = match self.value_cuts(&r.shaped.value, gate, room) {
             Ok(cuts) => cuts,
             Err(why) => {
@@ -446,10 +425,13 @@ impl Run<'_, '_> {
         })
     }
 
-    /// The selectors of the ops that ran for `r` that matched nothing, as warnings: a policy
-    /// written for another payload (or a typo in a path) is said, not silently a no-op.
-    fn unmatched(&self, r: &Rendering) -> Vec<String> {
-        self.policy().unmatched_warnings(&r.shaped.matches, r.level)
+    /// What the shaping of `r` warns of, besides the input's own warnings: the selectors of
+    /// the ops that ran and matched nothing (a policy written for another payload, or a typo
+    /// in a path, is said, not silently a no-op), then what the format loses.
+    fn shaped_warnings(&self, r: &Rendering) -> Vec<String> {
+        let mut out = self.policy().unmatched_warnings(&r.shaped.matches, r.level);
+        out.extend(self.value_warnings(&r.shaped.value));
+        out
     }
 
     /// The record every page of this response starts from.
@@ -485,18 +467,7 @@ impl Run<'_, '_> {
             return Vec::new();
         }
         let found = crate::encode::toon::out_of_range_numbers(value);
-        let mut out: Vec<String> = found
-            .iter()
-            .take(MAX_LISTED_OUT_OF_RANGE)
-            .map(ToString::to_string)
-            .collect();
-        if found.len() > MAX_LISTED_OUT_OF_RANGE {
-            out.push(format!(
-                "{} more numbers out of range for toon",
-                found.len() - MAX_LISTED_OUT_OF_RANGE
-            ));
-        }
-        out
+        crate::report::listed(&found, "numbers out of range for toon")
     }
 
     /// The cursor check of this input with these settings. `reserve` stands for the notes'
