@@ -104,15 +104,7 @@ fn setup(args: &Args) -> Result<Setup> {
         Some(p) => policy_cmd::load(p)?,
         None => Policy::builtin_default(),
     };
-    let level = match &args.level {
-        Some(name) => policy.level_index(name).map_err(|_| {
-            anyhow!(
-                "--level: unknown level `{name}`; this policy's levels: {}",
-                policy.levels().join(", ")
-            )
-        })?,
-        None => policy.level_index(policy.default_level())?,
-    };
+    let level = policy_cmd::level_index(&policy, args.level.as_deref())?;
     let overrides = args
         .params
         .iter()

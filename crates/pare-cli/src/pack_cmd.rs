@@ -87,18 +87,8 @@ pub fn run(args: Args) -> Result<()> {
     let (mut options, level) = match &args.policy {
         Some(path) => {
             let policy = policy_cmd::load(path)?;
-            let level = match &args.level {
-                Some(name) => {
-                    policy.level_index(name).map_err(|_| {
-                        anyhow!(
-                            "--level: unknown level `{name}`; this policy's levels: {}",
-                            policy.levels().join(", ")
-                        )
-                    })?;
-                    name.clone()
-                }
-                None => policy.default_level().to_owned(),
-            };
+            let index = policy_cmd::level_index(&policy, args.level.as_deref())?;
+            let level = policy.levels()[index].clone();
             let options = policy.options().pack.clone().ok_or_else(|| {
                 anyhow!(
                     "{}: the policy has no [pack] section naming the response's fields",

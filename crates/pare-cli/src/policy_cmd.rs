@@ -108,15 +108,7 @@ fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result
     let name = io::input_name(Some(sample));
     let text = io::read_input(Some(sample))?;
     let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    let level = match level {
-        Some(l) => policy.level_index(l).map_err(|_| {
-            anyhow!(
-                "--level: unknown level `{l}`; this policy's levels: {}",
-                policy.levels().join(", ")
-            )
-        })?,
-        None => policy.level_index(policy.default_level())?,
-    };
+    let level = level_index(policy, level)?;
     let opts = ShapeOptions {
         level,
         count_matches: true,
@@ -315,4 +307,18 @@ pub fn load(path: &Path) -> Result<Policy> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading policy {}", path.display()))?;
     Policy::parse(&text).with_context(|| format!("in policy {}", path.display()))
+}
+
+/// The index of the level `--level` names, or the policy's default level; an unknown name
+/// is an error listing the policy's levels.
+pub fn level_index(policy: &Policy, name: Option<&str>) -> Result<usize> {
+    match name {
+        Some(name) => policy.level_index(name).map_err(|_| {
+            anyhow::anyhow!(
+                "--level: unknown level `{name}`; this policy's levels: {}",
+                policy.levels().join(", ")
+            )
+        }),
+        None => Ok(policy.level_index(policy.default_level())?),
+    }
 }
