@@ -2,28 +2,9 @@
 //! outputs snapshotted with insta, every output expanded back, errors exit 2 with a clear
 //! message and nothing on stdout.
 
-use std::path::{Path, PathBuf};
+mod run_support;
 
-use assert_cmd::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, String, String) {
-    let out = Command::cargo_bin("pare")
-        .expect("the pare binary is built")
-        .current_dir(root())
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .expect("pare runs");
-    (
-        out.status.code().expect("exited"),
-        String::from_utf8(out.stdout).expect("UTF-8"),
-        String::from_utf8(out.stderr).expect("UTF-8"),
-    )
-}
+use run_support::run;
 
 fn ok(args: &[&str], stdin: impl Into<Vec<u8>>) -> String {
     let (code, stdout, stderr) = run(args, stdin);

@@ -3,30 +3,12 @@
 //! .gitignore, an ignored build/ dir and log, a hidden file, a binary file).
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+mod run_support;
+
+use run_support::run;
 
 const TREE: &str = "testdata/pack-tree";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let out = Command::cargo_bin("pare")
-        .expect("the pare binary is built")
-        .current_dir(root())
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .expect("pare runs");
-    (
-        out.status.code().expect("exited"),
-        String::from_utf8(out.stdout).expect("UTF-8"),
-        String::from_utf8(out.stderr).expect("UTF-8"),
-    )
-}
 
 fn ok(args: &[&str]) -> (String, String) {
     let (code, stdout, stderr) = run(args, "");
