@@ -14,7 +14,8 @@
 # Texts (made in $PARE_BENCH_DIR/count, default /tmp/pare-bench/count, from checked-in
 # files): pretty JSON and minified JSON (examples/payloads repeated), prose (docs/*.md),
 # code (crates/**/*.rs), non-ASCII (examples/payloads with their strings' letters mapped to
-# Greek, CJK and emoji). Environment: PARE_BIN (default target/release/pare), PYTHON.
+# Greek, CJK and emoji). Environment: PARE_BIN (default target/release/pare; when set, nothing
+# is built), PYTHON.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -32,12 +33,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 PY="${PYTHON:-python3}"
+if [ -z "${PARE_BIN:-}" ] && [ "$BUILD" = 1 ]; then
+  cargo build --release --locked -p pare-cli >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
+fi
 PARE_BIN="${PARE_BIN:-target/release/pare}"
 DIR="${PARE_BENCH_DIR:-/tmp/pare-bench}/count"
 mkdir -p "$DIR"
-if [ "$BUILD" = 1 ] && [ -z "${PARE_BIN_SET:-}" ]; then
-  cargo build --release --locked -p pare-cli >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
-fi
 bash scripts/peers.sh install >/dev/null || { echo "count_compare.sh: scripts/peers.sh install failed" >&2; exit 1; }
 PEERS="${PEERS_DIR:-/tmp/pare-peers}/node_modules"
 
