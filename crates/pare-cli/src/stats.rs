@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
-use pare::stats::{PathKind, PathStat, Stats};
+use pare::stats::{PathKind, PathStat, Profiled, Stats};
 
 use crate::io::{input_name, read_input, tokenizer, write_output};
 
@@ -52,16 +52,22 @@ pub fn run(args: Args) -> Result<()> {
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;
-    let parsed = match pare::json::parse_noting_duplicates(&text) {
+    let (tokens, profiled) = pare::stats::profile_text(&text, tok);
+    let Profiled {
+        mut stats,
+        duplicates,
+        value,
+    } = match profiled {
         Ok(p) => p,
         // A broken payload is an error worth its line and column; other text is counted.
         Err(e) if looks_like_json(&text) => bail!("{name}: {e}"),
-        Err(e) => return write_output(None, &not_json(&text, tok, &e, args.json)),
+        Err(e) => return write_output(None, &not_json(&text, tok.name(), tokens, &e, args.json)),
     };
-    for d in &parsed.duplicates {
+    // The process ends soon: freeing a large tree node by node costs as much as walking it.
+    std::mem::forget(value);
+    for d in &duplicates {
         eprintln!("pare: warning: {name}: {d}");
     }
-    let mut stats = pare::stats::profile(&text, &parsed.value, tok);
     let (leaves, containers) = lists(&stats, args.rows, args.top);
     let out = if args.json {
         stats.paths = leaves.into_iter().chain(containers).cloned().collect();
@@ -98,14 +104,14 @@ fn looks_like_json(text: &str) -> bool {
 /// The exact count of a text that is not JSON, and why it is not.
 fn not_json(
     text: &str,
-    tok: &dyn pare::tokens::Tokenizer,
+    tokenizer: &str,
+    tokens: usize,
     err: &pare::json::JsonError,
     json: bool,
 ) -> String {
-    let tokens = tok.count(text);
     if json {
         let v = serde_json::json!({
-            "tokenizer": tok.name(),
+            "tokenizer": tokenizer,
             "tokens": tokens,
             "bytes": text.len(),
             "json": false,
@@ -117,7 +123,7 @@ fn not_json(
         format!(
             "{tokens} tokens ({}, exact count of the input as given), {} bytes\n\
              not JSON ({err}): no per-path profile\n",
-            tok.name(),
+            tokenizer,
             text.len()
         )
     }

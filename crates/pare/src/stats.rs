@@ -115,6 +115,59 @@ impl Stats {
 
 /// Profile `value`, parsed from `text`, with `tok`.
 pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
+    let (tokens, stats) = count_alongside(text, tok, || walk(text, value, tok));
+    Stats { tokens, ..stats }
+}
+
+/// A text profiled by [`profile_text`].
+pub struct Profiled {
+    pub stats: Stats,
+    /// The keys the text repeats (each keeps its last value).
+    pub duplicates: Vec<json::DuplicateKey>,
+    /// The parsed text, for a caller that has more to do with it (or would rather not pay
+    /// for freeing it).
+    pub value: Value,
+}
+
+/// `pare stats` of a text: its exact count, and its profile when it is JSON. The count
+/// runs beside the parse and the walk, so on a large text the two take the time of one.
+pub fn profile_text(text: &str, tok: &dyn Tokenizer) -> (usize, Result<Profiled, json::JsonError>) {
+    let (tokens, profiled) = count_alongside(text, tok, || {
+        let parsed = json::parse_noting_duplicates(text)?;
+        let stats = walk(text, &parsed.value, tok);
+        Ok(Profiled {
+            stats,
+            duplicates: parsed.duplicates,
+            value: parsed.value,
+        })
+    });
+    let profiled = profiled.map(|p| Profiled {
+        stats: Stats { tokens, ..p.stats },
+        ..p
+    });
+    (tokens, profiled)
+}
+
+/// Count `text` with `tok` while `work` runs (on a second core when the text is large).
+fn count_alongside<T: Send>(
+    text: &str,
+    tok: &dyn Tokenizer,
+    work: impl FnOnce() -> T + Send,
+) -> (usize, T) {
+    if text.len() < PARALLEL_BYTES {
+        let done = work();
+        return (tok.count(text), done);
+    }
+    std::thread::scope(|scope| {
+        let counting = scope.spawn(|| tok.count(text));
+        let done = work();
+        (counting.join().expect("counting does not panic"), done)
+    })
+}
+
+/// The profile of `value` but for the exact count of `text` (`tokens` is 0 here; the
+/// callers above count alongside).
+fn walk(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
     let mut p = Profiler {
         tok,
         cache: HashMap::new(),
@@ -155,7 +208,7 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
         .sum::<u64>();
     Stats {
         tokenizer: tok.name().to_owned(),
-        tokens: tok.count(text),
+        tokens: 0,
         bytes: text.len(),
         attributed_tokens: attributed,
         leaf_tokens,
@@ -172,6 +225,10 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
 }
 
 /// A non-empty array or object: its path's row includes its children's.
+/// Texts shorter than this are counted on the calling thread: a thread costs tens of
+/// microseconds, counting a megabyte a few milliseconds.
+const PARALLEL_BYTES: usize = 1 << 18;
+
 fn has_children(v: &Value) -> bool {
     match v {
         Value::Array(items) => !items.is_empty(),
@@ -203,6 +260,13 @@ impl Profiler<'_> {
             self.cache.insert(text.to_owned(), n);
         }
         n
+    }
+
+    /// [`Profiler::add`] at the current path (lent out meanwhile, so it is not copied).
+    fn add_here(&mut self, tokens: u64, empty: bool, container: bool) {
+        let path = std::mem::take(&mut self.path);
+        self.add(&path, tokens, empty, container);
+        self.path = path;
     }
 
     fn add(&mut self, path: &str, tokens: u64, empty: bool, container: bool) {
@@ -259,8 +323,7 @@ impl Profiler<'_> {
                         push_key(&mut self.path, k);
                     }
                     let t = self.node(child, Some(k));
-                    let path = self.path.clone();
-                    self.add(&path, t, child.is_empty_like(), has_children(child));
+                    self.add_here(t, child.is_empty_like(), has_children(child));
                     self.path.truncate(mark);
                     sum += t;
                 }
@@ -272,8 +335,7 @@ impl Profiler<'_> {
                 self.path.push_str("[*]");
                 for item in items {
                     let t = self.node(item, None);
-                    let path = self.path.clone();
-                    self.add(&path, t, item.is_empty_like(), has_children(item));
+                    self.add_here(t, item.is_empty_like(), has_children(item));
                     sum += t;
                 }
                 self.repeated(items);
@@ -353,5 +415,37 @@ mod tests {
         assert_eq!(root.tokens, s.attributed_tokens);
         // attributed counts pieces apart: more than the exact count of the whole text
         assert!(s.attributed_tokens > s.tokens as u64, "{s:?}");
+    }
+
+    /// A text large enough to be counted on a second core gives the same stats as one
+    /// counted on the caller's, through both entry points.
+    #[test]
+    fn stats_counted_alongside_equal_stats_counted_after() {
+        let tok = crate::tokens::builtin("o200k_base").unwrap();
+        let item = r#"{"name":"caf\u00e9 \u2615","n":null,"tags":["a","b"],"id":12345}"#;
+        let items = vec![item; PARALLEL_BYTES / item.len() + 10];
+        let text = format!("{{\"a\":1,\"a\":[{}]}}", items.join(",\n"));
+        assert!(text.len() > PARALLEL_BYTES);
+        let (tokens, profiled) = profile_text(&text, tok);
+        let profiled = profiled.unwrap();
+        assert_eq!(tokens, tok.count(&text));
+        assert_eq!(profiled.stats.tokens, tokens);
+        assert_eq!(profiled.duplicates.len(), 1);
+        let alone = walk(&text, &profiled.value, tok);
+        let with_value = profile(&text, &profiled.value, tok);
+        assert_eq!(with_value.tokens, tokens);
+        assert_eq!(
+            serde_json::to_value(&Stats { tokens, ..alone }).unwrap(),
+            serde_json::to_value(&profiled.stats).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(&with_value).unwrap(),
+            serde_json::to_value(&profiled.stats).unwrap()
+        );
+        assert!(profiled.stats.paths.iter().any(|p| p.path == "$"));
+        // Not JSON: the count alone.
+        let (tokens, profiled) = profile_text("[1,", tok);
+        assert_eq!(tokens, tok.count("[1,"));
+        assert!(profiled.is_err());
     }
 }
