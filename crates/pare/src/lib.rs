@@ -36,6 +36,7 @@
 //! [`mcp`], [`rest`]. No I/O happens here; the CLI, the proxies and the Python package are thin doors
 //! over it.
 
+pub mod early;
 pub mod embedded;
 pub mod encode;
 pub mod json;

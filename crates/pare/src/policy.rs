@@ -50,6 +50,13 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The ops that run at level `level`, in order.
+    pub(crate) fn active_ops(&self, level: usize) -> impl Iterator<Item = &CompiledOp> {
+        self.ops
+            .iter()
+            .filter(move |o| o.levels & (1 << level) != 0)
+    }
+
     /// Parse a policy, TOML or JSON (a text whose first non-blank character is `{` is JSON).
     pub fn parse(text: &str) -> Result<Policy, PolicyError> {
         if text.trim_start().starts_with('{') {

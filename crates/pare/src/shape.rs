@@ -14,6 +14,7 @@
 //! assert_eq!(json::to_compact(&out.value), r#"{"a":1,"c":[null,""]}"#);
 //! ```
 
+use crate::early::Done;
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
 use crate::params::Params;
@@ -97,11 +98,20 @@ pub fn shape_json_line_noting(
 }
 
 /// Shape `value` with `policy`. At the `full` level this returns the value untouched.
-pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
+pub fn shape(value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
+    shape_planned(value, policy, opts, None)
+}
+
+/// [`shape`] of a value whose parse already did some of the ops ([`crate::early`]): the
+/// walk skips those, and their counts and selectors come from the parse.
+pub(crate) fn shape_planned(
+    mut value: Value,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    early: Option<Done>,
+) -> Shaped {
     let mut active: Vec<(&'static str, &dyn Op)> = policy
-        .ops
-        .iter()
-        .filter(|o| o.levels & (1 << opts.level) != 0)
+        .active_ops(opts.level)
         .map(|o| (o.name, &*o.op))
         .collect();
     if let Some(limit) = opts.op_limit {
@@ -110,10 +120,16 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
     let notes = opts.notes.unwrap_or(policy.omitted_enabled)
         && !policy.omitted_at.is_empty()
         && !active.is_empty();
+    let done = |i: usize| early.as_ref().is_some_and(|(plan, _)| plan.done[i]);
+    let walked: Vec<Option<&dyn Op>> = active
+        .iter()
+        .enumerate()
+        .map(|(i, (_, op))| (!done(i)).then_some(*op))
+        .collect();
     let mut walker = Walker {
         policy,
-        everywhere: active.iter().any(|(_, op)| op.everywhere()),
-        ops: active.iter().map(|(_, op)| *op).collect(),
+        everywhere: walked.iter().flatten().any(|op| op.everywhere()),
+        ops: walked,
         params: &opts.params,
         tokenizer: opts.tokenizer,
         rec: Recorder::new(
@@ -128,8 +144,22 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
         root_is_object: matches!(value, Value::Object(_)),
         seen: Seen::new(&policy.selectors, opts.count_matches),
     };
+    if let Some((plan, omitted)) = &early {
+        for (op, counts) in omitted.counts.iter().enumerate() {
+            walker.rec.set_op(op);
+            for kind in Kind::ALL {
+                walker.rec.here(kind, counts[kind as usize]);
+            }
+        }
+        for s in plan.omit.selectors_hit(omitted) {
+            policy.selectors.note_selected(&mut walker.seen, s);
+        }
+    }
     if !walker.ops.is_empty() {
-        let root = policy.selectors.root();
+        let root = match &early {
+            Some((plan, _)) => policy.selectors.root_without(&plan.selectors),
+            None => policy.selectors.root(),
+        };
         policy.selectors.note(&mut walker.seen, &root);
         walker.walk(&mut value, root, None);
         // A sibling of the root has nowhere to go; ops only add them under objects.
@@ -155,7 +185,8 @@ pub fn shape(mut value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
 
 struct Walker<'p> {
     policy: &'p Policy,
-    ops: Vec<&'p dyn Op>,
+    /// The level's ops, in order; `None` for those the parser did ([`crate::early`]).
+    ops: Vec<Option<&'p dyn Op>>,
     everywhere: bool,
     params: &'p Params,
     tokenizer: &'p dyn Tokenizer,
@@ -185,6 +216,7 @@ impl Walker<'_> {
             _ => {}
         }
         for (i, op) in self.ops.iter().enumerate() {
+            let Some(op) = op else { continue };
             self.rec.set_op(i);
             let mut cx = ApplyCx {
                 level: self.level,
@@ -212,7 +244,9 @@ impl Walker<'_> {
     /// Which op (if any) drops the node at `state`.
     fn dropper(&self, state: &MatchState) -> Option<usize> {
         let set = &self.policy.selectors;
-        self.ops.iter().position(|op| op.drops(set, state))
+        self.ops
+            .iter()
+            .position(|op| op.is_some_and(|op| op.drops(set, state)))
     }
 
     fn walk_members(&mut self, map: &mut Map, state: MatchState) {

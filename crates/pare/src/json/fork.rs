@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 
 use super::find_special;
+use super::omit::{Omit, Omitted};
 use super::parse::{Fail, Parser, Tail};
 use crate::value::Value;
 
@@ -95,9 +96,10 @@ pub(super) fn parse_with_help(
     text: &str,
     start: usize,
     max_depth: usize,
-) -> Result<(Value, Vec<usize>), Fail> {
+    omit: Option<&Omit>,
+) -> Result<(Value, Vec<usize>, Omitted), Fail> {
     let target = start + (text.len() - start) / 2;
-    parse_with_help_from(text, start, max_depth, target)
+    parse_with_help_from(text, start, max_depth, target, omit)
 }
 
 fn parse_with_help_from(
@@ -105,7 +107,8 @@ fn parse_with_help_from(
     start: usize,
     max_depth: usize,
     target: usize,
-) -> Result<(Value, Vec<usize>), Fail> {
+    omit: Option<&Omit>,
+) -> Result<(Value, Vec<usize>, Omitted), Fail> {
     let offers = Offers {
         next: AtomicUsize::new(usize::MAX),
         at: AtomicUsize::new(start),
@@ -116,17 +119,24 @@ fn parse_with_help_from(
         // As much stack as a main thread has; without a helper the main parser just works alone.
         let _ = std::thread::Builder::new()
             .stack_size(8 << 20)
-            .spawn_scoped(s, || help(text, start, max_depth, target, &offers));
-        let mut p = Parser::new(text, start, max_depth, Some(&offers));
+            .spawn_scoped(s, || help(text, start, max_depth, target, &offers, omit));
+        let mut p = Parser::new(text, start, max_depth, Some(&offers), omit);
         let result = p.document();
         offers.done.store(true, Ordering::Relaxed);
-        result.map(|v| (v, p.duplicates))
+        result.map(|v| (v, p.duplicates, p.omitted))
     })
 }
 
 /// The helper: a tail from the first boundary at or after `target`, then segments back
 /// towards the main parser.
-fn help(text: &str, start: usize, max_depth: usize, target: usize, offers: &Offers) {
+fn help(
+    text: &str,
+    start: usize,
+    max_depth: usize,
+    target: usize,
+    offers: &Offers,
+    omit: Option<&Omit>,
+) {
     let b = text.as_bytes();
     let mut marks = Vec::new();
     let mut scan = Scan::new(start);
@@ -137,7 +147,7 @@ fn help(text: &str, start: usize, max_depth: usize, target: usize, offers: &Offe
         return;
     };
     let send = offers.offer(end);
-    let _ = send.send(elements(text, end, None, max_depth, offers));
+    let _ = send.send(elements(text, end, None, max_depth, offers, omit));
     loop {
         let main_at = offers.at.load(Ordering::Relaxed);
         if offers.passed(end) || end - main_at < MIN_SEGMENT {
@@ -156,7 +166,7 @@ fn help(text: &str, start: usize, max_depth: usize, target: usize, offers: &Offe
             return;
         };
         let send = offers.offer(at);
-        let _ = send.send(elements(text, at, Some(end), max_depth, offers));
+        let _ = send.send(elements(text, at, Some(end), max_depth, offers, omit));
         end = at;
     }
 }
@@ -170,8 +180,9 @@ fn elements(
     stop: Option<usize>,
     max_depth: usize,
     offers: &Offers,
+    omit: Option<&Omit>,
 ) -> Option<Tail> {
-    let mut p = Parser::new(text, at, max_depth, None);
+    let mut p = Parser::new(text, at, max_depth, None, omit);
     let mut values = Vec::new();
     let closed = loop {
         if offers.passed(at) {
@@ -201,6 +212,7 @@ fn elements(
         closed,
         depth: max_depth - p.min_depth_left,
         duplicates: p.duplicates,
+        omitted: p.omitted,
     })
 }
 
@@ -379,7 +391,8 @@ mod tests {
         let alone = parse_forking_from(text, max_depth, usize::MAX);
         let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
         for target in start..=text.len() {
-            let helped = parse_with_help_from(text, start, max_depth, target)
+            let helped = parse_with_help_from(text, start, max_depth, target, None)
+                .map(|(v, dups, _)| (v, dups))
                 .map_err(|f| f.into_error(text, max_depth));
             // Repeated keys are noted wherever the helper took over.
             assert_eq!(helped, alone, "{text:?} target {target}");
@@ -483,10 +496,10 @@ mod tests {
             list: Mutex::new(Vec::new()),
             done: AtomicBool::new(false),
         };
-        help(&text, 0, MAX_DEPTH, b.len() / 2, &offers);
+        help(&text, 0, MAX_DEPTH, b.len() / 2, &offers, None);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         assert_eq!(starts.len(), 4, "{starts:?} of {}", b.len());
-        let mut p = Parser::new(&text, 0, MAX_DEPTH, Some(&offers));
+        let mut p = Parser::new(&text, 0, MAX_DEPTH, Some(&offers), None);
         let helped = p.document().map(|v| (v, p.duplicates));
         assert!(offers.list.lock().unwrap().is_empty());
         assert_eq!(

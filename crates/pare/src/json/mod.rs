@@ -23,6 +23,7 @@
 //! ```
 
 mod fork;
+pub(crate) mod omit;
 mod parse;
 mod write;
 
@@ -30,7 +31,7 @@ pub use parse::{
     DuplicateKey, JsonError, JsonErrorKind, MAX_DEPTH, Parsed, parse, parse_noting_duplicates,
     parse_with_max_depth,
 };
-pub(crate) use parse::{KeyIndex, parse_leading};
+pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 
 /// Index of the first byte at or after `i` that is `"`, `\` or a control character

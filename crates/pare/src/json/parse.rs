@@ -24,6 +24,7 @@ use crate::value::{Key, Map, Number, Str, Value};
 
 use super::find_special;
 use super::fork::Offers;
+use super::omit::{KEEP, Omit, Omitted};
 
 /// How deep arrays and objects may nest in [`parse`]. Deep enough for any real payload,
 /// shallow enough that neither parsing nor dropping the value can exhaust an 8 MB stack.
@@ -158,11 +159,42 @@ pub struct Parsed {
 /// as with [`parse`]). As fast as [`parse`]: a repeat is found anyway, to replace the
 /// value, and only its offset is noted then.
 pub fn parse_noting_duplicates(text: &str) -> Result<Parsed, JsonError> {
-    let (value, offsets) = parse_forking_from(text, MAX_DEPTH, super::fork::MIN_BYTES)?;
-    let duplicates = offsets
+    let (value, offsets, _) = parse_full(text, MAX_DEPTH, super::fork::MIN_BYTES, None)?;
+    Ok(Parsed {
+        value,
+        duplicates: duplicate_keys(text, offsets),
+    })
+}
+
+/// [`parse_noting_duplicates`], leaving out what `omit` names (see [`super::omit`]), and
+/// what it left out. A text that repeats a key is parsed again whole (and `None` is what
+/// was left out): what was left out of a value its repeat replaced would be counted, and the
+/// walk never sees that value. Such texts are rare, and warned about.
+pub(crate) fn parse_omitting(
+    text: &str,
+    omit: &Omit,
+) -> Result<(Parsed, Option<Omitted>), JsonError> {
+    let (value, offsets, omitted) =
+        parse_full(text, MAX_DEPTH, super::fork::MIN_BYTES, Some(omit))?;
+    if !offsets.is_empty() {
+        drop(value);
+        return parse_noting_duplicates(text).map(|parsed| (parsed, None));
+    }
+    Ok((
+        Parsed {
+            value,
+            duplicates: Vec::new(),
+        },
+        Some(omitted),
+    ))
+}
+
+/// The repeated keys at these offsets (of their opening quotes).
+fn duplicate_keys(text: &str, offsets: Vec<usize>) -> Vec<DuplicateKey> {
+    offsets
         .into_iter()
         .map(|offset| {
-            let key = Parser::new(text, offset, 0, None)
+            let key = Parser::new(text, offset, 0, None, None)
                 .string()
                 .map(|s| s.as_str().to_owned())
                 .unwrap_or_default();
@@ -174,8 +206,7 @@ pub fn parse_noting_duplicates(text: &str) -> Result<Parsed, JsonError> {
                 offset,
             }
         })
-        .collect();
-    Ok(Parsed { value, duplicates })
+        .collect()
 }
 
 /// Parse exactly one JSON text (RFC 8259): whitespace around the value is allowed, nothing
@@ -202,22 +233,32 @@ pub(crate) fn parse_forking_from(
     max_depth: usize,
     min_fork: usize,
 ) -> Result<(Value, Vec<usize>), JsonError> {
+    parse_full(text, max_depth, min_fork, None).map(|(v, dups, _)| (v, dups))
+}
+
+/// [`parse_forking_from`], leaving out what `omit` names.
+fn parse_full(
+    text: &str,
+    max_depth: usize,
+    min_fork: usize,
+    omit: Option<&Omit>,
+) -> Result<(Value, Vec<usize>, Omitted), JsonError> {
     let start = if text.starts_with('\u{feff}') {
         '\u{feff}'.len_utf8()
     } else {
         0
     };
     let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && crate::has_second_core() {
-        super::fork::parse_with_help(text, start, max_depth)
+        super::fork::parse_with_help(text, start, max_depth, omit)
     } else {
-        let mut p = Parser::new(text, start, max_depth, None);
-        p.document().map(|v| (v, p.duplicates))
+        let mut p = Parser::new(text, start, max_depth, None, omit);
+        p.document().map(|v| (v, p.duplicates, p.omitted))
     };
     result
-        .map(|(v, mut dups)| {
+        .map(|(v, mut dups, omitted)| {
             // In order already, unless a helper's elements came in: sort to be sure.
             dups.sort_unstable();
-            (v, dups)
+            (v, dups, omitted)
         })
         .map_err(|fail| fail.into_error(text, max_depth))
 }
@@ -226,7 +267,7 @@ pub(crate) fn parse_forking_from(
 /// the byte offset just after it; what follows is the caller's. For values found inside
 /// other text ([`crate::embedded`]): one thread, nesting limited to [`MAX_DEPTH`].
 pub(crate) fn parse_leading(text: &str) -> Result<(Value, usize), JsonError> {
-    let mut p = Parser::new(text, 0, MAX_DEPTH, None);
+    let mut p = Parser::new(text, 0, MAX_DEPTH, None, None);
     match p.value() {
         Ok(v) => Ok((v, p.pos)),
         Err(fail) => Err(fail.into_error(text, MAX_DEPTH)),
@@ -427,6 +468,15 @@ pub(super) struct Parser<'a> {
     offers: Option<&'a Offers>,
     /// Offsets of the opening quotes of repeated keys (no allocation while there are none).
     pub(super) duplicates: Vec<usize>,
+    /// What to leave out as objects close (see [`super::omit`]).
+    omit: Option<&'a Omit>,
+    /// With `omit`: each member's mark, beside `members`.
+    marks: Vec<u16>,
+    /// How many dropped members' values are being parsed: inside them nothing is left out,
+    /// as the walk never looks inside what it drops.
+    suspended: usize,
+    /// What was left out.
+    pub(super) omitted: Omitted,
 }
 
 /// Elements of an array a helper parsed: from an offered position (just after a comma)
@@ -439,6 +489,8 @@ pub(super) struct Tail {
     pub(super) depth: usize,
     /// Offsets of the keys these elements repeat.
     pub(super) duplicates: Vec<usize>,
+    /// What was left out of them.
+    pub(super) omitted: Omitted,
 }
 
 impl<'a> Parser<'a> {
@@ -447,6 +499,7 @@ impl<'a> Parser<'a> {
         pos: usize,
         max_depth: usize,
         offers: Option<&'a Offers>,
+        omit: Option<&'a Omit>,
     ) -> Self {
         Parser {
             text,
@@ -459,6 +512,10 @@ impl<'a> Parser<'a> {
             hasher: None,
             offers,
             duplicates: Vec::new(),
+            omit,
+            marks: Vec::new(),
+            suspended: 0,
+            omitted: omit.map(Omit::nothing_yet).unwrap_or_default(),
         }
     }
 
@@ -479,11 +536,13 @@ impl<'a> Parser<'a> {
     #[cold]
     fn take_offers(&mut self, offers: &Offers) -> bool {
         while let Some(tail) = offers.take(self.pos) {
-            if tail.depth > self.depth_left {
+            // Inside a dropped member nothing is left out, and the helper did not know.
+            if tail.depth > self.depth_left || self.suspended > 0 {
                 return false;
             }
             self.values.extend(tail.values);
             self.duplicates.extend(tail.duplicates);
+            self.omitted.add(tail.omitted);
             self.pos = tail.end;
             if tail.closed {
                 return true;
@@ -824,14 +883,38 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(Fail::new(self.pos, Code::ExpectedColon)),
                 None => return Err(Fail::new(self.pos, Code::End)),
             }
-            let value = self.value()?;
+            let mark = match self.omit {
+                Some(omit) if self.suspended == 0 => omit.mark(&key),
+                _ => KEEP,
+            };
+            let value = if mark == KEEP {
+                self.value()?
+            } else {
+                self.suspended += 1;
+                let value = self.value();
+                self.suspended -= 1;
+                value?
+            };
+            let mark = match self.omit {
+                Some(omit) if self.suspended == 0 => omit.fate(mark, &value),
+                _ => mark,
+            };
             match self.find_key(base, &mut index, &mut filter, &key) {
-                // JSON.parse: the last value, at the first key's position
+                // JSON.parse: the last value, at the first key's position (its fate is the
+                // last value's)
                 Some(i) => {
                     self.members[i].1 = value;
                     self.duplicates.push(key_at);
+                    if self.omit.is_some() {
+                        self.marks[i] = mark;
+                    }
                 }
-                None => self.members.push((key, value)),
+                None => {
+                    self.members.push((key, value));
+                    if self.omit.is_some() {
+                        self.marks.push(mark);
+                    }
+                }
             }
             self.skip_ws();
             match self.peek() {
@@ -848,8 +931,31 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth_left += 1;
-        let entries = self.members.split_off(base);
+        let entries = match self.omit {
+            Some(omit) => self.close_omitting(base, omit),
+            None => self.members.split_off(base),
+        };
         Ok(Value::Object(Map::from_keyed_unchecked(entries)))
+    }
+
+    /// The members of the object that starts at `base` on the member stack, less those
+    /// `omit` leaves out (counted).
+    fn close_omitting(&mut self, base: usize, omit: &Omit) -> Vec<(Key, Value)> {
+        let marks = &self.marks[base..];
+        let kept = marks.iter().filter(|&&m| m == KEEP).count();
+        if kept == marks.len() {
+            self.marks.truncate(base);
+            return self.members.split_off(base);
+        }
+        let mut entries = Vec::with_capacity(kept);
+        for (member, m) in self.members.drain(base..).zip(self.marks.drain(base..)) {
+            if m == KEEP {
+                entries.push(member);
+            } else {
+                omit.count(m, &member.0, &member.1, &mut self.omitted);
+            }
+        }
+        entries
     }
 
     /// Where `key` already is among the members of the object that starts at `base` on the

@@ -17,8 +17,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
-use super::{ApplyCx, Op};
-use crate::query::selector::{MatchState, SelectorSet};
+use super::{ApplyCx, AtParse, Op};
+use crate::json::omit::KeyTest;
+use crate::query::selector::{Item, MatchState, SelectorSet};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -53,4 +54,29 @@ impl Op for Drop {
     }
 
     fn apply(&self, _node: &mut Value, _cx: &mut ApplyCx<'_, '_>) {}
+
+    /// Every path a key alone decides (`$..name`, `$..*_url`, `$..['a','b']`).
+    fn at_parse(&self, set: &SelectorSet) -> Option<AtParse> {
+        let mut tests = Vec::new();
+        for &s in &self.paths {
+            let [segment] = set.selector(s).segments() else {
+                return None;
+            };
+            if !segment.descendant {
+                return None;
+            }
+            for item in &segment.items {
+                tests.push(match item {
+                    Item::Name(n) => (KeyTest::Name(n.as_str().into()), s),
+                    Item::Glob(g) => (KeyTest::Glob(g.clone()), s),
+                    Item::Index(_) | Item::Wildcard => return None,
+                });
+            }
+        }
+        Some(AtParse::Drop(tests))
+    }
+
+    fn drops_members(&self) -> bool {
+        true
+    }
 }

@@ -113,4 +113,10 @@ impl Op for Hoist {
             value: Value::Object(common),
         });
     }
+
+    /// It takes members out of array items (never pruned: items keep their places) and
+    /// adds a sibling only when it holds a hoisted field.
+    fn keeps_emptiness(&self) -> bool {
+        true
+    }
 }

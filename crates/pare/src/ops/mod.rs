@@ -149,6 +149,28 @@ pub(crate) trait Op: Send + Sync + Debug {
     }
     /// Transform a node whose children are done.
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>);
+    /// What the parser can do of this op as it reads, if all of it (see [`crate::early`]).
+    fn at_parse(&self, _set: &SelectorSet) -> Option<AtParse> {
+        None
+    }
+    /// Whether [`Op::drops`] may say yes: the first op in policy order that drops a
+    /// member is the one that counts it, so the parser drops only if it can do every such op.
+    fn drops_members(&self) -> bool {
+        false
+    }
+    /// Whether the op leaves every object member as empty or non-empty as it found it and
+    /// adds no empty member, anywhere: then a `prune` can run while parsing, before it.
+    fn keeps_emptiness(&self) -> bool {
+        false
+    }
+}
+
+/// An op the parser applies as it reads ([`Op::at_parse`]).
+pub(crate) enum AtParse {
+    /// Drop members by key alone, at any depth: (test, selector) pairs.
+    Drop(Vec<(crate::json::omit::KeyTest, usize)>),
+    /// Prune these empty values from every object.
+    Prune(crate::json::omit::Empties),
 }
 
 /// A member to add next to the node being shaped, in its parent object.

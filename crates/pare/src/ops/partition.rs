@@ -111,4 +111,10 @@ impl Op for Partition {
             .collect();
         *node = Value::Object(Map::from_keyed_unchecked(entries));
     }
+
+    /// A list becomes a map of one or more lists only when it has items, and the items'
+    /// `by` fields go from items (never pruned), so no member turns empty or non-empty.
+    fn keeps_emptiness(&self) -> bool {
+        true
+    }
 }

@@ -27,8 +27,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
-use super::{ApplyCx, Op, default_true};
+use super::{ApplyCx, AtParse, Op, default_true};
+use crate::json::omit::Empties;
 use crate::manifest::Kind;
+use crate::query::selector::SelectorSet;
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -98,6 +100,16 @@ impl Prune {
 impl Op for Prune {
     fn everywhere(&self) -> bool {
         self.at.is_none()
+    }
+
+    /// A prune of every object with no exceptions.
+    fn at_parse(&self, _set: &SelectorSet) -> Option<AtParse> {
+        (self.at.is_none() && self.except.is_empty()).then_some(AtParse::Prune(Empties {
+            null: self.null,
+            empty_string: self.empty_string,
+            empty_array: self.empty_array,
+            empty_object: self.empty_object,
+        }))
     }
 
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {

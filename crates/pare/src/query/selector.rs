@@ -747,6 +747,17 @@ impl SelectorSet {
         self.root
     }
 
+    /// The state at `$` with selectors `skip` left out: none of them ever matches from it,
+    /// nor keeps a subtree from being skipped.
+    pub(crate) fn root_without(&self, skip: &[usize]) -> MatchState {
+        let mut root = self.root;
+        for &i in skip {
+            let first = self.finals[i] - self.selectors[i].segments.len();
+            root.0[first / 64] &= !(1 << (first % 64));
+        }
+        root
+    }
+
     /// The state of the child reached from a node in state `parent` by `step`.
     pub fn step(&self, parent: &MatchState, step: Step) -> MatchState {
         let mut out = parent.and(&self.descendant);
@@ -873,6 +884,12 @@ impl SelectorSet {
                 counts[s] += 1;
             }
         }
+    }
+
+    /// Note that selector `i` selected a node the walk did not visit (one the parser left
+    /// out, see [`crate::early`]). Counts are not kept for such walks.
+    pub(crate) fn note_selected(&self, seen: &mut Seen, i: usize) {
+        seen.reached.set(self.finals[i]);
     }
 
     /// Whether selector `i` selected some node of the walks `seen` noted.

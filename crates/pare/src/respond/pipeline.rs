@@ -1,15 +1,17 @@
 //! [`respond`]: one request through the pipeline, and the choices on the way (which level,
 //! the input text itself or a rendering, one page or many).
 
+use crate::early;
 use crate::embedded;
 use crate::encode::{Format, render_counted};
 use crate::json;
+use crate::json::omit::Omitted;
 use crate::manifest::Manifest;
 use crate::ops::compile::FULL;
 use crate::pack::{self, PackSettings, Tier, cache::PreviewCache, chunks};
 use crate::params::Params;
 use crate::policy::Policy;
-use crate::shape::{ShapeOptions, Shaped, shape};
+use crate::shape::{ShapeOptions, Shaped, shape, shape_planned};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
@@ -37,10 +39,23 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         ),
     };
     let params = policy.params(req.params)?;
+    // Shaped at one level only: the parser can do some of its ops as it reads.
+    let lowerable = !explicit && level > 0 && req.budget.is_some();
+    let plan = (!lowerable)
+        .then(|| early::plan(policy, &shape_options(&req, &params, level)))
+        .flatten();
+    let mut omitted = None;
+    let mut parse = |t: &str| match &plan {
+        Some(plan) => json::parse_omitting(t, &plan.omit).map(|(parsed, o)| {
+            omitted = o;
+            parsed
+        }),
+        None => json::parse_noting_duplicates(t),
+    };
     let mut warnings = Vec::new();
     let (text, value) = match &req.input {
         Input::Json(t) => {
-            let parsed = json::parse_noting_duplicates(t)?;
+            let parsed = parse(t)?;
             if req.reject_duplicate_keys
                 && let Some(d) = parsed.duplicates.first()
             {
@@ -49,7 +64,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
             warnings = duplicate_warnings(&parsed.duplicates);
             (Some(*t), Some(parsed.value))
         }
-        Input::Text(t) => match json::parse_noting_duplicates(t) {
+        Input::Text(t) => match parse(t) {
             Ok(parsed) => {
                 warnings = duplicate_warnings(&parsed.duplicates);
                 (Some(*t), Some(parsed.value))
@@ -90,6 +105,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         params,
         frame,
         warnings,
+        early: std::cell::RefCell::new(plan.zip(omitted)),
     };
     if let Some(options) = &policy.options().pack {
         return run.packed(&value, options);
@@ -159,6 +175,21 @@ struct Run<'r, 'a> {
     frame: Option<Frame<'a>>,
     /// What every page's record warns of about the input (repeated keys).
     warnings: Vec<String>,
+    /// What the parse did of the ops at `level` ([`early`]), until the value is shaped.
+    early: std::cell::RefCell<Option<(early::Plan, Omitted)>>,
+}
+
+/// How a request shapes at `level`.
+fn shape_options<'a>(req: &Request<'a>, params: &Params, level: usize) -> ShapeOptions<'a> {
+    ShapeOptions {
+        level,
+        params: params.clone(),
+        tokenizer: req.tokenizer,
+        track_paths: false,
+        op_limit: None,
+        notes: req.omitted_notes,
+        count_matches: false,
+    }
 }
 
 /// The value shaped at one level and rendered, with its real token count.
@@ -183,16 +214,18 @@ impl Run<'_, '_> {
     }
 
     fn render_at(&self, value: Value, level: usize) -> Rendering {
-        let opts = ShapeOptions {
-            level,
-            params: self.params.clone(),
-            tokenizer: self.tok(),
-            track_paths: false,
-            op_limit: None,
-            notes: self.req.omitted_notes,
-            count_matches: false,
+        let opts = shape_options(self.req, &self.params, level);
+        let shaped = match self.early.take() {
+            // Only the value parsed for it, at the level planned.
+            Some((plan, omitted)) if level == self.level => {
+                let mut shaped = shape_planned(value, self.policy(), &opts, Some((&plan, omitted)));
+                if let Some(text) = self.text {
+                    early::settle_matches(text, self.policy(), &opts, &plan, &mut shaped);
+                }
+                shaped
+            }
+            _ => shape(value, self.policy(), &opts),
         };
-        let shaped = shape(value, self.policy(), &opts);
         let counted = self.req.measure || self.req.budget.is_some();
         let (text, tokens) = if counted {
             render_counted(&shaped.value, self.req.format, self.tok())
@@ -671,6 +704,7 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
         params: Params::default(),
         frame: None,
         warnings: Vec::new(),
+        early: Default::default(),
     };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();

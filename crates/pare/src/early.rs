@@ -1,0 +1,236 @@
+//! Ops applied while parsing: a policy's `$..name` drops and its plain `prune`, done by the
+//! parser as each object closes ([`crate::json::omit`]) instead of by the walk afterwards.
+//!
+//! Why: on a large payload most members are dropped or empty, and building them only for
+//! the walk to take them out again, then walking what is left for the ops that remain, was
+//! most of the time `pare compact` took. With those ops done by the parser, the walk only
+//! goes where the other ops' selectors lead.
+//!
+//! When the result is the walk's, byte for byte and count for count, and so when it is used:
+//! - a `drop` whose every path is `$..` and a key (name or pattern) is decided by the key
+//!   alone, at any depth; the walk drops a member before it looks inside, and so does the
+//!   parser (nothing inside a dropped member is left out or counted). Only when every
+//!   dropping op is such a drop: the first op that drops a member counts it.
+//! - a `prune` with no `at` and no `except` removes empty members bottom-up, as the walk
+//!   does — when no other op of the level could make a member empty or not (`hoist`,
+//!   `partition`, and the drops above; [`crate::ops::Op::keeps_emptiness`]).
+//! - not with paths tracked, `_omitted` notes or match counts (they need the paths the
+//!   parser does not follow), nor when the value is shaped at more than one level.
+//!
+//! ```
+//! use pare::{json, policy::Policy, shape::{shape, ShapeOptions}};
+//! let p = Policy::parse("[[ops]]\nop = \"drop\"\npaths = [\"$..at\"]\n[[ops]]\nop = \"prune\"\n").unwrap();
+//! let text = r#"{"a":{"at":1,"b":null},"c":[{"at":2}]}"#;
+//! let opts = ShapeOptions::new(&p);
+//! let walked = shape(json::parse(text).unwrap(), &p, &opts);
+//! let early = pare::early::shape_text(text, &p, &opts).unwrap();
+//! assert_eq!(json::to_compact(&early.value), r#"{"c":[{}]}"#);
+//! assert_eq!((early.value, early.manifest), (walked.value, walked.manifest));
+//! ```
+
+use crate::json::omit::{Omit, Omitted};
+use crate::json::{self, JsonError, Parsed};
+use crate::ops::AtParse;
+use crate::policy::Policy;
+use crate::shape::{ShapeOptions, Shaped};
+
+/// What the parser does of a policy's ops at one level.
+pub(crate) struct Plan {
+    pub omit: Omit,
+    /// Per op of the level (in order): done by the parser.
+    pub done: Vec<bool>,
+    /// Selectors only the ops done by the parser use: the walk starts without them.
+    pub selectors: Vec<usize>,
+}
+
+/// The plan for shaping at `opts.level`, or `None` when the parser can do nothing (or the
+/// request needs what only the walk knows).
+pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
+    let notes = opts.notes.unwrap_or(policy.omitted_enabled) && !policy.omitted_at.is_empty();
+    if opts.track_paths || notes || opts.count_matches || policy.options().pack.is_some() {
+        return None;
+    }
+    let set = &policy.selectors;
+    let mut active: Vec<_> = policy.active_ops(opts.level).collect();
+    if let Some(limit) = opts.op_limit {
+        active.truncate(limit);
+    }
+    let at_parse: Vec<Option<AtParse>> = active.iter().map(|o| o.op.at_parse(set)).collect();
+    let drops_early = active
+        .iter()
+        .zip(&at_parse)
+        .all(|(o, a)| !o.op.drops_members() || matches!(a, Some(AtParse::Drop(_))));
+    let mut done = vec![false; active.len()];
+    let mut keys = Vec::new();
+    if drops_early {
+        for (i, a) in at_parse.iter().enumerate() {
+            if let Some(AtParse::Drop(tests)) = a {
+                keys.extend(tests.iter().map(|(t, s)| (t.clone(), i, *s)));
+                done[i] = true;
+            }
+        }
+    }
+    // Prune early only if nothing the walk still does could change what is empty.
+    let prune_early = active.iter().zip(&at_parse).enumerate().all(|(i, (o, a))| {
+        done[i] || matches!(a, Some(AtParse::Prune(_))) || o.op.keeps_emptiness()
+    });
+    let mut empties = Vec::new();
+    if prune_early {
+        for (i, a) in at_parse.iter().enumerate() {
+            if let Some(AtParse::Prune(e)) = a {
+                empties.push((*e, i));
+                done[i] = true;
+            }
+        }
+    }
+    if !done.contains(&true) {
+        return None;
+    }
+    let walked: Vec<usize> = active
+        .iter()
+        .zip(&done)
+        .filter(|&(_, &d)| !d)
+        .flat_map(|(o, _)| o.selectors.iter().map(|u| u.index))
+        .collect();
+    let mut selectors: Vec<usize> = active
+        .iter()
+        .zip(&done)
+        .filter(|&(_, &d)| d)
+        .flat_map(|(o, _)| o.selectors.iter().map(|u| u.index))
+        .filter(|s| !walked.contains(s))
+        .collect();
+    selectors.sort_unstable();
+    selectors.dedup();
+    Some(Plan {
+        omit: Omit::new(keys, empties, active.len()),
+        done,
+        selectors,
+    })
+}
+
+/// Parse `text` and shape it with `policy` (what `json::parse` then `shape::shape` give),
+/// doing what it can while parsing.
+pub fn shape_text(text: &str, policy: &Policy, opts: &ShapeOptions) -> Result<Shaped, JsonError> {
+    parse_and_shape(text, policy, opts).map(|(_, shaped)| shaped)
+}
+
+/// [`shape_text`], with the input's repeated keys.
+pub(crate) fn parse_and_shape(
+    text: &str,
+    policy: &Policy,
+    opts: &ShapeOptions,
+) -> Result<(Vec<json::DuplicateKey>, Shaped), JsonError> {
+    match plan(policy, opts) {
+        Some(plan) => {
+            let (Parsed { value, duplicates }, omitted) = json::parse_omitting(text, &plan.omit)?;
+            let done = omitted.map(|o| (&plan, o));
+            let mut shaped = crate::shape::shape_planned(value, policy, opts, done);
+            settle_matches(text, policy, opts, &plan, &mut shaped);
+            Ok((duplicates, shaped))
+        }
+        None => {
+            let Parsed { value, duplicates } = json::parse_noting_duplicates(text)?;
+            Ok((duplicates, crate::shape::shape(value, policy, opts)))
+        }
+    }
+}
+
+/// Which selectors matched, as the walk alone says it. The walk notes a selector when it
+/// reaches a member, before ops remove it; it never reaches what the parser left out. So
+/// when a selector of an op the walk still does seems to have matched nothing (when pare
+/// would warn, which is rare), the matches are taken from parsing and walking again.
+pub(crate) fn settle_matches(
+    text: &str,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    plan: &Plan,
+    shaped: &mut Shaped,
+) {
+    let set = &policy.selectors;
+    let missed = policy
+        .active_ops(opts.level)
+        .zip(&plan.done)
+        .filter(|&(_, &done)| !done)
+        .flat_map(|(o, _)| &o.selectors)
+        .any(|u| !set.was_matched(&shaped.matches, u.index));
+    if missed && let Ok(value) = json::parse(text) {
+        shaped.matches = crate::shape::shape(value, policy, opts).matches;
+    }
+}
+
+/// What the walk needs of a parse that followed a plan: the plan, and what was left out.
+pub(crate) type Done<'p> = (&'p Plan, Omitted);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per op: done by the parser.
+    fn done(policy: &str) -> Option<Vec<bool>> {
+        let p = Policy::parse(policy).unwrap();
+        plan(&p, &ShapeOptions::new(&p)).map(|plan| plan.done)
+    }
+
+    const DROP_ANYWHERE: &str = "[[ops]]\nop = \"drop\"\npaths = [\"$..a\", \"$..*_at\"]\n";
+    const PRUNE: &str = "[[ops]]\nop = \"prune\"\n";
+
+    #[test]
+    fn what_the_parser_takes_on() {
+        assert_eq!(
+            done(&format!("{DROP_ANYWHERE}{PRUNE}")),
+            Some(vec![true, true])
+        );
+        let hoist = "[[ops]]\nop = \"hoist\"\nat = [\"$.x\"]\n";
+        assert_eq!(
+            done(&format!("{PRUNE}{hoist}{DROP_ANYWHERE}")),
+            Some(vec![true, false, true])
+        );
+        // A drop by place: the walk does every drop, and so every prune after them.
+        let by_place = "[[ops]]\nop = \"drop\"\npaths = [\"$.x.a\"]\n";
+        assert_eq!(done(&format!("{by_place}{DROP_ANYWHERE}{PRUNE}")), None);
+        // An op that can empty a member: the parser drops, the walk prunes.
+        let keep = "[[ops]]\nop = \"keep\"\nat = [\"$.x\"]\nfields = [\"a\"]\n";
+        assert_eq!(
+            done(&format!("{DROP_ANYWHERE}{PRUNE}{keep}")),
+            Some(vec![true, false, false])
+        );
+        // A prune with exceptions, or of some objects only, is the walk's.
+        let except = "[[ops]]\nop = \"prune\"\nexcept = [\"$.x.*\"]\n";
+        assert_eq!(done(except), None);
+        let at = "[[ops]]\nop = \"prune\"\nat = [\"$.x\"]\n";
+        assert_eq!(done(at), None);
+    }
+
+    #[test]
+    fn not_when_the_walk_must_follow_paths() {
+        let p = Policy::parse(&format!("{DROP_ANYWHERE}{PRUNE}")).unwrap();
+        for opts in [
+            ShapeOptions {
+                track_paths: true,
+                ..ShapeOptions::new(&p)
+            },
+            ShapeOptions {
+                notes: Some(true),
+                ..ShapeOptions::new(&p)
+            },
+            ShapeOptions {
+                count_matches: true,
+                ..ShapeOptions::new(&p)
+            },
+        ] {
+            assert!(plan(&p, &opts).is_none());
+        }
+        // At `full` no op runs.
+        let full = p.level_index("full").unwrap();
+        assert!(
+            plan(
+                &p,
+                &ShapeOptions {
+                    level: full,
+                    ..ShapeOptions::new(&p)
+                }
+            )
+            .is_none()
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Members a parse leaves out as it reads: those whose key a test names (a policy's
+//! `$..name` drops), and those whose value is empty (a plain `prune`). What to leave out is
+//! decided by [`crate::early`]; this is only the mechanism, and what it counted.
+//!
+//! Why in the parser: a large payload's dropped and empty members are most of its members,
+//! and building them only for the walk to take them out again cost more than parsing the
+//! rest. Members are left out when their object closes, after a repeated key has taken its
+//! last value, so the result is what the walk would have made of the parsed object: the
+//! same members, the same counts, the same repeated-key warnings.
+//!
+//! ```text
+//! keys: created_at   empties: null, ""
+//! {"id":1,"created_at":"2024","owner":null,"tags":[]}  →  {"id":1,"tags":[]}
+//! counted: created_at stripped (drop), owner empty (prune)
+//! ```
+
+use crate::manifest::Kind;
+use crate::query::selector::Glob;
+use crate::value::Value;
+
+/// How a member's key is tested.
+#[derive(Debug, Clone)]
+pub(crate) enum KeyTest {
+    Name(Box<str>),
+    Glob(Glob),
+}
+
+impl KeyTest {
+    fn matches(&self, key: &str) -> bool {
+        match self {
+            KeyTest::Name(n) => **n == *key,
+            KeyTest::Glob(g) => g.matches(key),
+        }
+    }
+}
+
+/// Which empty values a prune takes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Empties {
+    pub null: bool,
+    pub empty_string: bool,
+    pub empty_array: bool,
+    pub empty_object: bool,
+}
+
+impl Empties {
+    fn takes(&self, v: &Value) -> bool {
+        match v {
+            Value::Null => self.null,
+            Value::String(s) => self.empty_string && s.is_empty(),
+            Value::Array(a) => self.empty_array && a.is_empty(),
+            Value::Object(o) => self.empty_object && o.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// What a parse leaves out. Ops are numbered as among the ops of the level being shaped,
+/// so the counts go to the right op's record.
+#[derive(Debug, Clone)]
+pub(crate) struct Omit {
+    /// Key tests in op order, each with its op and the selector it came from.
+    keys: Vec<(KeyTest, usize, usize)>,
+    /// Prune ops in op order.
+    empties: Vec<(Empties, usize)>,
+    /// Bit `n` (`n` < 63) set: some name is `n` bytes long; bit 63: some name is longer, or
+    /// there is a glob. A key of no such length is kept without a comparison.
+    lengths: u64,
+    ops: usize,
+}
+
+/// A member's mark while its object is open: [`KEEP`], dropped by key test `i` (`i`), or
+/// pruned by prune op `i` ([`PRUNED`]` + i`).
+pub(super) const KEEP: u16 = u16::MAX;
+/// The first mark of a pruned member.
+const PRUNED: u16 = 1 << 15;
+
+impl Omit {
+    /// `keys`: (test, op, selector) in op order; `empties`: (which, op) in op order; `ops`:
+    /// how many ops the level has.
+    pub(crate) fn new(
+        keys: Vec<(KeyTest, usize, usize)>,
+        empties: Vec<(Empties, usize)>,
+        ops: usize,
+    ) -> Omit {
+        let mut lengths = 0u64;
+        for (test, _, _) in &keys {
+            lengths |= match test {
+                KeyTest::Name(n) if n.len() < 63 => 1 << n.len(),
+                _ => 1 << 63,
+            };
+        }
+        let keys = keys.into_iter().take(usize::from(PRUNED)).collect();
+        Omit {
+            keys,
+            empties,
+            lengths,
+            ops,
+        }
+    }
+
+    /// The key test (the first, in op order) that drops a member named `key`.
+    #[inline]
+    pub(super) fn mark(&self, key: &str) -> u16 {
+        let bit = if key.len() < 63 {
+            1 << key.len()
+        } else {
+            1 << 63
+        };
+        if self.lengths & (bit | 1 << 63) == 0 {
+            return KEEP;
+        }
+        match self.keys.iter().position(|(t, _, _)| t.matches(key)) {
+            // At most PRUNED tests are kept (see `new`), so the index fits below it.
+            Some(i) => i as u16,
+            None => KEEP,
+        }
+    }
+
+    /// The mark of a member marked `mark` by its key, now that its value `v` is known: a
+    /// member no key test drops may be pruned (by the first prune op, in op order, that
+    /// takes it), as the walk would after dropping.
+    #[inline]
+    pub(super) fn fate(&self, mark: u16, v: &Value) -> u16 {
+        if mark != KEEP || !v.is_empty_like() {
+            return mark;
+        }
+        match self.empties.iter().position(|(e, _)| e.takes(v)) {
+            // There are only a few prune ops in any policy.
+            Some(i) => PRUNED + i as u16,
+            None => KEEP,
+        }
+    }
+
+    /// Count a member `key` that does not stay (marked other than [`KEEP`]).
+    pub(super) fn count(&self, mark: u16, key: &str, v: &Value, omitted: &mut Omitted) {
+        let (op, kind) = if mark >= PRUNED {
+            (self.empties[usize::from(mark - PRUNED)].1, Kind::Empty)
+        } else {
+            let first = usize::from(mark);
+            let (_, op, _) = self.keys[first];
+            // Every selector that names the member matched it, as in the walk.
+            for (j, (test, _, _)) in self.keys.iter().enumerate().skip(first) {
+                if !omitted.hit[j] && (j == first || test.matches(key)) {
+                    omitted.hit[j] = true;
+                }
+            }
+            // As the walk's `drop` says it: what held nothing is reported as empty.
+            let kind = if v.is_empty_like() {
+                Kind::Empty
+            } else {
+                Kind::Stripped
+            };
+            (op, kind)
+        };
+        omitted.counts[op][kind as usize] += 1;
+    }
+
+    /// Nothing left out yet.
+    pub(crate) fn nothing_yet(&self) -> Omitted {
+        Omitted {
+            counts: vec![[0; Kind::ALL.len()]; self.ops],
+            hit: vec![false; self.keys.len()],
+        }
+    }
+
+    /// The selectors whose key tests dropped a member.
+    pub(crate) fn selectors_hit<'s>(
+        &'s self,
+        omitted: &'s Omitted,
+    ) -> impl Iterator<Item = usize> + 's {
+        self.keys
+            .iter()
+            .zip(&omitted.hit)
+            .filter(|&(_, &hit)| hit)
+            .map(|((_, _, selector), _)| *selector)
+    }
+}
+
+/// What a parse left out: counts per op and kind, and which key tests dropped something.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Omitted {
+    pub counts: Vec<[u64; Kind::ALL.len()]>,
+    hit: Vec<bool>,
+}
+
+impl Omitted {
+    /// Add what another parser (a helper's elements) left out.
+    pub(super) fn add(&mut self, other: Omitted) {
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+        for (mine, theirs) in self.hit.iter_mut().zip(other.hit) {
+            *mine |= theirs;
+        }
+    }
+}
