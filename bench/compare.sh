@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Whole-process speed comparison: pare vs the seeds' Python compact_entity vs jq.
 #
-#   bench/compare.sh [--quick] [--mb N] [--runs N] [--no-pare] [--no-build] [--check]
+#   bench/compare.sh [--quick] [--mb N] [--runs N] [--no-pare] [--no-build] [--check] [--floor]
+#
+# Before timing, pare's output under the ADR's own rules (bench/adr010.toml) is checked equal
+# to compact_entity.py's as JSON values (as --check does); then pare is timed with the
+# shipped policy (which also hoists and keys relationships by type, losslessly) and with the
+# ADR's (`pare-adr`: the same output as python), then python and jq.
 #
 #   --quick      10 MB payload instead of 70 MB (CI smoke use)
 #   --mb N       payload size in MB (10**6 bytes); default 70
@@ -10,6 +15,8 @@
 #   --no-build   don't run cargo build; use $PARE_BIN as it is
 #   --check      don't time anything: run pare and compact_entity.py once each and
 #                verify their outputs are equal as JSON values; exit 1 if not
+#   --floor      also time the floor: reading and parsing the payload with sonic-rs (the
+#                fastest parser found for Rust; bench/floor, built for this CPU), nothing more
 #
 # Environment:
 #   PARE_BENCH_DIR  where payloads and outputs go        (default /tmp/pare-bench)
@@ -30,6 +37,7 @@ RUNS=3
 WANT_PARE=1
 BUILD=1
 CHECK=0
+FLOOR=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) MB=10 ;;
@@ -40,6 +48,7 @@ while [ $# -gt 0 ]; do
     --no-pare) WANT_PARE=0 ;;
     --no-build) BUILD=0 ;;
     --check) CHECK=1 ;;
+    --floor) FLOOR=1 ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "compare.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -49,9 +58,10 @@ done
 PY="${PYTHON:-python3}"
 DIR="${PARE_BENCH_DIR:-/tmp/pare-bench}"
 POLICY="${PARE_POLICY:-examples/policies/entities.toml}"
-# --check compares with the ADR's own rules; the shipped policy also hoists and keys
+# The check compares with the ADR's own rules; the shipped policy also hoists and keys
 # relationships by type (both lossless).
-[ "$CHECK" = 1 ] && [ -z "${PARE_POLICY:-}" ] && POLICY="bench/adr010.toml"
+ADR_POLICY="bench/adr010.toml"
+[ "$CHECK" = 1 ] && [ -z "${PARE_POLICY:-}" ] && POLICY="$ADR_POLICY"
 if [ -n "${PARE_BIN:-}" ]; then
   BUILD=0
 else
@@ -96,10 +106,12 @@ PARE_CMD=("$PARE_BIN" compact "$FILE" --policy "$POLICY" --format json)
 PY_CMD=("$PY" bench/compact_entity.py "$FILE")
 JQ_CMD=(jq -c . "$FILE")
 
-# 3. --check: pare output == compact_entity.py output, as JSON values ----------
-if [ "$CHECK" = 1 ]; then
+# 3. pare output (ADR rules) == compact_entity.py output, as JSON values ---------
+PARE_ADR_CMD=("$PARE_BIN" compact "$FILE" --policy "$ADR_POLICY" --format json)
+[ "$CHECK" = 1 ] && PARE_ADR_CMD=("${PARE_CMD[@]}")
+check_equal() {
   echo "== check on $FILE ($IN_BYTES bytes)"
-  "${PARE_CMD[@]}" > "$DIR/out.pare.json" || { echo "compare.sh: pare failed: ${PARE_CMD[*]}" >&2; exit 1; }
+  "${PARE_ADR_CMD[@]}" > "$DIR/out.pare.json" || { echo "compare.sh: pare failed: ${PARE_ADR_CMD[*]}" >&2; exit 1; }
   "${PY_CMD[@]}" > "$DIR/out.python.json" || { echo "compare.sh: python failed: ${PY_CMD[*]}" >&2; exit 1; }
   "$PY" - "$DIR/out.pare.json" "$DIR/out.python.json" <<'EOF'
 import json, sys
@@ -149,7 +161,13 @@ print(f"  pare:   {trim(a)}", file=sys.stderr)
 print(f"  python: {trim(b)}", file=sys.stderr)
 sys.exit(1)
 EOF
+}
+if [ "$CHECK" = 1 ]; then
+  check_equal
   exit $?
+fi
+if [ "$WANT_PARE" = 1 ]; then
+  check_equal || exit 1
 fi
 
 # 4. timings -------------------------------------------------------------------
@@ -179,9 +197,17 @@ echo "== load average (1 min): $LOAD1"
 if "$PY" -c 'import os,sys; sys.exit(0 if float(sys.argv[1]) > 0.5 * os.cpu_count() else 1)' "$LOAD1"; then
   echo "   warning: the machine is busy; wall times will be noisy (compare the cpu s column too)" >&2
 fi
-if [ "$WANT_PARE" = 1 ]; then leg pare "${PARE_CMD[@]}"; fi
+if [ "$WANT_PARE" = 1 ]; then
+  leg pare "${PARE_CMD[@]}"
+  leg pare-adr "${PARE_ADR_CMD[@]}"
+fi
 leg python "${PY_CMD[@]}"
 leg jq "${JQ_CMD[@]}"
+if [ "$FLOOR" = 1 ]; then
+  RUSTFLAGS="-C target-cpu=native" cargo build --release --quiet --manifest-path bench/floor/Cargo.toml \
+    || { echo "compare.sh: building bench/floor failed" >&2; exit 1; }
+  leg floor bench/floor/target/release/parse-floor sonic-rs "$FILE"
+fi
 
 "$PY" - "$RESULTS" "$IN_BYTES" <<'EOF'
 import json, sys
@@ -190,7 +216,7 @@ in_bytes = int(sys.argv[2])
 by = {r["label"]: r for r in rows}
 print()
 print(f"input: {in_bytes} bytes")
-hdr = (f"{'command':<8} {'best s':>8} {'median s':>9} {'cpu s':>7} {'peak RSS MiB':>13} "
+hdr = (f"{'command':<9} {'best s':>8} {'median s':>9} {'cpu s':>7} {'peak RSS MiB':>13} "
        f"{'output bytes':>13} {'out/in':>7} {'x pare':>7}")
 print(hdr)
 print("-" * len(hdr))
@@ -198,16 +224,23 @@ pare = by.get("pare")
 for r in rows:
     ratio = f"{r['min_s'] / pare['min_s']:.1f}x" if pare else "-"
     cpu = r["best_user_s"] + r["best_sys_s"]
-    print(f"{r['label']:<8} {r['min_s']:>8.3f} {r['median_s']:>9.3f} {cpu:>7.2f} {r['peak_rss_kb'] / 1024:>13.0f} "
+    print(f"{r['label']:<9} {r['min_s']:>8.3f} {r['median_s']:>9.3f} {cpu:>7.2f} {r['peak_rss_kb'] / 1024:>13.0f} "
           f"{r['out_bytes']:>13} {r['out_bytes'] / in_bytes:>7.1%} {ratio:>7}")
 print("best s/median s: wall time of the fastest/median run; cpu s: user+sys of the fastest run")
 print()
 if pare:
+    cpu = lambda r: max(r["best_user_s"] + r["best_sys_s"], 1e-9)
     for peer in ("python", "jq"):
         if peer in by:
-            cpu = lambda r: max(r["best_user_s"] + r["best_sys_s"], 1e-9)
             print(f"{peer}/pare = {by[peer]['min_s'] / pare['min_s']:.2f} wall, "
                   f"{cpu(by[peer]) / cpu(pare):.2f} cpu   (>1: pare is faster)")
+    if "pare-adr" in by and "python" in by:
+        adr = by["pare-adr"]
+        print(f"python/pare-adr = {by['python']['min_s'] / adr['min_s']:.2f} wall, "
+              f"{cpu(by['python']) / cpu(adr):.2f} cpu   (the same output as python)")
+    if "floor" in by:
+        print(f"pare/floor = {pare['min_s'] / by['floor']['min_s']:.2f} wall   "
+              f"(floor: read + parse with sonic-rs, nothing else)")
 else:
     print("(pare leg skipped: no ratios)")
 EOF
