@@ -14,20 +14,7 @@ use pare::value::Value;
 use proptest::prelude::*;
 
 fn example_policies() -> Vec<(String, Policy)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/policies");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("examples/policies exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "json"))
-        .collect();
-    files.sort();
-    let mut out: Vec<(String, Policy)> = files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (p.display().to_string(), Policy::parse(&text).unwrap())
-        })
-        .collect();
+    let mut out = common::example_policies();
     out.extend(
         MIXED
             .iter()

@@ -51,22 +51,11 @@ static POLICIES: LazyLock<Vec<Named>> = LazyLock::new(|| {
         name: "builtin".into(),
         policy: Policy::builtin_default(),
     }];
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/policies");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("examples/policies exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 4, "the example policies are found");
-    for path in files {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let policy = Policy::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        out.push(Named {
-            name: path.file_name().unwrap().to_string_lossy().into_owned(),
-            policy,
-        });
-    }
+    out.extend(
+        common::example_policies()
+            .into_iter()
+            .map(|(name, policy)| Named { name, policy }),
+    );
     out
 });
 

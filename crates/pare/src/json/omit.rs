@@ -44,7 +44,8 @@ pub(crate) struct Empties {
 }
 
 impl Empties {
-    fn takes(&self, v: &Value) -> bool {
+    /// Whether an object member of value `v` goes.
+    pub(crate) fn takes(&self, v: &Value) -> bool {
         match v {
             Value::Null => self.null,
             Value::String(s) => self.empty_string && s.is_empty(),

@@ -61,10 +61,7 @@ pub struct PruneSpec {
 
 #[derive(Debug)]
 pub struct Prune {
-    null: bool,
-    empty_string: bool,
-    empty_array: bool,
-    empty_object: bool,
+    empties: Empties,
     at: Option<Vec<usize>>,
     except: Vec<usize>,
 }
@@ -72,28 +69,18 @@ pub struct Prune {
 impl PruneSpec {
     pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Prune, PolicyError> {
         Ok(Prune {
-            null: self.null,
-            empty_string: self.empty_string,
-            empty_array: self.empty_array,
-            empty_object: self.empty_object,
+            empties: Empties {
+                null: self.null,
+                empty_string: self.empty_string,
+                empty_array: self.empty_array,
+                empty_object: self.empty_object,
+            },
             at: match &self.at {
                 Some(at) => Some(cx.selectors("at", at)?),
                 None => None,
             },
             except: cx.guard_selectors("except", &self.except)?,
         })
-    }
-}
-
-impl Prune {
-    fn prunable(&self, v: &Value) -> bool {
-        match v {
-            Value::Null => self.null,
-            Value::String(s) => self.empty_string && s.is_empty(),
-            Value::Array(a) => self.empty_array && a.is_empty(),
-            Value::Object(o) => self.empty_object && o.is_empty(),
-            _ => false,
-        }
     }
 }
 
@@ -104,12 +91,7 @@ impl Op for Prune {
 
     /// A prune of every object with no exceptions.
     fn at_parse(&self, _set: &SelectorSet) -> Option<AtParse> {
-        (self.at.is_none() && self.except.is_empty()).then_some(AtParse::Prune(Empties {
-            null: self.null,
-            empty_string: self.empty_string,
-            empty_array: self.empty_array,
-            empty_object: self.empty_object,
-        }))
+        (self.at.is_none() && self.except.is_empty()).then_some(AtParse::Prune(self.empties))
     }
 
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
@@ -119,14 +101,14 @@ impl Op for Prune {
         {
             return;
         }
-        if !map.values().any(|v| self.prunable(v)) {
+        if !map.values().any(|v| self.empties.takes(v)) {
             return;
         }
         let except = &self.except;
         let (set, state) = (cx.set, cx.state);
         let rec = &mut *cx.rec;
         map.retain(|k, v| {
-            if !self.prunable(v) {
+            if !self.empties.takes(v) {
                 return true;
             }
             if !except.is_empty() {

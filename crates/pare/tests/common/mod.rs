@@ -84,3 +84,27 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// Every example policy (`examples/policies/*.toml|json`), by file name, in name order.
+pub fn example_policies() -> Vec<(String, pare::policy::Policy)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/policies");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("examples/policies exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "the example policies are found");
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let policy = pare::policy::Policy::parse(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                policy,
+            )
+        })
+        .collect()
+}
