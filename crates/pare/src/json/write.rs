@@ -34,48 +34,9 @@ pub fn to_pretty(v: &Value) -> String {
 }
 
 /// Append `JSON.stringify(v)` to `out`. Recurses once per nesting level (parsed values are
-/// at most [`MAX_DEPTH`](super::MAX_DEPTH) deep). An array of at least [`PARALLEL_ITEMS`]
-/// items (not inside another) is written in chunks on all cores.
+/// at most [`MAX_DEPTH`](super::MAX_DEPTH) deep).
 pub fn write_compact(v: &Value, out: &mut String) {
-    compact(v, out, crate::has_second_core());
-}
-
-/// Arrays with at least this many items are written in parallel chunks: a large payload is
-/// almost always one long array, and writing it was a fifth of `pare compact`'s time.
-const PARALLEL_ITEMS: usize = 4096;
-
-/// Items per parallel chunk: enough that a chunk's own string and its copy into the
-/// output cost little beside writing it.
-const CHUNK_ITEMS: usize = 1024;
-
-fn compact(v: &Value, out: &mut String, fork: bool) {
     match v {
-        Value::Array(items) if fork && items.len() >= PARALLEL_ITEMS => {
-            use rayon::prelude::*;
-            // Each chunk in its own string, joined in order: the same bytes as one thread's.
-            let chunks: Vec<String> = items
-                .par_chunks(CHUNK_ITEMS)
-                .map(|chunk| {
-                    let mut s = String::new();
-                    for (i, item) in chunk.iter().enumerate() {
-                        if i > 0 {
-                            s.push(',');
-                        }
-                        compact(item, &mut s, false);
-                    }
-                    s
-                })
-                .collect();
-            out.reserve(chunks.iter().map(|c| c.len() + 1).sum::<usize>() + 1);
-            out.push('[');
-            for (i, chunk) in chunks.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(chunk);
-            }
-            out.push(']');
-        }
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
@@ -89,7 +50,7 @@ fn compact(v: &Value, out: &mut String, fork: bool) {
                     out.push(',');
                 }
                 first = false;
-                compact(item, out, fork);
+                write_compact(item, out);
             }
             out.push(']');
         }
@@ -103,7 +64,7 @@ fn compact(v: &Value, out: &mut String, fork: bool) {
                 first = false;
                 write_string(k, out);
                 out.push(':');
-                compact(item, out, fork);
+                write_compact(item, out);
             }
             out.push('}');
         }
@@ -147,7 +108,7 @@ fn pretty(v: &Value, out: &mut String, indent: usize) {
             out.push('}');
         }
         // Scalars and empty containers print the same as in compact form.
-        _ => compact(v, out, false),
+        _ => write_compact(v, out),
     }
 }
 
