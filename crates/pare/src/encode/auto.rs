@@ -69,35 +69,114 @@ const PARALLEL_FROM_BYTES: usize = 16 << 10;
 /// count `auto` chose it by, so a caller need not count the text again.
 pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String, usize) {
     let json = json::to_compact(value);
-    let dialect = || {
-        let text = encode_dialect(value, tokenizer);
-        (tokenizer.count(&text), text)
-    };
+    let parallel = json.len() >= PARALLEL_FROM_BYTES;
     let toon = || {
         toon_numbers_read_back(value).then(|| {
             let text = toon::encode(value, &toon::EncodeOptions::default());
-            (tokenizer.count(&text), text)
+            Choice::floored(text, tokenizer)
         })
     };
-    // Each candidate is counted whole, exactly; a large document's three are written and
-    // counted on two threads (the dialect, the longest to make, on one).
-    let (dialect, (json_tokens, toon)) = if json.len() >= PARALLEL_FROM_BYTES {
-        rayon::join(dialect, || (tokenizer.count(&json), toon()))
-    } else {
-        (dialect(), (tokenizer.count(&json), toon()))
+    // A large document's candidates are written on two threads (the dialect, the longest
+    // to make, on one). The dialect, chosen most often, is counted whole; JSON and TOON get
+    // a floor (their pieces), which mostly settles that they cost more without counting them.
+    let (dialect, (json_floor, toon)) = join(
+        parallel,
+        || encode_dialect(value, tokenizer),
+        || (tokenizer.count_floor(&json), toon()),
+    );
+    // The dialect's count and its read-back check, side by side.
+    let (dialect_tokens, dialect_reads_back) = join(
+        parallel,
+        || tokenizer.count(&dialect),
+        || parallel.then(|| reads_back(&dialect, value)),
+    );
+    let mut json = Choice {
+        text: json,
+        floor: json_floor,
+        tokens: None,
+        reads_back: None,
     };
-    let mut candidates = vec![dialect];
-    candidates.extend(toon);
-    // Cheapest first; on a tie the dialect stays first (a stable sort).
-    candidates.sort_by_key(|(tokens, _)| *tokens);
-    for (tokens, text) in candidates {
-        // `{}` is the empty document in TOON and the dialect: zero tokens, but a model
-        // handed no text cannot tell an empty object from a missing answer. JSON's `{}` it can.
-        if tokens < json_tokens && !text.is_empty() && reads_back(&text, value) {
-            return (text, tokens);
+    let mut order = vec![Choice {
+        text: dialect,
+        floor: dialect_tokens,
+        tokens: Some(dialect_tokens),
+        reads_back: dialect_reads_back,
+    }];
+    // Cheapest first; on a tie the dialect stays first.
+    if let Some(mut toon) = toon {
+        if toon.below(dialect_tokens, tokenizer) {
+            order.insert(0, toon);
+        } else {
+            order.push(toon);
         }
     }
-    (json, json_tokens)
+    for mut choice in order {
+        // `{}` is the empty document in TOON and the dialect: zero tokens, but a model
+        // handed no text cannot tell an empty object from a missing answer. JSON's `{}` it can.
+        if choice.text.is_empty() {
+            continue;
+        }
+        let tokens = choice.tokens(tokenizer);
+        if json.above(tokens, tokenizer)
+            && choice
+                .reads_back
+                .unwrap_or_else(|| reads_back(&choice.text, value))
+        {
+            return (choice.text, tokens);
+        }
+    }
+    let tokens = json.tokens(tokenizer);
+    (json.text, tokens)
+}
+
+/// Both, on two threads when `parallel`.
+fn join<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if parallel {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}
+
+/// A text `auto` may return, counted only as far as the choice needs: a floor
+/// ([`Tokenizer::count_floor`]) settles most comparisons, the count the rest.
+struct Choice {
+    text: String,
+    floor: usize,
+    tokens: Option<usize>,
+    /// Whether it reads back as the value, when already checked.
+    reads_back: Option<bool>,
+}
+
+impl Choice {
+    fn floored(text: String, tokenizer: &dyn Tokenizer) -> Choice {
+        Choice {
+            floor: tokenizer.count_floor(&text),
+            text,
+            tokens: None,
+            reads_back: None,
+        }
+    }
+
+    fn tokens(&mut self, tokenizer: &dyn Tokenizer) -> usize {
+        *self
+            .tokens
+            .get_or_insert_with(|| tokenizer.count(&self.text))
+    }
+
+    /// Whether it costs fewer than `n` tokens.
+    fn below(&mut self, n: usize, tokenizer: &dyn Tokenizer) -> bool {
+        self.floor < n && self.tokens(tokenizer) < n
+    }
+
+    /// Whether it costs more than `n` tokens.
+    fn above(&mut self, n: usize, tokenizer: &dyn Tokenizer) -> bool {
+        self.floor > n || self.tokens(tokenizer) > n
+    }
 }
 
 fn reads_back(text: &str, value: &Value) -> bool {
