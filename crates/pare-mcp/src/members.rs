@@ -11,30 +11,57 @@
 
 use std::ops::Range;
 
+use serde_json::Value as Json;
+
 /// `serde_json`'s nesting limit: deeper input is refused, as it refuses it.
 const MAX_DEPTH: usize = 128;
 
-/// One member of an object: its key (decoded) and where its key and value are.
+/// How a walk reads one member's value.
+pub enum Read {
+    /// Checked and stepped over.
+    Skip,
+    /// Decoded (the one pass over it both checks and decodes it).
+    Decode,
+    /// An object whose own members are walked.
+    Members,
+}
+
+/// One member of an object: its key (decoded), where its key and value are, and its value
+/// decoded or its members, as the walk was told.
 #[derive(Debug, PartialEq)]
 pub struct Member {
     pub key: String,
     /// The key as written, quotes included.
     pub key_span: Range<usize>,
     pub value: Range<usize>,
+    pub decoded: Option<Json>,
+    pub members: Option<Vec<Member>>,
 }
 
-/// The members of the object whose value spans `span` in `b`, in order; `None` when it is
-/// not an object or not strict JSON.
-pub fn of_object(b: &[u8], span: Range<usize>) -> Option<Vec<Member>> {
-    let b = &b[..span.end];
-    let mut i = ws(b, span.start);
+/// The members of the top-level object that is all of `line` (whitespace around allowed),
+/// in order, each read as `how(depth, key)` says (the line's members are at depth 0);
+/// `None` when the line is not a strict JSON object.
+pub fn of_line(line: &[u8], how: &dyn Fn(usize, &str) -> Read) -> Option<Vec<Member>> {
+    std::str::from_utf8(line).ok()?;
+    let start = ws(line, 0);
+    let (members, end) = of_object(line, start, 0, how)?;
+    (ws(line, end) == line.len()).then_some(members)
+}
+
+/// The members of the object at `i` (`depth` objects deep) and the end of the object.
+fn of_object(
+    b: &[u8],
+    mut i: usize,
+    depth: usize,
+    how: &dyn Fn(usize, &str) -> Read,
+) -> Option<(Vec<Member>, usize)> {
     if b.get(i) != Some(&b'{') {
         return None;
     }
     let mut members = Vec::new();
     i = ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
-        return (ws(b, i + 1) == b.len()).then_some(members);
+        return Some((members, i + 1));
     }
     loop {
         let key_start = i;
@@ -51,25 +78,34 @@ pub fn of_object(b: &[u8], span: Range<usize>) -> Option<Vec<Member>> {
             return None;
         }
         let start = ws(b, i + 1);
-        let end = value_end(b, start, 1)?;
+        let (mut decoded, mut nested) = (None, None);
+        let end = match how(depth, &key) {
+            Read::Skip => value_end(b, start, depth + 1)?,
+            Read::Decode => {
+                let mut values = serde_json::Deserializer::from_slice(&b[start..]).into_iter();
+                decoded = Some(values.next()?.ok()?);
+                start + values.byte_offset()
+            }
+            Read::Members => {
+                let (inner, end) = of_object(b, start, depth + 1, how)?;
+                nested = Some(inner);
+                end
+            }
+        };
         members.push(Member {
             key,
             key_span: key_start..key_end,
             value: start..end,
+            decoded,
+            members: nested,
         });
         i = ws(b, end);
         match b.get(i) {
             Some(b',') => i = ws(b, i + 1),
-            Some(b'}') => return (ws(b, i + 1) == b.len()).then_some(members),
+            Some(b'}') => return Some((members, i + 1)),
             _ => return None,
         }
     }
-}
-
-/// The members of the top-level object that is all of `line` (whitespace around allowed).
-pub fn of_line(line: &[u8]) -> Option<Vec<Member>> {
-    std::str::from_utf8(line).ok()?;
-    of_object(line, 0..line.len())
 }
 
 /// Whether the keys are all different (an object with a repeated key is read the general

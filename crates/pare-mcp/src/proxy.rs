@@ -339,7 +339,7 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
 /// forward these instead, `Err(why)` it is not a JSON-RPC message.
 fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
     if let Some(response) = lazy::Response::read(line) {
-        return Ok(lazy_response(shared, line, &response));
+        return Ok(lazy_response(shared, line, response));
     }
     let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
         return unreadable_message(shared, line);
@@ -377,12 +377,11 @@ fn rewrite(shared: &Shared, result: &mut Json, pending: Pending) -> bool {
 
 /// [`upstream_message`] for a response read lazily ([`lazy`]): a tool result has only the
 /// members shaping reads decoded and written again; an unshaped result is not decoded at all.
-fn lazy_response(shared: &Shared, line: &[u8], response: &lazy::Response) -> Option<Vec<u8>> {
+fn lazy_response(shared: &Shared, line: &[u8], mut response: lazy::Response) -> Option<Vec<u8>> {
     match shared.take(&response.id)? {
         Pending::Other => None,
         Pending::Call(call) => {
-            // Strict JSON by the walk, so this reads; were it not, it passes unchanged.
-            let mut result = response.decoded(line)?;
+            let mut result = response.decoded();
             calls::call_result(shared, &mut result, call).then(|| response.splice(line, &result))
         }
         // Small, and rewritten whole: read the general way.

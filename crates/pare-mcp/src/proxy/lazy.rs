@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use serde_json::{Map, Value as Json};
 
-use crate::members::{self, Member};
+use crate::members::{self, Member, Read};
 
 /// The members of a result that [`pare::mcp::result::shape_result`] reads or writes.
 const DECODED: [&str; 3] = ["content", "isError", "_meta"];
@@ -29,33 +29,39 @@ impl Response {
     /// `line` as such a response: strict JSON, `"jsonrpc":"2.0"` as written by every SDK, an
     /// id, no key repeated at the top level or in the result. `None`: read it the general way.
     pub fn read(line: &[u8]) -> Option<Response> {
-        let top = members::of_line(line)?;
-        let get = |key: &str| top.iter().find(|m| m.key == key);
+        let how = |depth: usize, key: &str| match (depth, key) {
+            (0, "result") => Read::Members,
+            (1, key) if is_decoded(key) => Read::Decode,
+            _ => Read::Skip,
+        };
+        let mut top = members::of_line(line, &how)?;
+        let get = |key: &str| top.iter().position(|m| m.key == key);
         if !members::distinct(&top)
             || get("method").is_some()
             || get("error").is_some()
-            || line[get("jsonrpc")?.value.clone()] != *b"\"2.0\""
+            || line[top[get("jsonrpc")?].value.clone()] != *b"\"2.0\""
         {
             return None;
         }
-        let id = serde_json::from_slice(&line[get("id")?.value.clone()]).ok()?;
-        let result = get("result")?.value.clone();
-        let members = members::of_object(line, result.clone())?;
+        let id = serde_json::from_slice(&line[top[get("id")?].value.clone()]).ok()?;
+        let result = top.swap_remove(get("result")?);
+        let members = result.members?;
         members::distinct(&members).then_some(Response {
             id,
-            result,
+            result: result.value,
             members,
         })
     }
 
     /// The result's members that shaping reads, decoded, as an object in their order.
-    pub fn decoded(&self, line: &[u8]) -> Option<Json> {
+    pub fn decoded(&mut self) -> Json {
         let mut out = Map::new();
-        for m in self.members.iter().filter(|m| is_decoded(&m.key)) {
-            let value = serde_json::from_slice(&line[m.value.clone()]).ok()?;
-            out.insert(m.key.clone(), value);
+        for m in &mut self.members {
+            if let Some(value) = m.decoded.take() {
+                out.insert(m.key.clone(), value);
+            }
         }
-        Some(Json::Object(out))
+        Json::Object(out)
     }
 
     /// `line` with the decoded members replaced by those of `new` (a result object from
@@ -111,8 +117,8 @@ mod tests {
     use serde_json::json;
 
     fn shaped(line: &[u8]) -> Vec<u8> {
-        let r = Response::read(line).expect("read lazily");
-        let mut result = r.decoded(line).unwrap();
+        let mut r = Response::read(line).expect("read lazily");
+        let mut result = r.decoded();
         result["content"][0]["text"] = json!("short");
         result
             .as_object_mut()

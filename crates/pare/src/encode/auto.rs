@@ -40,6 +40,7 @@
 //! assert_eq!(back, v);
 //! ```
 
+use super::cheapest::{Choice, join};
 use super::toon;
 use crate::json;
 use crate::tokens::Tokenizer;
@@ -73,7 +74,8 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
     let toon = || {
         toon_numbers_read_back(value).then(|| {
             let text = toon::encode(value, &toon::EncodeOptions::default());
-            Choice::floored(text, tokenizer)
+            let floor = tokenizer.count_floor(&text);
+            Choice::floored(text, floor)
         })
     };
     // A large document's candidates are written on two threads (the dialect, the longest
@@ -90,18 +92,8 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
         || tokenizer.count(&dialect),
         || parallel.then(|| reads_back(&dialect, value)),
     );
-    let mut json = Choice {
-        text: json,
-        floor: json_floor,
-        tokens: None,
-        reads_back: None,
-    };
-    let mut order = vec![Choice {
-        text: dialect,
-        floor: dialect_tokens,
-        tokens: Some(dialect_tokens),
-        reads_back: dialect_reads_back,
-    }];
+    let mut json = Choice::floored(json, json_floor);
+    let mut order = vec![Choice::counted(dialect, dialect_tokens, dialect_reads_back)];
     // Cheapest first; on a tie the dialect stays first.
     if let Some(mut toon) = toon {
         if toon.below(dialect_tokens, tokenizer) {
@@ -127,56 +119,6 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
     }
     let tokens = json.tokens(tokenizer);
     (json.text, tokens)
-}
-
-/// Both, on two threads when `parallel`.
-fn join<A: Send, B: Send>(
-    parallel: bool,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if parallel {
-        rayon::join(a, b)
-    } else {
-        (a(), b())
-    }
-}
-
-/// A text `auto` may return, counted only as far as the choice needs: a floor
-/// ([`Tokenizer::count_floor`]) settles most comparisons, the count the rest.
-struct Choice {
-    text: String,
-    floor: usize,
-    tokens: Option<usize>,
-    /// Whether it reads back as the value, when already checked.
-    reads_back: Option<bool>,
-}
-
-impl Choice {
-    fn floored(text: String, tokenizer: &dyn Tokenizer) -> Choice {
-        Choice {
-            floor: tokenizer.count_floor(&text),
-            text,
-            tokens: None,
-            reads_back: None,
-        }
-    }
-
-    fn tokens(&mut self, tokenizer: &dyn Tokenizer) -> usize {
-        *self
-            .tokens
-            .get_or_insert_with(|| tokenizer.count(&self.text))
-    }
-
-    /// Whether it costs fewer than `n` tokens.
-    fn below(&mut self, n: usize, tokenizer: &dyn Tokenizer) -> bool {
-        self.floor < n && self.tokens(tokenizer) < n
-    }
-
-    /// Whether it costs more than `n` tokens.
-    fn above(&mut self, n: usize, tokenizer: &dyn Tokenizer) -> bool {
-        self.floor > n || self.tokens(tokenizer) > n
-    }
 }
 
 fn reads_back(text: &str, value: &Value) -> bool {
