@@ -26,6 +26,22 @@ use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 
 /// Shape one response: see the [module docs](super).
 pub fn respond(req: Request) -> Result<Response, RespondError> {
+    // The level and parameters first: a request refused for them counts nothing.
+    let policy = req.policy;
+    let level_index = |name: &str| {
+        policy.level_index(name).map_err(|_| RespondError::Level {
+            name: name.to_owned(),
+            allowed: policy.levels().join(", "),
+        })
+    };
+    let asked = match req.level {
+        Some(name) => (level_index(name)?, true),
+        None => (
+            level_index(req.default_level.unwrap_or(policy.default_level()))?,
+            false,
+        ),
+    };
+    let params = policy.params(req.params)?;
     // The input text's count, when the request needs it, starts at once on another core:
     // it then runs beside parsing as well as shaping and rendering.
     let text = match &req.input {
@@ -39,35 +55,24 @@ pub fn respond(req: Request) -> Result<Response, RespondError> {
         Some(t) => std::thread::scope(|scope| {
             let tok = req.tokenizer;
             let count = InputCount::running(scope.spawn(move || tok.count(t)));
-            respond_counting(req, &|| count.get())
+            respond_counting(req, asked, params, &|| count.get())
         }),
         None => {
             let count = InputCount::later(req.tokenizer, text.unwrap_or_default());
-            respond_counting(req, &|| count.get())
+            respond_counting(req, asked, params, &|| count.get())
         }
     }
 }
 
-/// [`respond`], `input_tokens` giving the input text's count.
+/// [`respond`] at the level asked (its index, and whether the caller named it), with the
+/// parameters, `input_tokens` giving the input text's count.
 fn respond_counting(
     mut req: Request,
+    (level, explicit): (usize, bool),
+    params: Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Result<Response, RespondError> {
     let policy = req.policy;
-    let level_index = |name: &str| {
-        policy.level_index(name).map_err(|_| RespondError::Level {
-            name: name.to_owned(),
-            allowed: policy.levels().join(", "),
-        })
-    };
-    let (level, explicit) = match req.level {
-        Some(name) => (level_index(name)?, true),
-        None => (
-            level_index(req.default_level.unwrap_or(policy.default_level()))?,
-            false,
-        ),
-    };
-    let params = policy.params(req.params)?;
     let mut warnings = Vec::new();
     let (text, value) = match &req.input {
         Input::Json(t) => {
