@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """Added latency of `pare mcp` per tool call: the memory server's `read_graph` (about
-100 KB of text) called directly and through pare, p50 and p99 over N calls each.
+120 KB of text) called directly and through pare, p50 and p99 over N calls each.
 
-    bench/mcp_latency.py PARE_BINARY [N] [ENTITIES]
+    bench/mcp_latency.py PARE_BINARY [N] [ENTITIES] [--before OTHER_BINARY] [--runs R]
+
+First it checks what it times: the text through pare expands (`pare expand`) to exactly the
+server's JSON, `_meta.pare.tokensBefore` and `tokensAfter` are the reference counts of the
+server's text and of the texts sent (gpt-tokenizer, `scripts/peers.sh count`, when
+/tmp/pare-peers has it; else `pare count`, and it says so), and, with `--before`, the two
+binaries send the client the same bytes. Then it times: with `--runs R` each row is the best
+of R runs (p50 and p99 each), and `--before` times the other binary in the same run and
+prints both rows and their ratio.
 
 Needs node and @modelcontextprotocol/server-memory under $PARE_MCP_PEERS
 (default /tmp/pare-mcp-peers; .ci/run installs it). Plain JSON-RPC over pipes, so the
-client adds the same small cost to both sides; a third row calls the same server through
+client adds the same small cost to both sides; a further row calls the same server through
 `pare mcp --listen` over HTTP (stdlib http.client, one kept-alive connection).
 """
+import argparse
 import http.client
 import json
 import os
@@ -20,20 +29,24 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = os.environ.get("PARE_MCP_PEERS", "/tmp/pare-mcp-peers")
+TOKEN_PEERS = os.environ.get("PEERS_DIR", "/tmp/pare-peers")
 SERVER = ["node", f"{PEERS}/node_modules/@modelcontextprotocol/server-memory/dist/index.js"]
+CALL = {"name": "read_graph", "arguments": {}}
 
 
 def stdio_rpc(cmd, env):
-    """A JSON-RPC caller over the process's stdio, and how to stop it."""
+    """A JSON-RPC caller over the process's stdio (returning the parsed reply and its raw
+    line), and how to stop it."""
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
 
     def rpc(i, method, params):
         p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n").encode())
         p.stdin.flush()
         while True:
-            msg = json.loads(p.stdout.readline())
+            line = p.stdout.readline()
+            msg = json.loads(line)
             if msg.get("id") == i:
-                return msg
+                return msg, line
 
     def notify(line):
         p.stdin.write(line + b"\n")
@@ -74,7 +87,7 @@ def http_rpc(cmd, env):
             if line.startswith("data: "):
                 msg = json.loads(line[6:])
                 if msg.get("id") == i:
-                    return msg
+                    return msg, line[6:].encode()
         raise RuntimeError(f"no response to {method}: {body[:200]}")
 
     def notify(line):
@@ -88,40 +101,138 @@ def http_rpc(cmd, env):
     return rpc, notify, stop
 
 
-def run(caller, cmd, env, n):
+def session(caller, cmd, env):
     rpc, notify, stop = caller(cmd, env)
     rpc(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
     notify(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     rpc(1, "tools/list", {})
-    times, size = [], 0
+    return rpc, stop
+
+
+def run(caller, cmd, env, n):
+    """p50 and p99 in ms of `n` calls (after 5 not counted)."""
+    rpc, stop = session(caller, cmd, env)
+    times = []
     for i in range(n + 5):
         t = time.perf_counter()
-        r = rpc(10 + i, "tools/call", {"name": "read_graph", "arguments": {}})
+        rpc(10 + i, "tools/call", CALL)
         if i >= 5:  # warm-up calls are not counted
             times.append(time.perf_counter() - t)
-        size = len(r["result"]["content"][0]["text"])
     stop()
     times.sort()
-    return times[len(times) // 2] * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3, size
+    return times[len(times) // 2] * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3
+
+
+def best(caller, cmd, env, n, runs):
+    rows = [run(caller, cmd, env, n) for _ in range(runs)]
+    return min(r[0] for r in rows), min(r[1] for r in rows)
+
+
+def one_reply(cmd, env):
+    """One `read_graph` reply: the parsed message and the raw line."""
+    rpc, stop = session(stdio_rpc, cmd, env)
+    reply = rpc(10, "tools/call", CALL)
+    stop()
+    return reply
+
+
+def counter(pare):
+    """Reference token counts of texts, and what gave them."""
+    if os.path.isdir(f"{TOKEN_PEERS}/node_modules/gpt-tokenizer"):
+        def count(texts):
+            return [json.loads(l)["tokens"] for l in peers_count(texts)]
+        return count, "gpt-tokenizer (scripts/peers.sh count)"
+
+    def count(texts):
+        return [pare_count(pare, t) for t in texts]
+    return count, "pare count (gpt-tokenizer not in $PEERS_DIR)"
+
+
+def peers_count(texts):
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for i, t in enumerate(texts):
+            files.append(os.path.join(d, f"{i}.txt"))
+            with open(files[-1], "w", encoding="utf-8") as f:
+                f.write(t)
+        env = dict(os.environ, PEERS_DIR=TOKEN_PEERS)
+        out = subprocess.run([f"{ROOT}/scripts/peers.sh", "count"] + files, env=env, check=True, capture_output=True, text=True)
+        return out.stdout.splitlines()
+
+
+def pare_count(pare, text):
+    out = subprocess.run([pare, "count", "--json", "-"], input=text.encode(), check=True, capture_output=True)
+    return json.loads(out.stdout)["total"]
+
+
+def check(pare, before, policy, env):
+    """Exit non-zero unless pare's reply is right and exactly counted (and, with a baseline,
+    byte-identical to the baseline's)."""
+    direct, _ = one_reply(SERVER, env)
+    server_text = direct["result"]["content"][0]["text"]
+    replies = {}
+    for name, binary in [("pare", pare)] + ([("before", before)] if before else []):
+        replies[name] = one_reply([binary, "mcp", "--policy", policy, "--"] + SERVER, env)
+    msg, line = replies["pare"]
+    result = msg["result"]
+    texts = [c["text"] for c in result["content"] if c.get("type") == "text"]
+    expanded = subprocess.run([pare, "expand"], input=texts[0].encode(), check=True, capture_output=True).stdout
+    problems = []
+    if json.loads(expanded) != json.loads(server_text):
+        problems.append("the text through pare does not expand to the server's JSON")
+    if result.get("structuredContent") != direct["result"].get("structuredContent"):
+        problems.append("structuredContent changed")
+    count, by = counter(pare)
+    ref = count([server_text] + texts)
+    meta = result["_meta"]["pare"]
+    if meta.get("tokensBefore") != ref[0]:
+        problems.append(f"tokensBefore {meta.get('tokensBefore')} != {ref[0]} by {by}")
+    if meta.get("tokensAfter") != sum(ref[1:]):
+        problems.append(f"tokensAfter {meta.get('tokensAfter')} != {sum(ref[1:])} by {by}")
+    if before and replies["before"][1] != line:
+        problems.append("the two binaries' replies differ")
+    if problems:
+        sys.exit("bench/mcp_latency.py: " + "; ".join(problems))
+    same = ", the same bytes from both binaries" if before else ""
+    print(f"checked: expands to the server's JSON, tokensBefore {ref[0]} and tokensAfter "
+          f"{sum(ref[1:])} exact by {by}{same}")
+    return len(server_text), len(texts[0])
 
 
 def main():
-    pare = sys.argv[1]
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-    entities = sys.argv[3] if len(sys.argv) > 3 else "250"
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pare")
+    ap.add_argument("n", nargs="?", type=int, default=200, help="calls per row (200)")
+    ap.add_argument("entities", nargs="?", default="250", help="entities in the graph (250)")
+    ap.add_argument("--before", help="another pare binary to check against and time in the same run")
+    ap.add_argument("--runs", type=int, default=1, help="best of this many runs per row (1)")
+    args = ap.parse_args()
+    n, runs = args.n, args.runs
     with tempfile.TemporaryDirectory() as d:
         graph = os.path.join(d, "memory.jsonl")
-        subprocess.run([sys.executable, f"{ROOT}/crates/pare-cli/tests/mcp/memory_graph.py", graph, entities], check=True)
+        subprocess.run([sys.executable, f"{ROOT}/crates/pare-cli/tests/mcp/memory_graph.py", graph, args.entities], check=True)
         env = dict(os.environ, MEMORY_FILE_PATH=graph)
-        d50, d99, dsize = run(stdio_rpc, SERVER, env, n)
         policy = f"{ROOT}/examples/policies/memory.toml"
-        p50, p99, psize = run(stdio_rpc, [pare, "mcp", "--policy", policy, "--"] + SERVER, env, n)
-        h50, h99, _ = run(http_rpc, [pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n)
-        print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls each")
-        print(f"direct (stdio):           p50 {d50:7.2f} ms   p99 {d99:7.2f} ms")
-        print(f"through pare (stdio):     p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
-        print(f"added:                    p50 {p50 - d50:7.2f} ms   p99 {p99 - d99:7.2f} ms")
-        print(f"through pare --listen:    p50 {h50:7.2f} ms   p99 {h99:7.2f} ms   (HTTP client, SSE replies)")
+        dsize, psize = check(args.pare, args.before, policy, env)
+        load = os.getloadavg()
+        rows = [("direct (stdio):", best(stdio_rpc, SERVER, env, n, runs))]
+        binaries = [("", args.pare)] + ([(" before", args.before)] if args.before else [])
+        for label, binary in binaries:
+            rows.append((f"through pare{label} (stdio):", best(stdio_rpc, [binary, "mcp", "--policy", policy, "--"] + SERVER, env, n, runs)))
+        print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls per run, "
+              f"best of {runs}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        (d50, d99) = rows[0][1]
+        for name, (p50, p99) in rows:
+            print(f"{name:32} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
+        for (name, (p50, p99)), (label, _) in zip(rows[1:], binaries):
+            print(f"{'added' + label + ':':32} p50 {p50 - d50:+7.2f} ms   p99 {p99 - d99:+7.2f} ms")
+        if args.before:
+            (a50, a99), (b50, b99) = rows[1][1], rows[2][1]
+            print(f"{'added, before/after:':32} p50 {(b50 - d50) / max(a50 - d50, 1e-9):7.2f}×    "
+                  f"p99 {(b99 - d99) / max(a99 - d99, 1e-9):7.2f}×")
+        h50, h99 = best(http_rpc, [args.pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n, runs)
+        print(f"{'through pare --listen:':32} p50 {h50:7.2f} ms   p99 {h99:7.2f} ms   (HTTP client, SSE replies)")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 main()

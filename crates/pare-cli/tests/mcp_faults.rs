@@ -108,6 +108,39 @@ fn mcp_unknown_methods_and_notifications_pass_through_both_ways() {
     );
 }
 
+/// A shaped result is the server's message with `content` and `_meta` written again: every
+/// other byte is the server's (a tree of the message would turn the integer into a double and
+/// the escape into `é`), and the counts in `_meta` are exact.
+#[test]
+fn mcp_a_shaped_result_keeps_the_servers_other_bytes_and_exact_counts() {
+    let prune = mcp_support::mcp_dir().join("prune.toml");
+    let mut p = start(&["--policy", prune.to_str().unwrap()], "ok");
+    p.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                  "params": {"name": "data", "arguments": {"n": 40, "raw": true}}}));
+    // The result names its original, so `notifications/tools/list_changed` comes first.
+    let raw = std::iter::repeat_with(|| String::from_utf8(p.recv_raw()).unwrap())
+        .find(|line| line.starts_with(r#"{"jsonrpc":"2.0","id":5,"#))
+        .unwrap();
+    let kept = r#""arguments_seen":{"n":40,"raw":true},"structuredContent":{"big":123456789012345678901234567890,"s":"caf\u00e9"}"#;
+    assert!(raw.contains(kept), "{raw:.400}");
+    let reply: Value = serde_json::from_str(&raw).unwrap();
+    let r = &reply["result"];
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let server_text = serde_json::to_string_pretty(&json!({"rows": (0..40).map(|i| json!(
+        {"id": i, "name": format!("row {i}"), "note": null, "tags": [], "score": f64::from(i) * 0.5}
+    )).collect::<Vec<_>>()}))
+    .unwrap();
+    let sent: usize = r["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| tok.count(c["text"].as_str().unwrap()))
+        .sum();
+    assert_eq!(r["_meta"]["server"], "kept");
+    assert_eq!(r["_meta"]["pare"]["tokensBefore"], tok.count(&server_text));
+    assert_eq!(r["_meta"]["pare"]["tokensAfter"], sent);
+}
+
 #[test]
 fn mcp_detail_is_removed_before_forwarding_and_full_is_the_server_text() {
     let prune = mcp_support::mcp_dir().join("prune.toml");

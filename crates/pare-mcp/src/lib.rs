@@ -22,6 +22,7 @@ pub mod config;
 pub mod http_upstream;
 pub mod lines;
 pub mod listen;
+mod members;
 pub mod proxy;
 pub mod rpc;
 pub mod scan;

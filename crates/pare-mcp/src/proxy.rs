@@ -12,6 +12,7 @@
 //! ([`crate::scan`]) and passed on unchanged, never dropped. Lines longer than the message
 //! cap are never held whole ([`oversize`]).
 
+mod lazy;
 mod oversize;
 
 use std::collections::HashMap;
@@ -337,6 +338,9 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
 /// Handle one message from the server: `Ok(None)` forward it unchanged, `Ok(Some(bytes))`
 /// forward these instead, `Err(why)` it is not a JSON-RPC message.
 fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
+    if let Some(response) = lazy::Response::read(line) {
+        return Ok(lazy_response(shared, line, response));
+    }
     let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
         return unreadable_message(shared, line);
     };
@@ -351,7 +355,13 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
     let Some(result) = msg.get_mut("result") else {
         return Ok(None);
     };
-    let changed = match pending {
+    let changed = rewrite(shared, result, pending);
+    Ok(changed.then(|| serde_json::to_vec(&msg).expect("serializes")))
+}
+
+/// Act on the result of the request `pending`; whether it changed.
+fn rewrite(shared: &Shared, result: &mut Json, pending: Pending) -> bool {
+    match pending {
         Pending::Other => false,
         Pending::Initialize => advertise_list_changed(result),
         Pending::ToolsList => {
@@ -362,8 +372,25 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
             true
         }
         Pending::Call(call) => calls::call_result(shared, result, call),
-    };
-    Ok(changed.then(|| serde_json::to_vec(&msg).expect("serializes")))
+    }
+}
+
+/// [`upstream_message`] for a response read lazily ([`lazy`]): a tool result has only the
+/// members shaping reads decoded and written again; an unshaped result is not decoded at all.
+fn lazy_response(shared: &Shared, line: &[u8], mut response: lazy::Response) -> Option<Vec<u8>> {
+    match shared.take(&response.id)? {
+        Pending::Other => None,
+        Pending::Call(call) => {
+            let mut result = response.decoded();
+            calls::call_result(shared, &mut result, call).then(|| response.splice(line, &result))
+        }
+        // Small, and rewritten whole: read the general way.
+        pending => {
+            let mut msg = serde_json::from_slice::<Json>(line).ok()?;
+            let changed = rewrite(shared, msg.get_mut("result")?, pending);
+            changed.then(|| serde_json::to_vec(&msg).expect("serializes"))
+        }
+    }
 }
 
 /// `capabilities.tools.listChanged: true` in an `initialize` result, so that the client

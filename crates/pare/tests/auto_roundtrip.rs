@@ -94,6 +94,16 @@ fn check_auto(v: &Value) -> Result<(), TestCaseError> {
         let why = format!("counted {tokens}, the text has {}", tok().count(&text));
         return Err(failure(v, "encode_auto_counted", &counted, &why));
     }
+    // The choice is the one counting every candidate whole makes (it counts fewer).
+    let whole = choice_counting_all(v);
+    if counted != whole {
+        return Err(failure(
+            v,
+            "auto",
+            &counted,
+            &format!("counting all: {whole}"),
+        ));
+    }
     let as_json = json::parse(&text);
     if text == json::to_compact(v) {
         return match as_json {
@@ -120,6 +130,25 @@ fn check_auto(v: &Value) -> Result<(), TestCaseError> {
         None => Ok(()),
         Some(why) => Err(failure(v, "auto", &text, &why)),
     }
+}
+
+/// `auto`'s rule with every candidate counted whole: the cheapest of the dialect and TOON
+/// (the dialect on a tie) that is cheaper than minified JSON, not empty, and reads back.
+fn choice_counting_all(v: &Value) -> String {
+    let json = json::to_compact(v);
+    let mut candidates = vec![
+        encode_dialect(v, tok()),
+        toon::encode(v, &toon::EncodeOptions::default()),
+    ];
+    candidates.sort_by_key(|t| tok().count(t));
+    candidates
+        .into_iter()
+        .find(|t| {
+            tok().count(t) < tok().count(&json)
+                && !t.is_empty()
+                && decode(t, &DecodeOptions::default()).is_ok_and(|back| back == *v)
+        })
+        .unwrap_or(json)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ Modes:
   escape   like ok, but starts a child in a session of its own (out of the server's process
            group) that holds the server's stderr, and writes "SERVER_PID CHILD_PID" likewise.
 
-In every mode the tools `file` and `read_text_file` (which takes a `path`, ignored) return
+`data` with `"raw": true` adds a `structuredContent` with an integer beyond a double and a
+`\u00e9` escape. In every mode the tools `file` and `read_text_file` (which takes a `path`, ignored) return
 the text of the file FAKE_FILE (env) as it is, and `search` returns N semantic-search hits
 (`results[]` with `chunk_id`, `hybrid_score`, `chunk_text`, … as examples/policies/search.toml
 maps them). `test/calls` answers with every tools/call received so far: name and arguments.
@@ -119,8 +120,13 @@ def answer(msg):
                 send_big(rid, int(os.environ.get("FAKE_BYTES", "100000")))
                 return None
             text = json.dumps(rows(args.get("n", 3)), indent=2)
-            return {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
-                    "arguments_seen": args}
+            result = {"content": [{"type": "text", "text": text}], "_meta": {"server": "kept"},
+                      "arguments_seen": args}
+            if args.get("raw"):
+                # What a tree of the message would write otherwise: an integer beyond a
+                # double, a `\u00e9` escape (json.dumps escapes non-ASCII by default).
+                result["structuredContent"] = {"big": 123456789012345678901234567890, "s": "café"}
+            return result
         return {"content": [{"type": "text", "text": "not JSON: {oops"}]}
     if method == "test/calls":
         return {"calls": CALLS}

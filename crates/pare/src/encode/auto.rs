@@ -40,6 +40,7 @@
 //! assert_eq!(back, v);
 //! ```
 
+use super::cheapest::{Choice, join};
 use super::toon;
 use crate::json;
 use crate::tokens::Tokenizer;
@@ -69,35 +70,55 @@ const PARALLEL_FROM_BYTES: usize = 16 << 10;
 /// count `auto` chose it by, so a caller need not count the text again.
 pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String, usize) {
     let json = json::to_compact(value);
-    let dialect = || {
-        let text = encode_dialect(value, tokenizer);
-        (tokenizer.count(&text), text)
-    };
+    let parallel = json.len() >= PARALLEL_FROM_BYTES;
     let toon = || {
         toon_numbers_read_back(value).then(|| {
             let text = toon::encode(value, &toon::EncodeOptions::default());
-            (tokenizer.count(&text), text)
+            let floor = tokenizer.count_floor(&text);
+            Choice::floored(text, floor)
         })
     };
-    // Each candidate is counted whole, exactly; a large document's three are written and
-    // counted on two threads (the dialect, the longest to make, on one).
-    let (dialect, (json_tokens, toon)) = if json.len() >= PARALLEL_FROM_BYTES {
-        rayon::join(dialect, || (tokenizer.count(&json), toon()))
-    } else {
-        (dialect(), (tokenizer.count(&json), toon()))
-    };
-    let mut candidates = vec![dialect];
-    candidates.extend(toon);
-    // Cheapest first; on a tie the dialect stays first (a stable sort).
-    candidates.sort_by_key(|(tokens, _)| *tokens);
-    for (tokens, text) in candidates {
-        // `{}` is the empty document in TOON and the dialect: zero tokens, but a model
-        // handed no text cannot tell an empty object from a missing answer. JSON's `{}` it can.
-        if tokens < json_tokens && !text.is_empty() && reads_back(&text, value) {
-            return (text, tokens);
+    // A large document's candidates are written on two threads (the dialect, the longest
+    // to make, on one). The dialect, chosen most often, is counted whole; JSON and TOON get
+    // a floor (their pieces), which mostly settles that they cost more without counting them.
+    let (dialect, (json_floor, toon)) = join(
+        parallel,
+        || encode_dialect(value, tokenizer),
+        || (tokenizer.count_floor(&json), toon()),
+    );
+    // The dialect's count and its read-back check, side by side.
+    let (dialect_tokens, dialect_reads_back) = join(
+        parallel,
+        || tokenizer.count(&dialect),
+        || parallel.then(|| reads_back(&dialect, value)),
+    );
+    let mut json = Choice::floored(json, json_floor);
+    let mut order = vec![Choice::counted(dialect, dialect_tokens, dialect_reads_back)];
+    // Cheapest first; on a tie the dialect stays first.
+    if let Some(mut toon) = toon {
+        if toon.below(dialect_tokens, tokenizer) {
+            order.insert(0, toon);
+        } else {
+            order.push(toon);
         }
     }
-    (json, json_tokens)
+    for mut choice in order {
+        // `{}` is the empty document in TOON and the dialect: zero tokens, but a model
+        // handed no text cannot tell an empty object from a missing answer. JSON's `{}` it can.
+        if choice.text.is_empty() {
+            continue;
+        }
+        let tokens = choice.tokens(tokenizer);
+        if json.above(tokens, tokenizer)
+            && choice
+                .reads_back
+                .unwrap_or_else(|| reads_back(&choice.text, value))
+        {
+            return (choice.text, tokens);
+        }
+    }
+    let tokens = json.tokens(tokenizer);
+    (json.text, tokens)
 }
 
 fn reads_back(text: &str, value: &Value) -> bool {

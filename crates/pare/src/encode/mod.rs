@@ -80,6 +80,7 @@ pub fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) 
     }
 }
 pub mod auto;
+mod cheapest;
 pub mod toon;
 
 /// Which encoding [`expand`] found.

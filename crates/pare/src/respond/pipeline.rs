@@ -15,6 +15,10 @@ use crate::shape::{ShapeOptions, Shaped, shape, shape_planned};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
+mod input_count;
+
+use input_count::InputCount;
+
 use super::budget::Gate;
 use super::cursor::{self, Cursor};
 use super::cut;
@@ -23,7 +27,8 @@ use super::note;
 use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
 
 /// Shape one response: see the [module docs](super).
-pub fn respond(mut req: Request) -> Result<Response, RespondError> {
+pub fn respond(req: Request) -> Result<Response, RespondError> {
+    // The level and parameters first: a request refused for them counts nothing.
     let policy = req.policy;
     let level_index = |name: &str| {
         policy.level_index(name).map_err(|_| RespondError::Level {
@@ -31,7 +36,7 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
             allowed: policy.levels().join(", "),
         })
     };
-    let (level, explicit) = match req.level {
+    let asked = match req.level {
         Some(name) => (level_index(name)?, true),
         None => (
             level_index(req.default_level.unwrap_or(policy.default_level()))?,
@@ -39,6 +44,37 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
         ),
     };
     let params = policy.params(req.params)?;
+    // The input text's count, when the request needs it, starts at once on another core:
+    // it then runs beside parsing as well as shaping and rendering.
+    let text = match &req.input {
+        Input::Json(t) | Input::Text(t) | Input::Plain(t) => Some(*t),
+        Input::Value(_) => None,
+    };
+    let early = text.filter(|t| {
+        (req.measure || req.keep_input_text) && t.len() >= input_count::EARLY_FROM_BYTES
+    });
+    match early {
+        Some(t) => std::thread::scope(|scope| {
+            let tok = req.tokenizer;
+            let count = InputCount::running(scope.spawn(move || tok.count(t)));
+            respond_counting(req, asked, params, &|| count.get())
+        }),
+        None => {
+            let count = InputCount::later(req.tokenizer, text.unwrap_or_default());
+            respond_counting(req, asked, params, &|| count.get())
+        }
+    }
+}
+
+/// [`respond`] at the level asked (its index, and whether the caller named it), with the
+/// parameters, `input_tokens` giving the input text's count.
+fn respond_counting(
+    mut req: Request,
+    (level, explicit): (usize, bool),
+    params: Params,
+    input_tokens: &dyn Fn() -> usize,
+) -> Result<Response, RespondError> {
+    let policy = req.policy;
     // Shaped at one level only: the parser can do some of its ops as it reads.
     let lowerable = !explicit && level > 0 && req.budget.is_some();
     let plan = (!lowerable)
@@ -93,13 +129,14 @@ pub fn respond(mut req: Request) -> Result<Response, RespondError> {
                     frame = Some(Frame::of(&found));
                     found.value
                 }
-                None => return text_response(&req, text, level),
+                None => return text_response(&req, text, level, input_tokens),
             }
         }
     };
     let run = Run {
         req: &req,
         text,
+        input_tokens,
         level,
         explicit,
         params,
@@ -168,6 +205,8 @@ struct Run<'r, 'a> {
     req: &'r Request<'a>,
     /// The input text, when the input was text.
     text: Option<&'a str>,
+    /// The count of `text` ([`InputCount`]).
+    input_tokens: &'r dyn Fn() -> usize,
     level: usize,
     explicit: bool,
     params: Params,
@@ -265,7 +304,7 @@ impl Run<'_, '_> {
     /// Tokens of the input as given (its text, or the value as minified JSON).
     fn tokens_before(&self, value: &Value) -> usize {
         match self.text {
-            Some(t) => self.tok().count(t),
+            Some(_) => (self.input_tokens)(),
             None => self.tok().count(&json::to_compact(value)),
         }
     }
@@ -276,7 +315,11 @@ impl Run<'_, '_> {
         let gate = budget.map(|b| Gate::new(req.tokenizer, b));
         let limit = budget.map_or(usize::MAX, |b| b.tokens);
         let gate_count = |text: &str, real: usize| gate.map_or(0, |g| g.count_known(text, real));
-        let lowerable = !self.explicit && self.level > 0 && budget.is_some();
+        // Only a level whose text differs can be lowered to: without one, no copy of the
+        // value is kept for it.
+        let lowerable = !self.explicit
+            && budget.is_some()
+            && (0..self.level).any(|l| !self.policy().levels_alike(l, self.level));
         let want_before = req.measure || req.keep_input_text;
         let is_full = self.policy().levels()[self.level] == FULL;
 
@@ -285,18 +328,16 @@ impl Run<'_, '_> {
             && is_full
             && let Some(text) = self.text
         {
-            let real = self.tok().count(text);
+            let real = (self.input_tokens)();
             if gate_count(text, real) <= limit {
                 return Ok(self.input_page(text, real, value));
             }
         }
 
-        // The input's count runs on another core while this one shapes and renders. A value
-        // given as such is counted as minified JSON.
+        // The input's count runs on another core while this one shapes and renders: the
+        // input text's since the request came in ([`InputCount`]); a value given as such is
+        // counted as minified JSON from here.
         let value_text = (want_before && self.text.is_none()).then(|| json::to_compact(&value));
-        let before_text = want_before
-            .then(|| self.text.or(value_text.as_deref()))
-            .flatten();
         let (value_for_lower, to_shape) = if lowerable {
             (Some(value.clone()), value)
         } else {
@@ -304,12 +345,15 @@ impl Run<'_, '_> {
         };
         let (before, first) = std::thread::scope(|scope| {
             let tok = self.tok();
-            let before = before_text.map(|t| scope.spawn(move || tok.count(t)));
+            let value_before = value_text
+                .as_deref()
+                .map(|t| scope.spawn(move || tok.count(t)));
             let first = self.render_at(to_shape, self.level);
-            (
-                before.map(|h| h.join().expect("counting does not panic")),
-                first,
-            )
+            let before = match value_before {
+                Some(h) => Some(h.join().expect("counting does not panic")),
+                None => want_before.then(self.input_tokens),
+            };
+            (before, first)
         });
 
         // Shaping made nothing cheaper: a transparent door keeps the text as written.
@@ -695,10 +739,16 @@ fn cursor_page(text: &str, check: u64, pages: usize) -> Result<usize, RespondErr
 }
 
 /// Plain text (not JSON): the text itself when it fits, else pieces cut at line ends.
-fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, RespondError> {
+fn text_response(
+    req: &Request,
+    text: &str,
+    level: usize,
+    input_tokens: &dyn Fn() -> usize,
+) -> Result<Response, RespondError> {
     let run = Run {
         req,
         text: Some(text),
+        input_tokens,
         level,
         explicit: true,
         params: Params::default(),
@@ -708,7 +758,7 @@ fn text_response(req: &Request, text: &str, level: usize) -> Result<Response, Re
     };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();
-    let tokens = counted.then(|| tok.count(text));
+    let tokens = counted.then(input_tokens);
     let mut record = run.record(level, tokens, &Manifest::default());
     record.format = "text";
     let gate = req.budget.map(|b| Gate::new(tok, b));
