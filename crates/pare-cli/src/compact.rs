@@ -53,7 +53,7 @@ pub struct Args {
     /// Add the `_omitted` note (what was removed: names and counts), whatever the policy says.
     #[arg(long)]
     pub omitted: bool,
-    /// Print how long each stage took (read, parse, shape, render, write) to stderr.
+    /// Print how long each stage took (read, parse, shape, render, other, write) to stderr.
     #[arg(long)]
     pub timings: bool,
     /// Write the output to FILE (atomically) instead of stdout.
@@ -160,7 +160,7 @@ pub fn run(args: Args) -> Result<()> {
         RespondError::Budget(e) => anyhow!("--budget: {e}"),
         other => anyhow!("{other}"),
     })?;
-    clock.lap("parse+shape+render");
+    clock.stages(&response.stages);
     let page = response.page;
     let mut out = page.text;
     out.push('\n');
@@ -615,6 +615,20 @@ impl Timings {
             self.last = now;
         }
     }
+    /// The stages `respond` timed, and the rest of its time (counts, pages, notes) as `other`.
+    fn stages(&mut self, s: &pare::respond::Stages) {
+        if self.on {
+            let now = std::time::Instant::now();
+            let all = now - self.last;
+            let timed = s.parse + s.shape + s.render;
+            self.laps.push(("parse", s.parse));
+            self.laps.push(("shape", s.shape));
+            self.laps.push(("render", s.render));
+            self.laps.push(("other", all.saturating_sub(timed)));
+            self.last = now;
+        }
+    }
+
     fn print(&self) {
         if self.on {
             let total: std::time::Duration = self.laps.iter().map(|(_, d)| *d).sum();

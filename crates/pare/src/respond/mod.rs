@@ -154,6 +154,18 @@ pub struct Response {
     /// held a value, [`Input::Text`]) and not packed: for callers that serialize it themselves, and for a process about to
     /// exit, which can skip freeing it.
     pub shaped: Option<Shaped>,
+    /// How long its stages took.
+    pub stages: Stages,
+}
+
+/// How long the stages of one response took (`pare compact --timings`): parsing the input,
+/// shaping the value (every level tried) and rendering it (every rendering, its counts
+/// included). Paging and the notes are the rest.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stages {
+    pub parse: std::time::Duration,
+    pub shape: std::time::Duration,
+    pub render: std::time::Duration,
 }
 
 /// One page: the text the model reads, the note that follows it, and the record.

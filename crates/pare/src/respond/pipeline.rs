@@ -1,6 +1,9 @@
 //! [`respond`]: one request through the pipeline, and the choices on the way (which level,
 //! the input text itself or a rendering, one page or many).
 
+use std::cell::Cell;
+use std::time::Instant;
+
 use crate::early;
 use crate::embedded;
 use crate::encode::{Format, render_counted};
@@ -24,7 +27,7 @@ use super::cursor::{self, Cursor};
 use super::cut;
 use super::frame::{self, Frame};
 use super::note;
-use super::{Input, Page, PageKind, Record, Request, RespondError, Response};
+use super::{Input, Page, PageKind, Record, Request, RespondError, Response, Stages};
 
 /// Shape one response: see the [module docs](super).
 pub fn respond(req: Request) -> Result<Response, RespondError> {
@@ -89,6 +92,7 @@ fn respond_counting(
         None => json::parse_noting_duplicates(t),
     };
     let mut warnings = Vec::new();
+    let parsing = Instant::now();
     let (text, value) = match &req.input {
         Input::Json(t) => {
             let parsed = parse(t)?;
@@ -110,6 +114,10 @@ fn respond_counting(
         Input::Plain(t) => (Some(*t), None),
         Input::Value(_) => (None, None),
     };
+    let stages = Cell::new(Stages {
+        parse: parsing.elapsed(),
+        ..Stages::default()
+    });
     let input = std::mem::replace(&mut req.input, Input::Text(""));
     let mut frame = None;
     let value = match (value, input) {
@@ -129,7 +137,12 @@ fn respond_counting(
                     frame = Some(Frame::of(&found));
                     found.value
                 }
-                None => return text_response(&req, text, level, input_tokens),
+                None => {
+                    return text_response(&req, text, level, input_tokens).map(|r| Response {
+                        stages: stages.get(),
+                        ..r
+                    });
+                }
             }
         }
     };
@@ -143,11 +156,16 @@ fn respond_counting(
         frame,
         warnings,
         early: std::cell::RefCell::new(plan.zip(omitted)),
+        stages: &stages,
     };
-    if let Some(options) = &policy.options().pack {
-        return run.packed(&value, options);
-    }
-    run.shaped(value)
+    let response = match &policy.options().pack {
+        Some(options) => run.packed(&value, options),
+        None => run.shaped(value),
+    };
+    response.map(|r| Response {
+        stages: stages.get(),
+        ..r
+    })
 }
 
 /// The warnings for the keys an input repeats.
@@ -216,6 +234,8 @@ struct Run<'r, 'a> {
     warnings: Vec<String>,
     /// What the parse did of the ops at `level` ([`early`]), until the value is shaped.
     early: std::cell::RefCell<Option<(early::Plan, Omitted)>>,
+    /// How long parsing took, and shaping and rendering so far.
+    stages: &'r Cell<Stages>,
 }
 
 /// How a request shapes at `level`.
@@ -253,6 +273,7 @@ impl Run<'_, '_> {
     }
 
     fn render_at(&self, value: Value, level: usize) -> Rendering {
+        let shaping = Instant::now();
         let opts = shape_options(self.req, &self.params, level);
         let shaped = match self.early.take() {
             // Only the value parsed for it, at the level planned.
@@ -265,6 +286,7 @@ impl Run<'_, '_> {
             }
             _ => shape(value, self.policy(), &opts),
         };
+        let rendering = Instant::now();
         let counted = self.req.measure || self.req.budget.is_some();
         let (text, tokens) = if counted {
             render_counted(&shaped.value, self.req.format, self.tok())
@@ -293,6 +315,10 @@ impl Run<'_, '_> {
             }
             None => (text, tokens),
         };
+        let mut stages = self.stages.get();
+        stages.shape += rendering - shaping;
+        stages.render += rendering.elapsed();
+        self.stages.set(stages);
         Rendering {
             level,
             shaped,
@@ -424,6 +450,7 @@ impl Run<'_, '_> {
             },
             rest: Vec::new(),
             shaped: Some(r.shaped),
+            stages: Stages::default(),
         }
     }
 
@@ -448,6 +475,7 @@ impl Run<'_, '_> {
             },
             rest: Vec::new(),
             shaped: Some(shaped),
+            stages: Stages::default(),
         }
     }
 
@@ -641,7 +669,12 @@ impl Run<'_, '_> {
         };
         let rest = pages.split_off(at + 1);
         let page = pages.pop().expect("at least one page");
-        Ok(Response { page, rest, shaped })
+        Ok(Response {
+            page,
+            rest,
+            shaped,
+            stages: Stages::default(),
+        })
     }
 
     /// Search results through `pack`: pages of packed text under the budget.
@@ -755,6 +788,7 @@ fn text_response(
         frame: None,
         warnings: Vec::new(),
         early: Default::default(),
+        stages: &Cell::new(Stages::default()),
     };
     let tok = req.tokenizer;
     let counted = req.measure || req.budget.is_some();
@@ -778,6 +812,7 @@ fn text_response(
             },
             rest: Vec::new(),
             shaped: None,
+            stages: Stages::default(),
         });
     };
     let (reserve, room) = page_room(&g, &req.hint, None)?;
