@@ -51,10 +51,7 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
         return None;
     }
     let set = &policy.selectors;
-    let mut active: Vec<_> = policy.active_ops(opts.level).collect();
-    if let Some(limit) = opts.op_limit {
-        active.truncate(limit);
-    }
+    let active: Vec<_> = crate::shape::ops_run(policy, opts).collect();
     let at_parse: Vec<Option<AtParse>> = active.iter().map(|o| o.op.at_parse(set)).collect();
     let drops_early = active
         .iter()
@@ -123,8 +120,12 @@ pub(crate) fn parse_and_shape(
     match plan(policy, opts) {
         Some(plan) => {
             let (Parsed { value, duplicates }, omitted) = json::parse_omitting(text, &plan.omit)?;
-            let done = omitted.map(|o| (&plan, o));
-            let mut shaped = crate::shape::shape_planned(value, policy, opts, done);
+            // No `omitted`: the text repeats a key and was parsed whole; the walk does all.
+            let Some(omitted) = omitted else {
+                return Ok((duplicates, crate::shape::shape(value, policy, opts)));
+            };
+            let mut shaped =
+                crate::shape::shape_planned(value, policy, opts, Some((&plan, omitted)));
             settle_matches(text, policy, opts, &plan, &mut shaped);
             Ok((duplicates, shaped))
         }
@@ -147,8 +148,7 @@ pub(crate) fn settle_matches(
     shaped: &mut Shaped,
 ) {
     let set = &policy.selectors;
-    let missed = policy
-        .active_ops(opts.level)
+    let missed = crate::shape::ops_run(policy, opts)
         .zip(&plan.done)
         .filter(|&(_, &done)| !done)
         .flat_map(|(o, _)| &o.selectors)

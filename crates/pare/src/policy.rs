@@ -196,11 +196,7 @@ impl Policy {
     }
     /// The names of the ops that run at a level, in order.
     pub fn ops_at(&self, level: usize) -> Vec<&'static str> {
-        self.ops
-            .iter()
-            .filter(|o| o.levels & (1 << level) != 0)
-            .map(|o| o.name)
-            .collect()
+        self.active_ops(level).map(|o| o.name).collect()
     }
     /// For each op, each selector of its options and what it selected in a walk at `level`
     /// ([`crate::shape::Shaped::matches`]).

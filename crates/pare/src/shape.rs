@@ -18,7 +18,7 @@ use crate::early::Done;
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
 use crate::params::Params;
-use crate::policy::Policy;
+use crate::policy::{CompiledOp, Policy};
 use crate::query::selector::{MatchState, Seen, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
@@ -102,6 +102,16 @@ pub fn shape(value: Value, policy: &Policy, opts: &ShapeOptions) -> Shaped {
     shape_planned(value, policy, opts, None)
 }
 
+/// The ops a walk with `opts` runs, in order: those of its level, at most `op_limit`.
+pub(crate) fn ops_run<'p>(
+    policy: &'p Policy,
+    opts: &ShapeOptions,
+) -> impl Iterator<Item = &'p CompiledOp> {
+    policy
+        .active_ops(opts.level)
+        .take(opts.op_limit.unwrap_or(usize::MAX))
+}
+
 /// [`shape`] of a value whose parse already did some of the ops ([`crate::early`]): the
 /// walk skips those, and their counts and selectors come from the parse.
 pub(crate) fn shape_planned(
@@ -110,13 +120,8 @@ pub(crate) fn shape_planned(
     opts: &ShapeOptions,
     early: Option<Done>,
 ) -> Shaped {
-    let mut active: Vec<(&'static str, &dyn Op)> = policy
-        .active_ops(opts.level)
-        .map(|o| (o.name, &*o.op))
-        .collect();
-    if let Some(limit) = opts.op_limit {
-        active.truncate(limit);
-    }
+    let active: Vec<(&'static str, &dyn Op)> =
+        ops_run(policy, opts).map(|o| (o.name, &*o.op)).collect();
     let notes = opts.notes.unwrap_or(policy.omitted_enabled)
         && !policy.omitted_at.is_empty()
         && !active.is_empty();

@@ -224,11 +224,11 @@ fn walk(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
     }
 }
 
-/// A non-empty array or object: its path's row includes its children's.
 /// Texts shorter than this are counted on the calling thread: a thread costs tens of
 /// microseconds, counting a megabyte a few milliseconds.
 const PARALLEL_BYTES: usize = 1 << 18;
 
+/// A non-empty array or object: its path's row includes its children's.
 fn has_children(v: &Value) -> bool {
     match v {
         Value::Array(items) => !items.is_empty(),

@@ -1,7 +1,7 @@
 //! [`respond`]: one request through the pipeline, and the choices on the way (which level,
 //! the input text itself or a rendering, one page or many).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use crate::early;
@@ -79,8 +79,7 @@ fn respond_counting(
 ) -> Result<Response, RespondError> {
     let policy = req.policy;
     // Shaped at one level only: the parser can do some of its ops as it reads.
-    let lowerable = !explicit && level > 0 && req.budget.is_some();
-    let plan = (!lowerable)
+    let plan = (!lowerable(policy, level, explicit, req.budget.is_some()))
         .then(|| early::plan(policy, &shape_options(&req, &params, level)))
         .flatten();
     let mut omitted = None;
@@ -155,7 +154,7 @@ fn respond_counting(
         params,
         frame,
         warnings,
-        early: std::cell::RefCell::new(plan.zip(omitted)),
+        early: RefCell::new(plan.zip(omitted)),
         stages: &stages,
     };
     let response = match &policy.options().pack {
@@ -233,9 +232,16 @@ struct Run<'r, 'a> {
     /// What every page's record warns of about the input (repeated keys).
     warnings: Vec<String>,
     /// What the parse did of the ops at `level` ([`early`]), until the value is shaped.
-    early: std::cell::RefCell<Option<(early::Plan, Omitted)>>,
+    early: RefCell<Option<(early::Plan, Omitted)>>,
     /// How long parsing took, and shaping and rendering so far.
     stages: &'r Cell<Stages>,
+}
+
+/// Whether a response at `level` may be lowered to fit its budget: only when the caller did
+/// not name the level, and only to a lower level whose text differs (without one, no copy
+/// of the value is kept for it, and the parser may do ops as it reads).
+fn lowerable(policy: &Policy, level: usize, explicit: bool, budgeted: bool) -> bool {
+    !explicit && budgeted && (0..level).any(|l| !policy.levels_alike(l, level))
 }
 
 /// How a request shapes at `level`.
@@ -341,11 +347,7 @@ impl Run<'_, '_> {
         let gate = budget.map(|b| Gate::new(req.tokenizer, b));
         let limit = budget.map_or(usize::MAX, |b| b.tokens);
         let gate_count = |text: &str, real: usize| gate.map_or(0, |g| g.count_known(text, real));
-        // Only a level whose text differs can be lowered to: without one, no copy of the
-        // value is kept for it.
-        let lowerable = !self.explicit
-            && budget.is_some()
-            && (0..self.level).any(|l| !self.policy().levels_alike(l, self.level));
+        let lowerable = lowerable(self.policy(), self.level, self.explicit, budget.is_some());
         let want_before = req.measure || req.keep_input_text;
         let is_full = self.policy().levels()[self.level] == FULL;
 
