@@ -67,3 +67,17 @@ pub fn has_second_core() -> bool {
     static SECOND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
 }
+
+/// Both `a` and `b`: side by side (rayon) when `parallel`, the work being large enough to
+/// pay for it, else one after the other.
+pub(crate) fn join<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if parallel {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}

@@ -154,15 +154,7 @@ fn count_alongside<T: Send>(
     tok: &dyn Tokenizer,
     work: impl FnOnce() -> T + Send,
 ) -> (usize, T) {
-    if text.len() < PARALLEL_BYTES {
-        let done = work();
-        return (tok.count(text), done);
-    }
-    std::thread::scope(|scope| {
-        let counting = scope.spawn(|| tok.count(text));
-        let done = work();
-        (counting.join().expect("counting does not panic"), done)
-    })
+    crate::join(text.len() >= PARALLEL_BYTES, || tok.count(text), work)
 }
 
 /// The profile of `value` but for the exact count of `text` (`tokens` is 0 here; the

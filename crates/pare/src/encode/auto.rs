@@ -40,8 +40,9 @@
 //! assert_eq!(back, v);
 //! ```
 
-use super::cheapest::{Choice, join};
+use super::cheapest::Choice;
 use super::toon;
+use crate::join;
 use crate::json;
 use crate::tokens::Tokenizer;
 use crate::value::{Map, Value};

@@ -51,16 +51,3 @@ impl Choice {
         self.floor > n || self.tokens(tok) > n
     }
 }
-
-/// Both, on two threads when `parallel`.
-pub(crate) fn join<A: Send, B: Send>(
-    parallel: bool,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if parallel {
-        rayon::join(a, b)
-    } else {
-        (a(), b())
-    }
-}
