@@ -12,6 +12,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. bench/lib.sh
 RUNS=20
 BUILD=1
 FILE=examples/payloads/s1_entity.json
@@ -19,17 +20,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="${2:?--runs needs a value}"; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "cold_start.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
     *) FILE="$1" ;;
   esac
   shift
 done
 PY="${PYTHON:-python3}"
-if [ -z "${PARE_BIN:-}" ] && [ "$BUILD" = 1 ]; then
-  cargo build --release --locked -p pare-cli >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
-fi
-PARE_BIN="${PARE_BIN:-target/release/pare}"
+bench_pare_bin "$BUILD"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$PARE_BIN" encode "$FILE" --format auto > "$tmp/auto.txt"
 "$PARE_BIN" encode "$FILE" --format json > "$tmp/json.txt"

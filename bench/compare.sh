@@ -31,6 +31,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. bench/lib.sh
 
 MB=70
 RUNS=3
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0 ;;
     --check) CHECK=1 ;;
     --floor) FLOOR=1 ;;
-    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "compare.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -20,6 +20,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. bench/lib.sh
 RUNS=5
 MB=5
 BUILD=1
@@ -28,16 +29,13 @@ while [ $# -gt 0 ]; do
     --runs) RUNS="${2:?--runs needs a value}"; shift ;;
     --mb) MB="${2:?--mb needs a value}"; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "count_compare.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 PY="${PYTHON:-python3}"
-if [ -z "${PARE_BIN:-}" ] && [ "$BUILD" = 1 ]; then
-  cargo build --release --locked -p pare-cli >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
-fi
-PARE_BIN="${PARE_BIN:-target/release/pare}"
+bench_pare_bin "$BUILD"
 DIR="${PARE_BENCH_DIR:-/tmp/pare-bench}/count"
 mkdir -p "$DIR"
 bash scripts/peers.sh install >/dev/null || { echo "count_compare.sh: scripts/peers.sh install failed" >&2; exit 1; }

@@ -24,6 +24,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. bench/lib.sh
 
 RUNS=3
 BUILD=1
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="${2:?--runs needs a value}"; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "pack_tree.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
     *) TREES+=("$1") ;;
   esac

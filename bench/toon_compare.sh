@@ -16,6 +16,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. bench/lib.sh
 
 MB=70
 RUNS=3
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --mb) MB="${2:?--mb needs a value}"; shift ;;
     --runs) RUNS="${2:?--runs needs a value}"; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "toon_compare.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
