@@ -352,11 +352,14 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
     let Some(pending) = shared.take(&id) else {
         return Ok(None);
     };
-    let Some(result) = msg.get_mut("result") else {
-        return Ok(None);
-    };
-    let changed = rewrite(shared, result, pending);
-    Ok(changed.then(|| serde_json::to_vec(&msg).expect("serializes")))
+    Ok(rewrite_whole(shared, &mut msg, pending))
+}
+
+/// A response read whole, with its result acted on for `pending`: the message written
+/// again if that changed it.
+fn rewrite_whole(shared: &Shared, msg: &mut Json, pending: Pending) -> Option<Vec<u8>> {
+    let changed = rewrite(shared, msg.get_mut("result")?, pending);
+    changed.then(|| serde_json::to_vec(msg).expect("serializes"))
 }
 
 /// Act on the result of the request `pending`; whether it changed.
@@ -385,11 +388,7 @@ fn lazy_response(shared: &Shared, line: &[u8], mut response: lazy::Response) -> 
             calls::call_result(shared, &mut result, call).then(|| response.splice(line, &result))
         }
         // Small, and rewritten whole: read the general way.
-        pending => {
-            let mut msg = serde_json::from_slice::<Json>(line).ok()?;
-            let changed = rewrite(shared, msg.get_mut("result")?, pending);
-            changed.then(|| serde_json::to_vec(&msg).expect("serializes"))
-        }
+        pending => rewrite_whole(shared, &mut serde_json::from_slice(line).ok()?, pending),
     }
 }
 
