@@ -28,7 +28,7 @@
 //! assert_eq!((early.value, early.manifest), (walked.value, walked.manifest));
 //! ```
 
-use crate::json::omit::{Omit, Omitted};
+use crate::json::omit::{MAX_TESTS, Omit, Omitted};
 use crate::json::{self, JsonError, Parsed};
 use crate::ops::AtParse;
 use crate::policy::Policy;
@@ -80,7 +80,7 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
             }
         }
     }
-    if !done.contains(&true) {
+    if !done.contains(&true) || keys.len() > MAX_TESTS || empties.len() > MAX_TESTS {
         return None;
     }
     let walked: Vec<usize> = active
@@ -199,6 +199,19 @@ mod tests {
         assert_eq!(done(except), None);
         let at = "[[ops]]\nop = \"prune\"\nat = [\"$.x\"]\n";
         assert_eq!(done(at), None);
+    }
+
+    #[test]
+    fn not_with_more_key_tests_than_a_mark_can_name() {
+        let names = |n: usize| {
+            (0..n)
+                .map(|i| format!("'k{i}'"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let drop = |n: usize| format!("[[ops]]\nop = \"drop\"\npaths = [\"$..[{}]\"]\n", names(n));
+        assert_eq!(done(&drop(MAX_TESTS)), Some(vec![true]));
+        assert_eq!(done(&drop(MAX_TESTS + 1)), None);
     }
 
     #[test]

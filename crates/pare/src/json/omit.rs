@@ -76,9 +76,13 @@ pub(super) const KEEP: u16 = u16::MAX;
 /// The first mark of a pruned member.
 const PRUNED: u16 = 1 << 15;
 
+/// How many key tests and prune ops an [`Omit`] can mark members with; a plan with more is
+/// left to the walk.
+pub(crate) const MAX_TESTS: usize = PRUNED as usize - 1;
+
 impl Omit {
     /// `keys`: (test, op, selector) in op order; `empties`: (which, op) in op order; `ops`:
-    /// how many ops the level has.
+    /// how many ops the level has. At most [`MAX_TESTS`] of each.
     pub(crate) fn new(
         keys: Vec<(KeyTest, usize, usize)>,
         empties: Vec<(Empties, usize)>,
@@ -91,7 +95,7 @@ impl Omit {
                 _ => 1 << 63,
             };
         }
-        let keys = keys.into_iter().take(usize::from(PRUNED)).collect();
+        assert!(keys.len() <= MAX_TESTS && empties.len() <= MAX_TESTS);
         Omit {
             keys,
             empties,
@@ -112,7 +116,7 @@ impl Omit {
             return KEEP;
         }
         match self.keys.iter().position(|(t, _, _)| t.matches(key)) {
-            // At most PRUNED tests are kept (see `new`), so the index fits below it.
+            // At most MAX_TESTS tests (see `new`), so the index fits below PRUNED.
             Some(i) => i as u16,
             None => KEEP,
         }
