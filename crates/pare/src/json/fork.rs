@@ -128,7 +128,11 @@ fn parse_with_help_from(
 }
 
 /// The helper: a tail from the first boundary at or after `target`, then segments back
-/// towards the main parser.
+/// towards the main parser. When that tail closed its array with enough text after it
+/// (a top-level object of several large arrays, e.g. `entities` then `relationships`),
+/// the same again for the rest of the text: a tail from halfway through what is left,
+/// then segments back to where the closed array ended. Without that second round the main
+/// parser parsed everything after the first array alone.
 fn help(
     text: &str,
     start: usize,
@@ -137,29 +141,83 @@ fn help(
     offers: &Offers,
     omit: Option<&Omit>,
 ) {
+    let mut target = target;
     let b = text.as_bytes();
     let mut marks = Vec::new();
-    let mut scan = Scan::new(start);
+    let mut base = Scan::new(start);
+    let mut scan = base.clone();
     if scan.skim(b, target, Some(&mut marks)).is_none() {
         return;
     }
-    let Some(mut end) = scan.boundary(b, target, usize::MAX) else {
-        return;
-    };
-    let send = offers.offer(end);
-    let _ = send.send(elements(text, end, None, max_depth, offers, omit));
+    while let Some((first, around)) = scan.boundary(b, target, usize::MAX) {
+        let send = offers.offer(first);
+        let tail = elements(text, first, None, max_depth, offers, omit);
+        let close = tail
+            .as_ref()
+            .filter(|t| t.closed && text.len() - t.end >= NEXT_ROUND_BYTES)
+            .map(|t| t.end);
+        let _ = send.send(tail);
+        // Skim past the closed array now (noting marks, all after the earlier ones), so
+        // the next round finds its boundary at once.
+        if let Some(close) = close
+            && Scan::after_array(close, around.clone())
+                .skim(b, text.len(), Some(&mut marks))
+                .is_none()
+        {
+            return;
+        }
+        segments_back(text, &base, first, max_depth, offers, omit, &marks);
+        // The main parser is about at `first` now and takes the tail at once: the next
+        // round splits what follows the closed array.
+        let Some(close) = close else {
+            return;
+        };
+        target = close + (text.len() - close) / 2;
+        base = Scan::after_array(close, around);
+        scan = latest_mark(&marks, &base, target);
+        if scan.skim(b, target, None).is_none() {
+            return;
+        }
+    }
+}
+
+/// What is left after a tail's array closes, for another round of [`help`].
+const NEXT_ROUND_BYTES: usize = 4 * MIN_SEGMENT;
+
+/// The scan to go on from to reach `target`: the last mark before it, or `base` when no
+/// mark after `base` is.
+fn latest_mark(marks: &[Scan], base: &Scan, target: usize) -> Scan {
+    match marks.iter().rposition(|m| m.i <= target) {
+        Some(k) if marks[k].i >= base.i => marks[k].clone(),
+        _ => base.clone(),
+    }
+}
+
+/// Segments of elements from halfway between the main parser and `end` to `end`, each
+/// ending where the last began, while the main parser is far enough from `end`; scans
+/// start from `base` or a later mark.
+fn segments_back(
+    text: &str,
+    base: &Scan,
+    mut end: usize,
+    max_depth: usize,
+    offers: &Offers,
+    omit: Option<&Omit>,
+    marks: &[Scan],
+) {
+    let b = text.as_bytes();
     loop {
         let main_at = offers.at.load(Ordering::Relaxed);
-        if offers.passed(end) || end - main_at < MIN_SEGMENT {
+        if offers.passed(end) || end.saturating_sub(main_at) < MIN_SEGMENT {
             return;
         }
         // Halfway: the main parser should get there about when these are parsed.
         let mid = main_at + (end - main_at) / 2;
-        let mut scan = match marks.iter().rposition(|m: &Scan| m.i <= mid) {
-            Some(k) => marks[k].clone(),
-            None => Scan::new(start),
-        };
-        let Some(at) = scan
+        if mid < base.i {
+            return;
+        }
+        let mut scan = latest_mark(marks, base, mid);
+        let Some((at, _)) = scan
             .skim(b, mid, None)
             .and_then(|()| scan.boundary(b, mid, end))
         else {
@@ -227,6 +285,17 @@ struct Scan {
 }
 
 impl Scan {
+    /// The scan just after the `]` at `close - 1` of an array that had `around` open
+    /// around it.
+    fn after_array(close: usize, around: Vec<bool>) -> Scan {
+        Scan {
+            i: close,
+            in_string: false,
+            escaped: false,
+            open: around,
+        }
+    }
+
     fn new(i: usize) -> Scan {
         Scan {
             i,
@@ -300,10 +369,10 @@ impl Scan {
     }
 
     /// Just after the first comma, at or after `target` and before `limit`, between two
-    /// elements of the outermost array open at `target`; `None` if there is no such array
-    /// or it ends first. (The text is not checked: on a malformed one the position is
+    /// elements of the outermost array open at `target`, with the brackets open around
+    /// that array; `None` if there is no such array or it ends first. (The text is not checked: on a malformed one the position is
     /// merely useless.)
-    fn boundary(mut self, b: &[u8], target: usize, limit: usize) -> Option<usize> {
+    fn boundary(mut self, b: &[u8], target: usize, limit: usize) -> Option<(usize, Vec<bool>)> {
         let mut i = self.i + usize::from(self.escaped);
         if self.in_string {
             i = after_string(b, i);
@@ -327,7 +396,12 @@ impl Scan {
                         return None;
                     }
                 }
-                b',' if inside == Some(open.len()) => return Some(i + 1).filter(|&at| at < limit),
+                b',' if inside == Some(open.len()) => {
+                    // What is open outside the array: the brackets around it.
+                    let around = open.len() - 1;
+                    open.truncate(around);
+                    return Some((i + 1, std::mem::take(open))).filter(|&(at, _)| at < limit);
+                }
                 _ => {}
             }
             i += 1;
@@ -481,13 +555,52 @@ mod tests {
     }
 
     #[test]
+    fn after_its_tail_closes_an_array_the_helper_splits_the_next_one() {
+        let rows = |name: &str, n: usize| -> String {
+            let rows: Vec<String> = (0..n)
+                .map(|i| format!(r#"{{"{name}":{i},"t":["a","],["],"m":{{"x":[{i}]}}}}"#))
+                .collect();
+            rows.join(",\n")
+        };
+        // `b` is long enough for a second round, `c` is not.
+        let text = format!(
+            r#"{{"a":[{}],"b":[{}],"c":[{}],"n":0}}"#,
+            rows("a", 40_000),
+            rows("b", 30_000),
+            rows("c", 10)
+        );
+        let b_at = text.find(r#""b":["#).unwrap();
+        let c_at = text.find(r#""c":["#).unwrap();
+        let offers = Offers {
+            next: AtomicUsize::new(usize::MAX),
+            at: AtomicUsize::new(0),
+            list: Mutex::new(Vec::new()),
+            done: AtomicBool::new(false),
+        };
+        help(&text, 0, MAX_DEPTH, text.len() / 3, &offers, None);
+        let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
+        let in_b: Vec<usize> = starts.iter().copied().filter(|&s| s > b_at).collect();
+        assert_eq!(in_b.len(), 1, "{starts:?}, b at {b_at}, c at {c_at}");
+        // Halfway through what follows `a`, inside `b`.
+        assert!(in_b[0] < c_at && text[in_b[0]..].starts_with("\n{\"b\":"));
+        let mut p = Parser::new(&text, 0, MAX_DEPTH, Some(&offers), None);
+        let helped = p.document().map(|v| (v, p.duplicates));
+        assert!(offers.list.lock().unwrap().is_empty(), "every offer taken");
+        assert_eq!(
+            helped.map_err(|f| f.into_error(&text, MAX_DEPTH)),
+            parse_forking_from(&text, MAX_DEPTH, usize::MAX)
+        );
+    }
+
+    #[test]
     fn the_helper_offers_a_tail_and_segments_back_to_the_main_parser() {
         let rows: Vec<String> = (0..45_000)
             .map(|i| format!(r#"{{"id":{i},"tags":["a","b,]"],"m":{{"x":[{i}]}}}}"#))
             .collect();
         let text = format!(r#"{{"meta":[1],"rows":[{}],"n":0}}"#, rows.join(",\n"));
         let b = text.as_bytes();
-        let at = Scan::new(0).boundary(b, b.len() / 2, usize::MAX).unwrap();
+        let (at, around) = Scan::new(0).boundary(b, b.len() / 2, usize::MAX).unwrap();
+        assert_eq!(around, [false]);
         assert!(text[..at].ends_with(",") && text[at..].starts_with("\n{\"id\":"));
         // The helper first, as if the main parser were slow to start: then it takes them all.
         let offers = Offers {
