@@ -197,6 +197,8 @@ impl Tokenizer for Static {
 // ---------------------------------------------------------------------------------------
 // OpenAI BPE encodings
 
+mod chunks;
+
 /// JavaScript's `\s` (WhiteSpace + LineTerminator), as a character-class body. The
 /// reference counter is JavaScript, and its `\s` differs from Unicode `White_Space`.
 const JS_WS: &str = r"\t\n\x{0B}\x{0C}\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
@@ -307,6 +309,10 @@ struct Bpe {
     caches: Mutex<Vec<Scratch>>,
     /// Split ASCII stretches by hand ([`o200k_ascii_piece`]) rather than by `splitter`.
     ascii_o200k: bool,
+    /// Counts of chunks of texts counted before ([`chunks`]).
+    chunks: Mutex<chunks::ChunkMemo>,
+    /// The same for floors (pieces).
+    floors: Mutex<chunks::ChunkMemo>,
 }
 
 /// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
@@ -329,6 +335,8 @@ impl Bpe {
             splitter,
             caches: Mutex::new(Vec::new()),
             ascii_o200k: name == "o200k_base",
+            chunks: Mutex::default(),
+            floors: Mutex::default(),
         }
     }
 
@@ -355,6 +363,16 @@ impl Bpe {
 
     fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
         self.pieces_from(text, 0)
+    }
+
+    /// The sum of the counts of `text`'s pieces; `bom`: whether it holds U+FEFF.
+    fn count_whole(&self, text: &str, bom: bool) -> usize {
+        let mut pieces = self.pieces(text);
+        let mut total = 0;
+        while let Some(r) = pieces.next() {
+            total += pieces.piece_count(r, bom);
+        }
+        total
     }
 
     /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
@@ -563,14 +581,14 @@ impl Tokenizer for Bpe {
         self.name
     }
 
+    /// A text of some length is counted by chunks, each remembered ([`chunks`]; a text
+    /// holding U+FEFF is counted whole, as its pieces' counts depend on the whole text).
     fn count(&self, text: &str) -> usize {
         let bom = text.contains(BOM);
-        let mut pieces = self.pieces(text);
-        let mut total = 0;
-        while let Some(r) = pieces.next() {
-            total += pieces.piece_count(r, bom);
+        if !bom && chunks::worth_it(text) {
+            return chunks::count(&self.chunks, text, |chunk| self.count_whole(chunk, false));
         }
-        total
+        self.count_whole(text, bom)
     }
 
     /// Beyond the trait's contract, the prefix counted on its own is also at most
@@ -611,7 +629,11 @@ impl Tokenizer for Bpe {
         }
     }
 
+    /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
     fn count_floor(&self, text: &str) -> usize {
+        if chunks::worth_it(text) {
+            return chunks::count(&self.floors, text, |chunk| self.pieces(chunk).count());
+        }
         self.pieces(text).count()
     }
 
@@ -1522,6 +1544,31 @@ mod tests {
             fn cuts_hold_their_contract(text in text()) {
                 for t in all() {
                     check_cuts(t.as_ref(), &text);
+                }
+            }
+
+            /// Split at every point [`chunks`] may split at, a text's pieces are its
+            /// chunks' pieces, so its count is their counts' sum; and the remembered
+            /// counts are those counts.
+            #[test]
+            fn chunked_counts_are_whole_counts(
+                text in prop_oneof![ascii_heavy_text(), text()].prop_map(|t| t.replace('\u{FEFF}', ""))
+            ) {
+                for bpe in [&*O200K, &*CL100K] {
+                    let whole: Vec<Range<usize>> = bpe.pieces(&text).collect();
+                    let mut split = Vec::new();
+                    let mut at = 0;
+                    for chunk in chunks::chunks(&text, 1) {
+                        split.extend(bpe.pieces(chunk).map(|r| r.start + at..r.end + at));
+                        at += chunk.len();
+                    }
+                    prop_assert_eq!(&split, &whole, "{:?}", chunks::chunks(&text, 1).collect::<Vec<_>>());
+                    let expected = bpe.count_whole(&text, false);
+                    // Counted, then from the memo; the same for floors.
+                    prop_assert_eq!(bpe.count(&text), expected);
+                    prop_assert_eq!(bpe.count(&text), expected);
+                    prop_assert_eq!(bpe.count_floor(&text), whole.len());
+                    prop_assert_eq!(bpe.count_floor(&text), whole.len());
                 }
             }
 
