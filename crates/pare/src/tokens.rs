@@ -90,6 +90,15 @@ pub trait Tokenizer: Send + Sync {
         let _ = text;
         0
     }
+
+    /// `count(text)` if it is remembered from texts counted before, for the cost of
+    /// looking it up; else `None` (at once where nothing is remembered). Why: a caller
+    /// that would count a long text on another thread need not start one for a text
+    /// counted before.
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        let _ = text;
+        None
+    }
 }
 
 impl fmt::Debug for dyn Tokenizer {
@@ -191,6 +200,9 @@ impl Tokenizer for Static {
     }
     fn count_floor(&self, text: &str) -> usize {
         self.0.count_floor(text)
+    }
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        self.0.count_remembered(text)
     }
 }
 
@@ -294,6 +306,9 @@ impl Tokenizer for Deferred {
     }
     fn count_floor(&self, text: &str) -> usize {
         self.bpe.count_floor(text)
+    }
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        self.bpe.count_remembered(text)
     }
 }
 
@@ -627,6 +642,13 @@ impl Tokenizer for Bpe {
                 .saturating_add(steps.next().expect("endless"))
                 .min(total);
         }
+    }
+
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        if text.contains(BOM) || !chunks::worth_it(text) {
+            return None;
+        }
+        chunks::remembered(&self.chunks, text)
     }
 
     /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
@@ -1458,6 +1480,40 @@ mod tests {
         assert!(std::ptr::addr_eq(a, b));
         let boxed = by_name("chars4").unwrap();
         assert_eq!(format!("{boxed:?}"), "Tokenizer(\"chars4\")");
+    }
+
+    /// A fresh o200k_base, whose memo no other test touches.
+    fn fresh_o200k() -> Bpe {
+        Bpe::new(
+            "o200k_base",
+            rank_table::o200k_base(),
+            &o200k_pattern(),
+            &format!("[{JS_WS}]+"),
+        )
+    }
+
+    #[test]
+    fn a_text_counted_before_is_remembered_chunk_by_chunk() {
+        let bpe = fresh_o200k();
+        let rows: String = (0..40)
+            .map(|i| format!("  {{\"id\": {i}, \"name\": \"row {i}\"}},\n"))
+            .collect();
+        let text = format!("[\n{rows}  {{}}\n]\n");
+        assert_eq!(bpe.count_remembered(&text), None);
+        let n = bpe.count(&text);
+        assert_eq!(n, bpe.count_whole(&text, false));
+        assert_eq!(bpe.count_remembered(&text), Some(n));
+        // One line more at the end: its last chunk was never counted.
+        assert_eq!(
+            bpe.count_remembered(&format!("{text}  {{\"id\": 40}}\n")),
+            None
+        );
+        // Too short to be remembered, and U+FEFF (counted whole): never.
+        bpe.count("[1, 2]");
+        assert_eq!(bpe.count_remembered("[1, 2]"), None);
+        let bom = format!("\u{feff}{text}");
+        bpe.count(&bom);
+        assert_eq!(bpe.count_remembered(&bom), None);
     }
 
     mod props {

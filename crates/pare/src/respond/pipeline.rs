@@ -56,7 +56,10 @@ pub fn respond(req: Request) -> Result<Response, RespondError> {
     let early = text.filter(|t| {
         (req.measure || req.keep_input_text) && t.len() >= input_count::EARLY_FROM_BYTES
     });
-    match early {
+    // A text counted before (a tool's result, called again) is counted here at once: a
+    // thread would cost more than looking its count up.
+    let remembered = early.and_then(|t| req.tokenizer.count_remembered(t));
+    match early.filter(|_| remembered.is_none()) {
         Some(t) => std::thread::scope(|scope| {
             let tok = req.tokenizer;
             let count = InputCount::running(scope.spawn(move || tok.count(t)));
@@ -64,6 +67,9 @@ pub fn respond(req: Request) -> Result<Response, RespondError> {
         }),
         None => {
             let count = InputCount::later(req.tokenizer, text.unwrap_or_default());
+            if let Some(n) = remembered {
+                count.know(n);
+            }
             respond_counting(req, asked, params, &|| count.get())
         }
     }

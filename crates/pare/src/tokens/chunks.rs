@@ -68,17 +68,13 @@ pub(super) fn count(memo: &Mutex<ChunkMemo>, text: &str, count: impl Fn(&str) ->
     };
     let mut total = 0;
     for chunk in chunks(text, CHUNK_BYTES) {
-        let bytes = chunk.as_bytes();
-        let key = BuildFxHasher::default().hash_one(Bytes(bytes));
-        let known = lock()
-            .counts
-            .get(&key)
-            .filter(|(seen, _)| **seen == *bytes)
-            .map(|&(_, n)| n as usize);
+        let key = key(chunk);
+        let known = lock().get(key, chunk);
         total += match known {
             Some(n) => n,
             None => {
                 let n = count(chunk);
+                let bytes = chunk.as_bytes();
                 if bytes.len() <= REMEMBERED_CHUNK_BYTES {
                     let mut memo = lock();
                     if memo.bytes + bytes.len() > MEMO_BYTES {
@@ -96,6 +92,30 @@ pub(super) fn count(memo: &Mutex<ChunkMemo>, text: &str, count: impl Fn(&str) ->
         };
     }
     total
+}
+
+/// The count of `text` if every chunk of it is remembered in `memo`; `None` at the first
+/// that is not.
+pub(super) fn remembered(memo: &Mutex<ChunkMemo>, text: &str) -> Option<usize> {
+    let memo = memo
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    chunks(text, CHUNK_BYTES)
+        .map(|chunk| memo.get(key(chunk), chunk))
+        .sum::<Option<usize>>()
+}
+
+fn key(chunk: &str) -> u64 {
+    BuildFxHasher::default().hash_one(Bytes(chunk.as_bytes()))
+}
+
+impl ChunkMemo {
+    fn get(&self, key: u64, chunk: &str) -> Option<usize> {
+        self.counts
+            .get(&key)
+            .filter(|(seen, _)| **seen == *chunk.as_bytes())
+            .map(|&(_, n)| n as usize)
+    }
 }
 
 /// Hashes a chunk's bytes without the length prefix `[u8]`'s `Hash` adds.

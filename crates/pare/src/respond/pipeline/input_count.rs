@@ -1,6 +1,7 @@
 //! The input text's token count, taken once: started on another thread as the request comes
 //! in when the request will need it (it then runs beside parsing, shaping and rendering, off
-//! the path to the answer), else counted when first asked.
+//! the path to the answer), looked up when the tokenizer remembers it, else counted when
+//! first asked.
 
 use std::cell::{Cell, OnceCell};
 use std::thread::ScopedJoinHandle;
@@ -36,6 +37,11 @@ impl<'s, 't> InputCount<'s, 't> {
             how: How::Later(tok, text),
             done: OnceCell::new(),
         }
+    }
+
+    /// The count is `n`, known already.
+    pub(super) fn know(&self, n: usize) {
+        let _ = self.done.set(n);
     }
 
     pub(super) fn get(&self) -> usize {
