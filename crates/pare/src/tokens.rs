@@ -325,9 +325,9 @@ struct Bpe {
     /// Split ASCII stretches by hand ([`o200k_ascii_piece`]) rather than by `splitter`.
     ascii_o200k: bool,
     /// Counts of chunks of texts counted before ([`chunks`]).
-    chunks: Mutex<chunks::ChunkMemo>,
+    chunks: chunks::ChunkMemo,
     /// The same for floors (pieces).
-    floors: Mutex<chunks::ChunkMemo>,
+    floors: chunks::ChunkMemo,
 }
 
 /// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
@@ -350,8 +350,8 @@ impl Bpe {
             splitter,
             caches: Mutex::new(Vec::new()),
             ascii_o200k: name == "o200k_base",
-            chunks: Mutex::default(),
-            floors: Mutex::default(),
+            chunks: chunks::ChunkMemo::default(),
+            floors: chunks::ChunkMemo::default(),
         }
     }
 
@@ -601,7 +601,9 @@ impl Tokenizer for Bpe {
     fn count(&self, text: &str) -> usize {
         let bom = text.contains(BOM);
         if !bom && chunks::worth_it(text) {
-            return chunks::count(&self.chunks, text, |chunk| self.count_whole(chunk, false));
+            return self
+                .chunks
+                .count(text, |chunk| self.count_whole(chunk, false));
         }
         self.count_whole(text, bom)
     }
@@ -648,13 +650,13 @@ impl Tokenizer for Bpe {
         if text.contains(BOM) || !chunks::worth_it(text) {
             return None;
         }
-        chunks::remembered(&self.chunks, text)
+        self.chunks.remembered(text)
     }
 
     /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
     fn count_floor(&self, text: &str) -> usize {
         if chunks::worth_it(text) {
-            return chunks::count(&self.floors, text, |chunk| self.pieces(chunk).count());
+            return self.floors.count(text, |chunk| self.pieces(chunk).count());
         }
         self.pieces(text).count()
     }

@@ -38,18 +38,29 @@ const CHUNK_BYTES: usize = 256;
 /// Chunks longer than this (a text with few split points, such as minified JSON) are
 /// counted but not remembered.
 const REMEMBERED_CHUNK_BYTES: usize = 16 << 10;
-/// The memo starts over once the chunks it holds add up to this many bytes.
-const MEMO_BYTES: usize = 8 << 20;
+/// Each shard of the memo starts over once the chunks it holds add up to this many bytes
+/// (so a memo holds at most [`SHARDS`] times as much).
+const SHARD_BYTES: usize = 512 << 10;
+/// The memo is this many maps, each behind its own lock, a chunk's by its hash: threads
+/// counting at once (`pare count` of many files, a busy `pare http`) rarely wait for each
+/// other, though each chunk takes a lock.
+const SHARDS: usize = 16;
 /// Texts shorter than this are counted whole: hashing would cost about what it saves.
 const FROM_BYTES: usize = 64;
 /// Texts longer than this are counted whole: a multi-megabyte text rarely comes again,
 /// and remembering its chunks would only churn the memo.
 const UP_TO_BYTES: usize = 4 << 20;
 
-/// Counts of chunks seen before, by their bytes' hash (a chunk whose bytes differ from the
-/// entry's is a miss, and takes the entry over).
+/// Counts of chunks seen before ([`SHARDS`] maps).
 #[derive(Default)]
 pub(super) struct ChunkMemo {
+    shards: [Mutex<Shard>; SHARDS],
+}
+
+/// Counts of chunks by their bytes' hash (a chunk whose bytes differ from the entry's is a
+/// miss, and takes the entry over).
+#[derive(Default)]
+struct Shard {
     counts: HashMap<u64, (Box<[u8]>, u32), BuildFxHasher>,
     bytes: usize,
 }
@@ -59,63 +70,70 @@ pub(super) fn worth_it(text: &str) -> bool {
     (FROM_BYTES..=UP_TO_BYTES).contains(&text.len())
 }
 
-/// The count of `text`: the sum of its chunks' counts, each remembered in `memo` or found
-/// by `count` (which counts a text whole).
-pub(super) fn count(memo: &Mutex<ChunkMemo>, text: &str, count: impl Fn(&str) -> usize) -> usize {
-    let lock = || {
-        memo.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    let mut total = 0;
-    for chunk in chunks(text, CHUNK_BYTES) {
-        let key = key(chunk);
-        let known = lock().get(key, chunk);
-        total += match known {
-            Some(n) => n,
-            None => {
-                let n = count(chunk);
-                let bytes = chunk.as_bytes();
-                if bytes.len() <= REMEMBERED_CHUNK_BYTES {
-                    let mut memo = lock();
-                    if memo.bytes + bytes.len() > MEMO_BYTES {
-                        memo.counts.clear();
-                        memo.bytes = 0;
-                    }
-                    memo.bytes += bytes.len();
-                    let u32_count = u32::try_from(n).unwrap_or(u32::MAX);
-                    if let Some((old, _)) = memo.counts.insert(key, (bytes.into(), u32_count)) {
-                        memo.bytes -= old.len();
-                    }
-                }
-                n
-            }
-        };
-    }
-    total
-}
-
-/// The count of `text` if every chunk of it is remembered in `memo`; `None` at the first
-/// that is not.
-pub(super) fn remembered(memo: &Mutex<ChunkMemo>, text: &str) -> Option<usize> {
-    let memo = memo
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    chunks(text, CHUNK_BYTES)
-        .map(|chunk| memo.get(key(chunk), chunk))
-        .sum::<Option<usize>>()
-}
-
-fn key(chunk: &str) -> u64 {
-    BuildFxHasher::default().hash_one(Bytes(chunk.as_bytes()))
-}
-
 impl ChunkMemo {
+    /// The shard of the chunk whose hash is `key`, locked.
+    fn shard(&self, key: u64) -> std::sync::MutexGuard<'_, Shard> {
+        self.shards[(key >> 60) as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The count of `text`: the sum of its chunks' counts, each remembered or found by
+    /// `count` (which counts a text whole).
+    pub(super) fn count(&self, text: &str, count: impl Fn(&str) -> usize) -> usize {
+        let mut total = 0;
+        for chunk in chunks(text, CHUNK_BYTES) {
+            let key = key(chunk);
+            let known = self.shard(key).get(key, chunk);
+            total += match known {
+                Some(n) => n,
+                None => {
+                    let n = count(chunk);
+                    if chunk.len() <= REMEMBERED_CHUNK_BYTES {
+                        self.shard(key).insert(key, chunk, n);
+                    }
+                    n
+                }
+            };
+        }
+        total
+    }
+
+    /// The count of `text` if every chunk of it is remembered; `None` at the first that
+    /// is not.
+    pub(super) fn remembered(&self, text: &str) -> Option<usize> {
+        chunks(text, CHUNK_BYTES)
+            .map(|chunk| {
+                let key = key(chunk);
+                self.shard(key).get(key, chunk)
+            })
+            .sum::<Option<usize>>()
+    }
+}
+
+impl Shard {
     fn get(&self, key: u64, chunk: &str) -> Option<usize> {
         self.counts
             .get(&key)
             .filter(|(seen, _)| **seen == *chunk.as_bytes())
             .map(|&(_, n)| n as usize)
     }
+
+    fn insert(&mut self, key: u64, chunk: &str, n: usize) {
+        if self.bytes + chunk.len() > SHARD_BYTES {
+            self.counts.clear();
+            self.bytes = 0;
+        }
+        self.bytes += chunk.len();
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if let Some((old, _)) = self.counts.insert(key, (chunk.as_bytes().into(), n)) {
+            self.bytes -= old.len();
+        }
+    }
+}
+
+fn key(chunk: &str) -> u64 {
+    BuildFxHasher::default().hash_one(Bytes(chunk.as_bytes()))
 }
 
 /// Hashes a chunk's bytes without the length prefix `[u8]`'s `Hash` adds.
