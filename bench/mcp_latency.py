@@ -2,7 +2,7 @@
 """Added latency of `pare mcp` per tool call: the memory server's `read_graph` (about
 120 KB of text) called directly and through pare, p50 and p99 over N calls each.
 
-    bench/mcp_latency.py PARE_BINARY [N] [ENTITIES] [--before OTHER_BINARY] [--runs R]
+    bench/mcp_latency.py PARE_BINARY [N] [ENTITIES] [--before OTHER_BINARY] [--runs R] [--changing]
 
 First it checks what it times: the text through pare expands (`pare expand`) to exactly the
 server's JSON, `_meta.pare.tokensBefore` and `tokensAfter` are the reference counts of the
@@ -10,7 +10,10 @@ server's text and of the texts sent (gpt-tokenizer, `scripts/peers.sh count`, wh
 /tmp/pare-peers has it; else `pare count`, and it says so), and, with `--before`, the two
 binaries send the client the same bytes. Then it times: with `--runs R` each row is the best
 of R runs (p50 and p99 each), and `--before` times the other binary in the same run and
-prints both rows and their ratio.
+prints both rows and their ratio. With `--changing`, before each call (untimed) one entity
+gets one more observation (`add_observations`), so every `read_graph` differs from the last
+in one line, as when an agent adds a fact and reads the graph again; without it every call
+returns the same text, which pare has counted before.
 
 Needs node and @modelcontextprotocol/server-memory under $PARE_MCP_PEERS
 (default /tmp/pare-mcp-peers; .ci/run installs it). Plain JSON-RPC over pipes, so the
@@ -109,11 +112,15 @@ def session(caller, cmd, env):
     return rpc, stop
 
 
-def run(caller, cmd, env, n):
-    """p50 and p99 in ms of `n` calls (after 5 not counted)."""
+def run(caller, cmd, env, n, names=None):
+    """p50 and p99 in ms of `n` calls (after 5 not counted); with `names`, each call after
+    one more observation (untimed) on the next of these entities."""
     rpc, stop = session(caller, cmd, env)
     times = []
     for i in range(n + 5):
+        if names:
+            fact = {"entityName": names[i % len(names)], "contents": [f"Bench note {time.time_ns()}."]}
+            rpc(100000 + i, "tools/call", {"name": "add_observations", "arguments": {"observations": [fact]}})
         t = time.perf_counter()
         rpc(10 + i, "tools/call", CALL)
         if i >= 5:  # warm-up calls are not counted
@@ -123,8 +130,14 @@ def run(caller, cmd, env, n):
     return times[len(times) // 2] * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3
 
 
-def best(caller, cmd, env, n, runs):
-    rows = [run(caller, cmd, env, n) for _ in range(runs)]
+def best(caller, cmd, env, n, runs, names=None, reset=None):
+    """The best p50 and p99 of `runs` runs; `reset` first restores the graph, as `names`
+    (`--changing`) grows it."""
+    rows = []
+    for _ in range(runs):
+        if names and reset:
+            reset()
+        rows.append(run(caller, cmd, env, n, names))
     return min(r[0] for r in rows), min(r[1] for r in rows)
 
 
@@ -206,21 +219,32 @@ def main():
     ap.add_argument("entities", nargs="?", default="250", help="entities in the graph (250)")
     ap.add_argument("--before", help="another pare binary to check against and time in the same run")
     ap.add_argument("--runs", type=int, default=1, help="best of this many runs per row (1)")
+    ap.add_argument("--changing", action="store_true",
+                    help="one more observation on one entity before each call (untimed)")
     args = ap.parse_args()
     n, runs = args.n, args.runs
     with tempfile.TemporaryDirectory() as d:
         graph = os.path.join(d, "memory.jsonl")
-        subprocess.run([sys.executable, f"{ROOT}/crates/pare-cli/tests/mcp/memory_graph.py", graph, args.entities], check=True)
+
+        def fresh_graph():
+            subprocess.run([sys.executable, f"{ROOT}/crates/pare-cli/tests/mcp/memory_graph.py", graph, args.entities], check=True)
+
+        fresh_graph()
         env = dict(os.environ, MEMORY_FILE_PATH=graph)
         policy = f"{ROOT}/examples/policies/memory.toml"
         dsize, psize = check(args.pare, args.before, policy, env)
+        names = None
+        if args.changing:
+            with open(graph) as f:
+                names = [e["name"] for e in map(json.loads, f) if e.get("type") == "entity"]
         load = os.getloadavg()
-        rows = [("direct (stdio):", best(stdio_rpc, SERVER, env, n, runs))]
+        rows = [("direct (stdio):", best(stdio_rpc, SERVER, env, n, runs, names, fresh_graph))]
         binaries = [("", args.pare)] + ([(" before", args.before)] if args.before else [])
         for label, binary in binaries:
-            rows.append((f"through pare{label} (stdio):", best(stdio_rpc, [binary, "mcp", "--policy", policy, "--"] + SERVER, env, n, runs)))
+            rows.append((f"through pare{label} (stdio):", best(stdio_rpc, [binary, "mcp", "--policy", policy, "--"] + SERVER, env, n, runs, names, fresh_graph)))
+        changing = ", one observation more before each call" if names else ""
         print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls per run, "
-              f"best of {runs}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+              f"best of {runs}{changing}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         (d50, d99) = rows[0][1]
         for name, (p50, p99) in rows:
             print(f"{name:32} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
@@ -230,7 +254,7 @@ def main():
             (a50, a99), (b50, b99) = rows[1][1], rows[2][1]
             print(f"{'added, before/after:':32} p50 {(b50 - d50) / max(a50 - d50, 1e-9):7.2f}×    "
                   f"p99 {(b99 - d99) / max(a99 - d99, 1e-9):7.2f}×")
-        h50, h99 = best(http_rpc, [args.pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n, runs)
+        h50, h99 = best(http_rpc, [args.pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n, runs, names, fresh_graph)
         print(f"{'through pare --listen:':32} p50 {h50:7.2f} ms   p99 {h99:7.2f} ms   (HTTP client, SSE replies)")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
