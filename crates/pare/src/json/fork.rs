@@ -50,6 +50,16 @@ pub(super) struct Offers {
 }
 
 impl Offers {
+    /// No offers yet; the main parser starts at `start`.
+    fn new(start: usize) -> Offers {
+        Offers {
+            next: AtomicUsize::new(usize::MAX),
+            at: AtomicUsize::new(start),
+            list: Mutex::new(Vec::new()),
+            done: AtomicBool::new(false),
+        }
+    }
+
     /// The main parser is just after a comma at `pos`: note it; true if an offer starts
     /// there or was passed (then [`Offers::take`] sorts it out).
     #[inline]
@@ -109,12 +119,7 @@ fn parse_with_help_from(
     target: usize,
     omit: Option<&Omit>,
 ) -> Result<(Value, Vec<usize>, Omitted), Fail> {
-    let offers = Offers {
-        next: AtomicUsize::new(usize::MAX),
-        at: AtomicUsize::new(start),
-        list: Mutex::new(Vec::new()),
-        done: AtomicBool::new(false),
-    };
+    let offers = Offers::new(start);
     std::thread::scope(|s| {
         // As much stack as a main thread has; without a helper the main parser just works alone.
         let _ = std::thread::Builder::new()
@@ -571,12 +576,7 @@ mod tests {
         );
         let b_at = text.find(r#""b":["#).unwrap();
         let c_at = text.find(r#""c":["#).unwrap();
-        let offers = Offers {
-            next: AtomicUsize::new(usize::MAX),
-            at: AtomicUsize::new(0),
-            list: Mutex::new(Vec::new()),
-            done: AtomicBool::new(false),
-        };
+        let offers = Offers::new(0);
         help(&text, 0, MAX_DEPTH, text.len() / 3, &offers, None);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         let in_b: Vec<usize> = starts.iter().copied().filter(|&s| s > b_at).collect();
@@ -603,12 +603,7 @@ mod tests {
         assert_eq!(around, [false]);
         assert!(text[..at].ends_with(",") && text[at..].starts_with("\n{\"id\":"));
         // The helper first, as if the main parser were slow to start: then it takes them all.
-        let offers = Offers {
-            next: AtomicUsize::new(usize::MAX),
-            at: AtomicUsize::new(0),
-            list: Mutex::new(Vec::new()),
-            done: AtomicBool::new(false),
-        };
+        let offers = Offers::new(0);
         help(&text, 0, MAX_DEPTH, b.len() / 2, &offers, None);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         assert_eq!(starts.len(), 4, "{starts:?} of {}", b.len());
