@@ -209,7 +209,8 @@ fn string_end(b: &[u8], i: usize) -> Option<usize> {
     }
     let mut j = i + 1;
     loop {
-        j = plain_run_end(b, j);
+        // The run up to a quote, a backslash or a control character, skipped whole.
+        j = pare::json::find_special(b, j);
         match *b.get(j)? {
             b'"' => return Some(j + 1),
             b'\\' => j = escape_end(b, j)?,
@@ -217,32 +218,6 @@ fn string_end(b: &[u8], i: usize) -> Option<usize> {
             _ => j += 1,
         }
     }
-}
-
-/// The first byte at or after `j` that may end a string's plain run: a quote, a backslash or
-/// a control character (eight bytes at a time: a string's text is most of a message).
-fn plain_run_end(b: &[u8], mut j: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte of `v` is zero / below 0x20: the classic exact any-byte tests.
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    while let Some(chunk) = b.get(j..j + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let found = zero(w ^ (ONES * u64::from(b'"')))
-            | zero(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
-        if found != 0 {
-            break;
-        }
-        j += 8;
-    }
-    while b
-        .get(j)
-        .is_some_and(|&c| c != b'"' && c != b'\\' && c >= 0x20)
-    {
-        j += 1;
-    }
-    j
 }
 
 /// The end of the escape at `j` (a backslash); a surrogate must come in a pair.

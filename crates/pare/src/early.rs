@@ -124,10 +124,10 @@ pub(crate) fn parse_and_shape(
             let Some(omitted) = omitted else {
                 return Ok((duplicates, crate::shape::shape(value, policy, opts)));
             };
-            let mut shaped =
-                crate::shape::shape_planned(value, policy, opts, Some((&plan, omitted)));
-            settle_matches(text, policy, opts, &plan, &mut shaped);
-            Ok((duplicates, shaped))
+            Ok((
+                duplicates,
+                shape_parsed(text, value, policy, opts, &plan, omitted),
+            ))
         }
         None => {
             let Parsed { value, duplicates } = json::parse_noting_duplicates(text)?;
@@ -136,11 +136,26 @@ pub(crate) fn parse_and_shape(
     }
 }
 
+/// Shape `value`, parsed from `text` following `plan` (and leaving out `omitted`): the walk
+/// does the rest of the ops, and the selectors matched are the walk's alone.
+pub(crate) fn shape_parsed(
+    text: &str,
+    value: crate::value::Value,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    plan: &Plan,
+    omitted: Omitted,
+) -> Shaped {
+    let mut shaped = crate::shape::shape_planned(value, policy, opts, Some((plan, omitted)));
+    settle_matches(text, policy, opts, plan, &mut shaped);
+    shaped
+}
+
 /// Which selectors matched, as the walk alone says it. The walk notes a selector when it
 /// reaches a member, before ops remove it; it never reaches what the parser left out. So
 /// when a selector of an op the walk still does seems to have matched nothing (when pare
 /// would warn, which is rare), the matches are taken from parsing and walking again.
-pub(crate) fn settle_matches(
+fn settle_matches(
     text: &str,
     policy: &Policy,
     opts: &ShapeOptions,

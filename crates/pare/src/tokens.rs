@@ -252,14 +252,17 @@ fn cl100k_pattern() -> String {
     .join("|")
 }
 
-static O200K: LazyLock<Bpe> = LazyLock::new(|| {
+static O200K: LazyLock<Bpe> = LazyLock::new(o200k);
+
+/// o200k_base, built (the tests build fresh ones, whose memos no other test touches).
+fn o200k() -> Bpe {
     Bpe::new(
         "o200k_base",
         rank_table::o200k_base(),
         &o200k_pattern(),
         &format!("[{JS_WS}]+"),
     )
-});
+}
 
 static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
     Bpe::new(
@@ -1484,19 +1487,10 @@ mod tests {
         assert_eq!(format!("{boxed:?}"), "Tokenizer(\"chars4\")");
     }
 
-    /// A fresh o200k_base, whose memo no other test touches.
-    fn fresh_o200k() -> Bpe {
-        Bpe::new(
-            "o200k_base",
-            rank_table::o200k_base(),
-            &o200k_pattern(),
-            &format!("[{JS_WS}]+"),
-        )
-    }
-
     #[test]
     fn a_text_counted_before_is_remembered_chunk_by_chunk() {
-        let bpe = fresh_o200k();
+        // A fresh o200k_base, whose memo no other test touches.
+        let bpe = o200k();
         let rows: String = (0..40)
             .map(|i| format!("  {{\"id\": {i}, \"name\": \"row {i}\"}},\n"))
             .collect();

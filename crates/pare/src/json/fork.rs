@@ -142,11 +142,10 @@ fn help(
     text: &str,
     start: usize,
     max_depth: usize,
-    target: usize,
+    mut target: usize,
     offers: &Offers,
     omit: Option<&Omit>,
 ) {
-    let mut target = target;
     let b = text.as_bytes();
     let mut marks = Vec::new();
     let mut base = Scan::new(start);

@@ -36,11 +36,12 @@ pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string
 
 /// Index of the first byte at or after `i` that is `"`, `\` or a control character
 /// (< 0x20), or `bytes.len()` if there is none. These are the only bytes a JSON string
-/// cannot hold raw, so both the parser and the writer copy the runs in between wholesale.
+/// cannot hold raw, so the parser, the writer and `pare mcp`'s message walker copy or skip
+/// the runs in between wholesale.
 /// Eight bytes at a time with the usual SWAR zero-byte tests: a borrow only propagates
 /// upward from a real match, so the lowest flagged byte is always a real one.
 #[inline]
-pub(crate) fn find_special(bytes: &[u8], mut i: usize) -> usize {
+pub fn find_special(bytes: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
         let hits = special_bytes(u64::from_le_bytes(*chunk));
         if hits != 0 {

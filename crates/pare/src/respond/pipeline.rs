@@ -14,7 +14,7 @@ use crate::ops::compile::FULL;
 use crate::pack::{self, PackSettings, Tier, cache::PreviewCache, chunks};
 use crate::params::Params;
 use crate::policy::Policy;
-use crate::shape::{ShapeOptions, Shaped, shape, shape_planned};
+use crate::shape::{ShapeOptions, Shaped, shape};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
@@ -289,12 +289,10 @@ impl Run<'_, '_> {
         let opts = shape_options(self.req, &self.params, level);
         let shaped = match self.early.take() {
             // Only the value parsed for it, at the level planned.
+            // (`early` is only set when the value was parsed from `self.text`.)
             Some((plan, omitted)) if level == self.level => {
-                let mut shaped = shape_planned(value, self.policy(), &opts, Some((&plan, omitted)));
-                if let Some(text) = self.text {
-                    early::settle_matches(text, self.policy(), &opts, &plan, &mut shaped);
-                }
-                shaped
+                let text = self.text.unwrap_or_default();
+                early::shape_parsed(text, value, self.policy(), &opts, &plan, omitted)
             }
             _ => shape(value, self.policy(), &opts),
         };

@@ -83,15 +83,18 @@ impl ChunkMemo {
     pub(super) fn count(&self, text: &str, count: impl Fn(&str) -> usize) -> usize {
         let mut total = 0;
         for chunk in chunks(text, CHUNK_BYTES) {
+            // A chunk too long to remember is never looked up either.
+            if chunk.len() > REMEMBERED_CHUNK_BYTES {
+                total += count(chunk);
+                continue;
+            }
             let key = key(chunk);
             let known = self.shard(key).get(key, chunk);
             total += match known {
                 Some(n) => n,
                 None => {
                     let n = count(chunk);
-                    if chunk.len() <= REMEMBERED_CHUNK_BYTES {
-                        self.shard(key).insert(key, chunk, n);
-                    }
+                    self.shard(key).insert(key, chunk, n);
                     n
                 }
             };
@@ -104,6 +107,9 @@ impl ChunkMemo {
     pub(super) fn remembered(&self, text: &str) -> Option<usize> {
         chunks(text, CHUNK_BYTES)
             .map(|chunk| {
+                if chunk.len() > REMEMBERED_CHUNK_BYTES {
+                    return None;
+                }
                 let key = key(chunk);
                 self.shard(key).get(key, chunk)
             })
