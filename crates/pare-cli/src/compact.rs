@@ -1,5 +1,6 @@
 //! `pare compact`: shape JSON with a policy.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::Format;
 use pare::encode::render;
-use pare::manifest::Manifest;
+use pare::manifest::{Kind, Manifest};
 use pare::policy::Policy;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
@@ -152,6 +153,8 @@ pub fn run(args: Args) -> Result<()> {
         measure: setup.reporting,
         hint: Hint::Flags,
         reject_duplicate_keys: args.strict,
+        // Only the text is printed: a policy the parser does alone is written as it reads.
+        want_value: false,
         ..Request::new(Input::Json(&text), &setup.policy)
     })
     .map_err(|e| match e {
@@ -194,9 +197,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         write_output(args.output.as_deref(), &out)?;
         clock.lap("write");
-        if let Some(shaped) = &response.shaped {
-            summarize(&shaped.manifest);
-        }
+        summarize(&page.record.omitted);
         // Never silently: a repeated key, a number the format cannot carry, a selector
         // that matched nothing.
         warn(&name, &page.record.warnings);
@@ -331,14 +332,18 @@ fn warn(input: &str, warnings: &[String]) {
 }
 
 /// Without a report, say in one line on a terminal what was removed: nothing silently.
-fn summarize(manifest: &Manifest) {
-    if manifest.is_empty() || !io::stderr().is_terminal() {
+fn summarize(omitted: &BTreeMap<&str, u64>) {
+    if omitted.is_empty() || !io::stderr().is_terminal() {
         return;
     }
-    let parts: Vec<String> = manifest
-        .totals()
+    // In the kinds' own order, as the report lists them.
+    let parts: Vec<String> = Kind::ALL
         .iter()
-        .map(|(kind, n)| format!("{n} {}", kind.as_str()))
+        .filter_map(|kind| {
+            omitted
+                .get(kind.as_str())
+                .map(|n| format!("{n} {}", kind.as_str()))
+        })
         .collect();
     eprintln!("pare: removed {} (--report for details)", parts.join(", "));
 }

@@ -2,13 +2,16 @@
 //! same manifest (what each op removed, by kind) and the same selectors matched, for every
 //! example policy at every level, for hand-written policies that mix the ops the parser does
 //! with those it leaves to the walk, on random values, on texts with repeated keys, and on a
-//! text large enough to be parsed on two threads.
+//! text large enough to be parsed on two threads. And a response written as the text is read
+//! (no value built: [`Request::want_value`] off, for policies the parser does alone) is the
+//! response the value gives, page and record.
 
 mod common;
 
 use common::arb;
 use pare::json;
 use pare::policy::Policy;
+use pare::respond::{Input, Request, Response, respond};
 use pare::shape::{ShapeOptions, Shaped, shape};
 use pare::value::Value;
 use proptest::prelude::*;
@@ -123,6 +126,37 @@ fn check(name: &str, policy: &Policy, level: usize, text: &str) {
         "{}",
         what()
     );
+    check_streamed(policy, level, text);
+}
+
+/// The response with no value wanted (written as the text is read, when the policy allows)
+/// equals the one built from the value: the same page and record. Whether it was streamed.
+fn check_streamed(policy: &Policy, level: usize, text: &str) -> bool {
+    match (
+        ask(policy, level, text, true),
+        ask(policy, level, text, false),
+    ) {
+        (Ok(built), Ok(streamed)) => {
+            assert_eq!(streamed.page, built.page, "{text}");
+            assert!(built.shaped.is_some() || policy.options().pack.is_some());
+            streamed.shaped.is_none() && built.shaped.is_some()
+        }
+        // A policy that packs search results refuses other input, either way alike.
+        (Err(built), Err(streamed)) => {
+            assert_eq!(streamed, built, "{text}");
+            false
+        }
+        (built, streamed) => panic!("{text}: {built:?} / {streamed:?}"),
+    }
+}
+
+fn ask(policy: &Policy, level: usize, text: &str, want_value: bool) -> Result<Response, String> {
+    respond(Request {
+        level: Some(&policy.levels()[level]),
+        want_value,
+        ..Request::new(Input::Json(text), policy)
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn matched(policy: &Policy, s: &Shaped, level: usize) -> Vec<(String, bool)> {
@@ -147,6 +181,25 @@ proptest! {
     #[test]
     fn the_parser_does_what_the_walk_does(v in arb::value()) {
         check_everywhere(&json::to_pretty(&v));
+    }
+
+    /// Whole, cut short, or with a byte changed: the stream writes what the value gives, or
+    /// hands the text to the parser, which then names the same error.
+    #[test]
+    fn the_stream_writes_what_the_value_gives(
+        v in arb::value(),
+        cut in 0.0..1.0f64,
+        byte in proptest::sample::select(&b"{}[],:\"\\ an0-e."[..]),
+    ) {
+        let text = json::to_pretty(&v);
+        check_streamed(&adr(), 0, &text);
+        let at = text.floor_char_boundary((text.len() as f64 * cut) as usize);
+        check_streamed(&adr(), 0, &text[..at]);
+        let mut changed = text.clone();
+        if at < changed.len() && changed.is_char_boundary(at + 1) {
+            changed.replace_range(at..at + 1, &char::from(byte).to_string());
+            check_streamed(&adr(), 0, &changed);
+        }
     }
 }
 
@@ -227,6 +280,90 @@ fn a_large_text_parsed_on_two_threads() {
     for (name, policy) in example_policies() {
         check(&name, &policy, 0, &text);
     }
+    assert!(check_streamed(&adr(), 0, &text), "streamed on two threads");
+}
+
+/// ADR-010's rules: drops by key and a prune, all done by the parser.
+fn adr() -> Policy {
+    Policy::parse(
+        "[[ops]]\nop = \"drop\"\npaths = [\"$..created_at\", \"$..metadata\", \"$..*_at\"]\n[[ops]]\nop = \"prune\"\n",
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_policy_the_parser_does_alone_is_written_as_the_text_is_read() {
+    let p = adr();
+    for text in [
+        r#"{"a":{"created_at":1,"b":null,"c":""},"d":[{"metadata":{"x":null}},[],{}],"e":"\u00e9\n"}"#,
+        "\u{feff} [1, -0.5e3, true, false, null, \"\", {\"x\": {\"y\": null}}] ",
+        r#"{"updated_at":{"a":null},"k":{"z":{"created_at":[1,{"metadata":null}]}}}"#,
+        "\"just a string\"",
+    ] {
+        assert!(check_streamed(&p, 0, text), "{text}");
+    }
+}
+
+/// What the stream does not write alone, the parser reads: the same response (and errors)
+/// either way.
+#[test]
+fn the_stream_leaves_to_the_parser_what_it_cannot_write_alone() {
+    let p = adr();
+    let wide: Vec<String> = (0..300).map(|i| format!("\"k{i}\":{i}")).collect();
+    let wide = format!("{{{},\"n\":null}}", wide.join(","));
+    for text in [
+        // a repeated key (the parser keeps the last value and warns)
+        r#"{"a":1,"b":null,"a":2}"#,
+        r#"{"x":[{"created_at":1,"created_at":2}],"y":null}"#,
+        // a key written with an escape
+        r#"{"cr\u0065ated_at":1,"b":null}"#,
+        // an object of more members than the stream compares keys for
+        wide.as_str(),
+    ] {
+        assert!(!check_streamed(&p, 0, text), "{text}");
+    }
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    for bad in [
+        "{\"a\":nul}",
+        "[1,]",
+        "{\"a\" 1}",
+        "[\"\\x\"]",
+        "[1] 2",
+        "{\"a\":\"\u{1}\"}",
+        &deep,
+    ] {
+        let err = |want_value| {
+            respond(Request {
+                want_value,
+                ..Request::new(Input::Json(bad), &p)
+            })
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(err(false), err(true), "{bad}");
+    }
+}
+
+/// Over its budget, a streamed response is paged from the value, as without the stream.
+#[test]
+fn a_streamed_response_over_its_budget_is_paged_from_the_value() {
+    let p = adr();
+    let rows: Vec<String> = (0..400)
+        .map(|i| format!(r#"{{"id":{i},"name":"row {i}","created_at":"2024","gone":null}}"#))
+        .collect();
+    let text = format!("[{}]", rows.join(","));
+    let ask = |want_value| {
+        respond(Request {
+            want_value,
+            budget: Some(pare::respond::Budget::tokens(500)),
+            ..Request::new(Input::Json(&text), &p)
+        })
+        .unwrap()
+    };
+    let (built, streamed) = (ask(true), ask(false));
+    assert!(built.page.record.pages > 1);
+    assert_eq!(streamed.page, built.page);
+    assert_eq!(streamed.rest, built.rest);
 }
 
 #[test]

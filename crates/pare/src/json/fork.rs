@@ -23,7 +23,7 @@ use std::sync::mpsc::{self, Receiver};
 
 use super::find_special;
 use super::omit::{Omit, Omitted};
-use super::parse::{Fail, Parser, Tail};
+use super::parse::{Fail, Items, Parser, Tail};
 use crate::value::Value;
 
 /// Texts shorter than this are parsed on one thread: starting one costs tens of
@@ -96,9 +96,25 @@ impl Offers {
     }
 
     /// Whether the main parser is done or past `start`: an offer from there is no use.
-    fn passed(&self, start: usize) -> bool {
+    pub(super) fn passed(&self, start: usize) -> bool {
         self.done.load(Ordering::Relaxed) || self.at.load(Ordering::Relaxed) > start
     }
+}
+
+/// What the helper makes of the elements it reads: values for the parser, or compact text
+/// for [`super::stream`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Parse,
+    Stream,
+}
+
+/// How the helper reads elements: the depth budget, what to leave out, and what to make.
+#[derive(Clone, Copy)]
+struct Job<'o> {
+    max_depth: usize,
+    omit: Option<&'o Omit>,
+    mode: Mode,
 }
 
 /// [`Parser::document`] from `start`, with a helper parsing ahead (see the module).
@@ -124,11 +140,43 @@ fn parse_with_help_from(
         // As much stack as a main thread has; without a helper the main parser just works alone.
         let _ = std::thread::Builder::new()
             .stack_size(8 << 20)
-            .spawn_scoped(s, || help(text, start, max_depth, target, &offers, omit));
+            .spawn_scoped(s, || {
+                let job = Job {
+                    max_depth,
+                    omit,
+                    mode: Mode::Parse,
+                };
+                help(text, start, target, &offers, job)
+            });
         let mut p = Parser::new(text, start, max_depth, Some(&offers), omit);
         let result = p.document();
         offers.done.store(true, Ordering::Relaxed);
         result.map(|v| (v, p.duplicates, p.omitted))
+    })
+}
+
+/// `main` (the main thread's work, given the offers) with a helper writing the elements
+/// of the text's arrays ahead of it, from halfway through, as [`super::stream`] does.
+pub(super) fn stream_with_help<T: Send>(
+    text: &str,
+    start: usize,
+    omit: &Omit,
+    main: impl FnOnce(&Offers) -> T,
+) -> T {
+    let offers = Offers::new(start);
+    let target = start + (text.len() - start) / 2;
+    let job = Job {
+        max_depth: super::MAX_DEPTH,
+        omit: Some(omit),
+        mode: Mode::Stream,
+    };
+    std::thread::scope(|s| {
+        let _ = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(s, || help(text, start, target, &offers, job));
+        let result = main(&offers);
+        offers.done.store(true, Ordering::Relaxed);
+        result
     })
 }
 
@@ -138,14 +186,7 @@ fn parse_with_help_from(
 /// the same again for the rest of the text: a tail from halfway through what is left,
 /// then segments back to where the closed array ended. Without that second round the main
 /// parser parsed everything after the first array alone.
-fn help(
-    text: &str,
-    start: usize,
-    max_depth: usize,
-    mut target: usize,
-    offers: &Offers,
-    omit: Option<&Omit>,
-) {
+fn help(text: &str, start: usize, mut target: usize, offers: &Offers, job: Job) {
     let b = text.as_bytes();
     let mut marks = Vec::new();
     let mut base = Scan::new(start);
@@ -155,7 +196,7 @@ fn help(
     }
     while let Some((first, around)) = scan.boundary(b, target, usize::MAX) {
         let send = offers.offer(first);
-        let tail = elements(text, first, None, max_depth, offers, omit);
+        let tail = elements(text, first, None, offers, job);
         let close = tail
             .as_ref()
             .filter(|t| t.closed && text.len() - t.end >= NEXT_ROUND_BYTES)
@@ -170,7 +211,7 @@ fn help(
         {
             return;
         }
-        segments_back(text, &base, first, max_depth, offers, omit, &marks);
+        segments_back(text, &base, first, offers, &marks, job);
         // The main parser is about at `first` now and takes the tail at once: the next
         // round splits what follows the closed array.
         let Some(close) = close else {
@@ -204,10 +245,9 @@ fn segments_back(
     text: &str,
     base: &Scan,
     mut end: usize,
-    max_depth: usize,
     offers: &Offers,
-    omit: Option<&Omit>,
     marks: &[Scan],
+    job: Job,
 ) {
     let b = text.as_bytes();
     loop {
@@ -228,7 +268,7 @@ fn segments_back(
             return;
         };
         let send = offers.offer(at);
-        let _ = send.send(elements(text, at, Some(end), max_depth, offers, omit));
+        let _ = send.send(elements(text, at, Some(end), offers, job));
         end = at;
     }
 }
@@ -236,14 +276,15 @@ fn segments_back(
 /// The elements of an array from `at` (just after a comma) to its closing `]`, or to
 /// just after the comma at `stop`; `None` if they don't parse, don't end there, or the
 /// main parser has passed `at`.
-fn elements(
-    text: &str,
-    at: usize,
-    stop: Option<usize>,
-    max_depth: usize,
-    offers: &Offers,
-    omit: Option<&Omit>,
-) -> Option<Tail> {
+fn elements(text: &str, at: usize, stop: Option<usize>, offers: &Offers, job: Job) -> Option<Tail> {
+    let Job {
+        max_depth,
+        omit,
+        mode,
+    } = job;
+    if mode == Mode::Stream {
+        return super::stream::elements(text, at, stop, max_depth, offers, omit?);
+    }
     let mut p = Parser::new(text, at, max_depth, None, omit);
     let mut values = Vec::new();
     let closed = loop {
@@ -269,7 +310,7 @@ fn elements(
         }
     };
     Some(Tail {
-        values,
+        items: Items::Values(values),
         end: p.pos,
         closed,
         depth: max_depth - p.min_depth_left,
@@ -464,6 +505,12 @@ mod tests {
     use crate::json::parse::parse_forking_from;
     use crate::json::{MAX_DEPTH, parse_with_max_depth};
 
+    const PARSE: Job = Job {
+        max_depth: MAX_DEPTH,
+        omit: None,
+        mode: Mode::Parse,
+    };
+
     /// With the helper aimed at every offset in turn, parsing gives what one thread gives.
     fn same_at_every_target(text: &str, max_depth: usize) {
         let alone = parse_forking_from(text, max_depth, usize::MAX);
@@ -576,7 +623,7 @@ mod tests {
         let b_at = text.find(r#""b":["#).unwrap();
         let c_at = text.find(r#""c":["#).unwrap();
         let offers = Offers::new(0);
-        help(&text, 0, MAX_DEPTH, text.len() / 3, &offers, None);
+        help(&text, 0, text.len() / 3, &offers, PARSE);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         let in_b: Vec<usize> = starts.iter().copied().filter(|&s| s > b_at).collect();
         assert_eq!(in_b.len(), 1, "{starts:?}, b at {b_at}, c at {c_at}");
@@ -603,7 +650,7 @@ mod tests {
         assert!(text[..at].ends_with(",") && text[at..].starts_with("\n{\"id\":"));
         // The helper first, as if the main parser were slow to start: then it takes them all.
         let offers = Offers::new(0);
-        help(&text, 0, MAX_DEPTH, b.len() / 2, &offers, None);
+        help(&text, 0, b.len() / 2, &offers, PARSE);
         let starts: Vec<usize> = offers.list.lock().unwrap().iter().map(|o| o.0).collect();
         assert_eq!(starts.len(), 4, "{starts:?} of {}", b.len());
         let mut p = Parser::new(&text, 0, MAX_DEPTH, Some(&offers), None);

@@ -46,12 +46,41 @@ pub(crate) struct Empties {
 impl Empties {
     /// Whether an object member of value `v` goes.
     pub(crate) fn takes(&self, v: &Value) -> bool {
+        self.takes_kind(Emptiness::of(v))
+    }
+
+    /// Whether an object member whose value is `e` goes.
+    fn takes_kind(&self, e: Emptiness) -> bool {
+        match e {
+            Emptiness::Null => self.null,
+            Emptiness::String => self.empty_string,
+            Emptiness::Array => self.empty_array,
+            Emptiness::Object => self.empty_object,
+            Emptiness::NotEmpty => false,
+        }
+    }
+}
+
+/// All a prune (or a drop's count) needs to know of a value: whether it is `null`, `""`,
+/// `[]` or `{}`. The parser tells it from the value it built; [`super::stream`], which
+/// builds none, from what it wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Emptiness {
+    NotEmpty,
+    Null,
+    String,
+    Array,
+    Object,
+}
+
+impl Emptiness {
+    pub(crate) fn of(v: &Value) -> Emptiness {
         match v {
-            Value::Null => self.null,
-            Value::String(s) => self.empty_string && s.is_empty(),
-            Value::Array(a) => self.empty_array && a.is_empty(),
-            Value::Object(o) => self.empty_object && o.is_empty(),
-            _ => false,
+            Value::Null => Emptiness::Null,
+            Value::String(s) if s.is_empty() => Emptiness::String,
+            Value::Array(a) if a.is_empty() => Emptiness::Array,
+            Value::Object(o) if o.is_empty() => Emptiness::Object,
+            _ => Emptiness::NotEmpty,
         }
     }
 }
@@ -122,23 +151,24 @@ impl Omit {
         }
     }
 
-    /// The mark of a member marked `mark` by its key, now that its value `v` is known: a
-    /// member no key test drops may be pruned (by the first prune op, in op order, that
-    /// takes it), as the walk would after dropping.
+    /// The mark of a member marked `mark` by its key, now that its value (`v`: how empty it
+    /// is) is known: a member no key test drops may be pruned (by the first prune op, in op
+    /// order, that takes it), as the walk would after dropping.
     #[inline]
-    pub(super) fn fate(&self, mark: u16, v: &Value) -> u16 {
-        if mark != KEEP || !v.is_empty_like() {
+    pub(super) fn fate(&self, mark: u16, v: Emptiness) -> u16 {
+        if mark != KEEP || v == Emptiness::NotEmpty {
             return mark;
         }
-        match self.empties.iter().position(|(e, _)| e.takes(v)) {
+        match self.empties.iter().position(|(e, _)| e.takes_kind(v)) {
             // There are only a few prune ops in any policy.
             Some(i) => PRUNED + i as u16,
             None => KEEP,
         }
     }
 
-    /// Count a member `key` that does not stay (marked other than [`KEEP`]).
-    pub(super) fn count(&self, mark: u16, key: &str, v: &Value, omitted: &mut Omitted) {
+    /// Count a member `key` that does not stay (marked other than [`KEEP`]); `v`: how empty
+    /// its value is.
+    pub(super) fn count(&self, mark: u16, key: &str, v: Emptiness, omitted: &mut Omitted) {
         let (op, kind) = if mark >= PRUNED {
             (self.empties[usize::from(mark - PRUNED)].1, Kind::Empty)
         } else {
@@ -151,7 +181,7 @@ impl Omit {
                 }
             }
             // As the walk's `drop` says it: what held nothing is reported as empty.
-            let kind = if v.is_empty_like() {
+            let kind = if v != Emptiness::NotEmpty {
                 Kind::Empty
             } else {
                 Kind::Stripped

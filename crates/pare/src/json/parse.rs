@@ -24,7 +24,7 @@ use crate::value::{Key, Map, Number, Str, Value};
 
 use super::find_special;
 use super::fork::Offers;
-use super::omit::{KEEP, Omit, Omitted};
+use super::omit::{Emptiness, KEEP, Omit, Omitted};
 
 /// How deep arrays and objects may nest in [`parse`]. Deep enough for any real payload,
 /// shallow enough that neither parsing nor dropping the value can exhaust an 8 MB stack.
@@ -34,15 +34,15 @@ pub const MAX_DEPTH: usize = 256;
 /// scan only when the filter says "maybe"); past it, a hash index of the keys takes over so
 /// a 100k-member object stays linear. A crafted input can make every filter probe say
 /// "maybe", which costs at most LINEAR_KEYS² / 2 comparisons per object.
-const LINEAR_KEYS: usize = 256;
+pub(super) const LINEAR_KEYS: usize = 256;
 
 /// A 256-bit filter of the keys seen so far in one object.
-type KeyFilter = [u64; 4];
+pub(super) type KeyFilter = [u64; 4];
 
 /// The filter bit of a key: a multiplicative hash of its length and its first and last
 /// eight bytes — cheap, and distinct for the keys of almost any real object.
 #[inline]
-fn filter_bit(key: &str) -> (usize, u64) {
+pub(super) fn filter_bit(key: &str) -> (usize, u64) {
     let b = key.as_bytes();
     let word = |s: &[u8]| {
         let mut w = [0u8; 8];
@@ -450,10 +450,10 @@ impl Hasher for PassThrough {
 pub(crate) type KeyIndex = HashMap<u64, usize, BuildHasherDefault<PassThrough>>;
 
 pub(super) struct Parser<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
+    pub(super) text: &'a str,
+    pub(super) bytes: &'a [u8],
     pub(super) pos: usize,
-    depth_left: usize,
+    pub(super) depth_left: usize,
     /// The least `depth_left` has been: how deep a helper's elements nest (see [`Tail`]).
     pub(super) min_depth_left: usize,
     /// Elements of the arrays being parsed, innermost last. Each array takes its own off
@@ -461,20 +461,20 @@ pub(super) struct Parser<'a> {
     /// doubling reallocations (and no unused capacity left in the value).
     values: Vec<Value>,
     /// The same for object members.
-    members: Vec<(Key, Value)>,
+    pub(super) members: Vec<(Key, Value)>,
     /// Created on the first large object; random keys keep crafted collisions out.
     hasher: Option<RandomState>,
     /// What a helper thread parses ahead (see [`super::fork`]).
-    offers: Option<&'a Offers>,
+    pub(super) offers: Option<&'a Offers>,
     /// Offsets of the opening quotes of repeated keys (no allocation while there are none).
     pub(super) duplicates: Vec<usize>,
     /// What to leave out as objects close (see [`super::omit`]).
-    omit: Option<&'a Omit>,
+    pub(super) omit: Option<&'a Omit>,
     /// With `omit`: each member's mark, beside `members`.
     marks: Vec<u16>,
     /// How many dropped members' values are being parsed: inside them nothing is left out,
     /// as the walk never looks inside what it drops.
-    suspended: usize,
+    pub(super) suspended: usize,
     /// What was left out.
     pub(super) omitted: Omitted,
 }
@@ -483,7 +483,7 @@ pub(super) struct Parser<'a> {
 /// to `end`, which is after the closing `]` when `closed`, or else just after another
 /// comma of the same array; and how many levels the elements nest.
 pub(super) struct Tail {
-    pub(super) values: Vec<Value>,
+    pub(super) items: Items,
     pub(super) end: usize,
     pub(super) closed: bool,
     pub(super) depth: usize,
@@ -491,6 +491,13 @@ pub(super) struct Tail {
     pub(super) duplicates: Vec<usize>,
     /// What was left out of them.
     pub(super) omitted: Omitted,
+}
+
+/// A helper's elements: parsed, or written as compact JSON by [`super::stream`] (comma
+/// separated, and how many).
+pub(super) enum Items {
+    Values(Vec<Value>),
+    Text(String, usize),
 }
 
 impl<'a> Parser<'a> {
@@ -537,10 +544,13 @@ impl<'a> Parser<'a> {
     fn take_offers(&mut self, offers: &Offers) -> bool {
         while let Some(tail) = offers.take(self.pos) {
             // Inside a dropped member nothing is left out, and the helper did not know.
+            let Items::Values(values) = tail.items else {
+                return false;
+            };
             if tail.depth > self.depth_left || self.suspended > 0 {
                 return false;
             }
-            self.values.extend(tail.values);
+            self.values.extend(values);
             self.duplicates.extend(tail.duplicates);
             self.omitted.add(tail.omitted);
             self.pos = tail.end;
@@ -620,7 +630,7 @@ impl<'a> Parser<'a> {
     }
 
     #[inline]
-    fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, Fail> {
+    pub(super) fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, Fail> {
         if self.bytes.get(self.pos..self.pos + word.len()) == Some(word) {
             self.pos += word.len();
             Ok(v)
@@ -651,6 +661,15 @@ impl<'a> Parser<'a> {
 
     /// Validate the number grammar and keep the lexeme as is.
     fn number(&mut self) -> Result<Value, Fail> {
+        let start = self.pos;
+        self.pos = self.number_end()?;
+        Ok(Value::Number(Number::from_checked(
+            &self.text[start..self.pos],
+        )))
+    }
+
+    /// The end of the number under the cursor, its grammar checked (the cursor stays).
+    pub(super) fn number_end(&self) -> Result<usize, Fail> {
         let start = self.pos;
         let b = self.bytes;
         let mut i = start;
@@ -686,8 +705,7 @@ impl<'a> Parser<'a> {
                 return Err(self.number_fail(start, i));
             }
         }
-        self.pos = i;
-        Ok(Value::Number(Number::from_checked(&self.text[start..i])))
+        Ok(i)
     }
 
     /// A number missing its digits: cut off by the end of the text, or malformed.
@@ -717,13 +735,13 @@ impl<'a> Parser<'a> {
 
     /// An object key: the same as a string value.
     #[inline]
-    fn key(&mut self) -> Result<Key, Fail> {
+    pub(super) fn key(&mut self) -> Result<Key, Fail> {
         self.string()
     }
 
     /// The rest of a string that holds escapes (or is malformed); `run_end` is the first
     /// byte after the opening quote that needs attention.
-    fn string_slow(&mut self, open: usize, mut run_end: usize) -> Result<Str, Fail> {
+    pub(super) fn string_slow(&mut self, open: usize, mut run_end: usize) -> Result<Str, Fail> {
         let b = self.bytes;
         let mut run_start = open + 1;
         let mut out = Str::with_capacity(run_end - run_start + 16);
@@ -812,7 +830,7 @@ impl<'a> Parser<'a> {
 
     /// Entering a container at `open`: spend one level of the depth budget.
     #[inline]
-    fn descend(&mut self, open: usize) -> Result<(), Fail> {
+    pub(super) fn descend(&mut self, open: usize) -> Result<(), Fail> {
         if self.depth_left == 0 {
             return Err(Fail::new(open, Code::TooDeep));
         }
@@ -896,7 +914,7 @@ impl<'a> Parser<'a> {
                 value?
             };
             let mark = match self.omit {
-                Some(omit) if self.suspended == 0 => omit.fate(mark, &value),
+                Some(omit) if self.suspended == 0 => omit.fate(mark, Emptiness::of(&value)),
                 _ => mark,
             };
             match self.find_key(base, &mut index, &mut filter, &key) {
@@ -952,7 +970,7 @@ impl<'a> Parser<'a> {
             if m == KEEP {
                 entries.push(member);
             } else {
-                omit.count(m, &member.0, &member.1, &mut self.omitted);
+                omit.count(m, &member.0, Emptiness::of(&member.1), &mut self.omitted);
             }
         }
         entries
@@ -962,7 +980,7 @@ impl<'a> Parser<'a> {
     /// member stack, if anywhere. When it is not there it is about to be pushed, so a
     /// present index records it at the stack's current length.
     #[inline]
-    fn find_key(
+    pub(super) fn find_key(
         &mut self,
         base: usize,
         index: &mut Option<KeyIndex>,

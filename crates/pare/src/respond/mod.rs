@@ -118,6 +118,11 @@ pub struct Request<'a> {
     /// Refuse JSON input that repeats a key within an object ([`RespondError::Json`], naming
     /// the key, line and column) instead of keeping its last value with a warning.
     pub reject_duplicate_keys: bool,
+    /// Hand back the shaped value in [`Response::shaped`] (the default). A door that sends
+    /// only the text says no: then, for a policy whose every op the parser does (`$..name`
+    /// drops and a plain `prune`) with JSON out, the text is written as the input is read,
+    /// with no value built ([`crate::json`]'s stream), and `shaped` is `None`.
+    pub want_value: bool,
 }
 
 impl<'a> Request<'a> {
@@ -139,6 +144,7 @@ impl<'a> Request<'a> {
             measure: true,
             hint: Hint::Flags,
             reject_duplicate_keys: false,
+            want_value: true,
         }
     }
 }
@@ -151,8 +157,9 @@ pub struct Response {
     /// The pages after `page`, in order.
     pub rest: Vec<Page>,
     /// The shaped value, whole (before rendering and paging), when the input was JSON (or
-    /// held a value, [`Input::Text`]) and not packed: for callers that serialize it themselves, and for a process about to
-    /// exit, which can skip freeing it.
+    /// held a value, [`Input::Text`]), not packed, and not streamed ([`Request::want_value`]):
+    /// for callers that serialize it themselves, and for a process about to exit, which can
+    /// skip freeing it.
     pub shaped: Option<Shaped>,
     /// How long its stages took.
     pub stages: Stages,

@@ -88,6 +88,36 @@ fn respond_counting(
     let plan = (!lowerable(policy, level, explicit, req.budget.is_some()))
         .then(|| early::plan(policy, &shape_options(&req, &params, level)))
         .flatten();
+    if let Some(plan) = &plan
+        && streams(&req, plan)
+        && let Input::Json(t) | Input::Text(t) = req.input
+    {
+        let streaming = Instant::now();
+        if let Some((out, omitted)) = json::compact_omitting(t, &plan.omit) {
+            let stages = Cell::new(Stages {
+                parse: streaming.elapsed(),
+                ..Stages::default()
+            });
+            let run = Run {
+                req: &req,
+                text: Some(t),
+                input_tokens,
+                level,
+                explicit,
+                params: params.clone(),
+                frame: None,
+                warnings: Vec::new(),
+                early: RefCell::new(None),
+                stages: &stages,
+            };
+            if let Some(response) = run.streamed(out, plan, omitted) {
+                return Ok(Response {
+                    stages: stages.get(),
+                    ..response
+                });
+            }
+        }
+    }
     let mut omitted = None;
     let mut parse = |t: &str| match &plan {
         Some(plan) => json::parse_omitting(t, &plan.omit).map(|(parsed, o)| {
@@ -171,6 +201,17 @@ fn respond_counting(
         stages: stages.get(),
         ..r
     })
+}
+
+/// Whether the response can be written as the input is read, with no value built: no value
+/// wanted, every op of the level done by the parser, JSON out, one page (a cursor names a
+/// later one), and no input text to hand back instead.
+fn streams(req: &Request, plan: &early::Plan) -> bool {
+    !req.want_value
+        && req.format == Format::Json
+        && req.cursor.is_none()
+        && !req.keep_input_text
+        && plan.done.iter().all(|&done| done)
 }
 
 /// The warnings for the keys an input repeats.
@@ -430,6 +471,36 @@ impl Run<'_, '_> {
         }
         let g = gate.expect("only a budget can be exceeded");
         self.paged(first, before, &g)
+    }
+
+    /// The text [`json::compact_omitting`] wrote, following `plan` and leaving out `omitted`,
+    /// as the one page; `None` when it is over the budget (the value is then built and paged).
+    fn streamed(&self, text: String, plan: &early::Plan, omitted: Omitted) -> Option<Response> {
+        let req = self.req;
+        let opts = shape_options(req, &self.params, self.level);
+        // Every op is done: the walk only records what the parser left out.
+        let shaped =
+            crate::shape::shape_planned(Value::Null, self.policy(), &opts, Some((plan, omitted)));
+        let counted = req.measure || req.budget.is_some();
+        let tokens = if counted { self.tok().count(&text) } else { 0 };
+        if let Some(b) = req.budget {
+            let g = Gate::new(req.tokenizer, b);
+            let removed = note::removed_cost(&g, note::removed_line(&shaped.manifest));
+            if g.count_known(&text, tokens) + removed > b.tokens {
+                return None;
+            }
+        }
+        let before = req.measure.then(self.input_tokens);
+        let rendering = Rendering {
+            level: self.level,
+            shaped,
+            text,
+            tokens,
+        };
+        Some(Response {
+            shaped: None,
+            ..self.single(rendering, before, None)
+        })
     }
 
     /// The whole rendering as the one page; `lowered`: the level asked and the note.

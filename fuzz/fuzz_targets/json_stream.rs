@@ -1,0 +1,40 @@
+//! Fuzz the stream (`pare::json`'s writer that reads as it writes, used when no value is
+//! wanted): on any text, a response with no value wanted must equal the one built from the
+//! value — the same page and record, or the same error — and neither may panic.
+//!
+//! Why: the stream is a second way through the parser's grammar; where it could differ
+//! from the parser it must stop and hand the text over, never write something else.
+//!
+//! ```text
+//! cargo +nightly fuzz run json_stream -- -max_len=4096
+//! ```
+#![no_main]
+
+use std::sync::LazyLock;
+
+use libfuzzer_sys::fuzz_target;
+use pare::policy::Policy;
+use pare::respond::{Input, Request, respond};
+
+/// Drops by key (a name and a pattern) and a prune: all done by the parser, so streamed.
+static POLICY: LazyLock<Policy> = LazyLock::new(|| {
+    Policy::parse(
+        "[[ops]]\nop = \"drop\"\npaths = [\"$..a\", \"$..*_at\"]\n[[ops]]\nop = \"prune\"\nempty_string = false\n",
+    )
+    .expect("the policy parses")
+});
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ask = |want_value| {
+        respond(Request {
+            want_value,
+            ..Request::new(Input::Json(text), &POLICY)
+        })
+        .map(|r| (r.page, r.rest))
+        .map_err(|e| e.to_string())
+    };
+    assert_eq!(ask(false), ask(true));
+});
