@@ -242,6 +242,10 @@ if pare:
     if "floor" in by:
         print(f"pare/floor = {pare['min_s'] / by['floor']['min_s']:.2f} wall   "
               f"(floor: read + parse with sonic-rs, nothing else)")
+        if "pare-adr" in by:
+            # Drops and a prune only: written as it is read, with no tree (below 1: faster
+            # than building any tree).
+            print(f"pare-adr/floor = {by['pare-adr']['min_s'] / by['floor']['min_s']:.2f} wall")
 else:
     print("(pare leg skipped: no ratios)")
 EOF

@@ -167,7 +167,8 @@ pub struct Response {
 
 /// How long the stages of one response took (`pare compact --timings`): parsing the input,
 /// shaping the value (every level tried) and rendering it (every rendering, its counts
-/// included). Paging and the notes are the rest.
+/// included). Paging and the notes are the rest. A response written as the text was read
+/// ([`Request::want_value`]) spends it all in `parse`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Stages {
     pub parse: std::time::Duration,

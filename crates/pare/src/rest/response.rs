@@ -115,6 +115,8 @@ pub fn shape(
             cursor: "pare_cursor",
             detail: "pare_detail",
         },
+        // Only the pages are sent: a policy the parser does alone is written as it reads.
+        want_value: false,
         ..Request::new(Input::Json(text), &route.policy)
     };
     let (page, rest) = match respond::respond(request) {
