@@ -108,6 +108,8 @@ impl Call<'_> {
             budget,
             keep_input_text: true,
             hint: self.hint(),
+            // Only the pages go back: a policy the parser does alone is written as it reads.
+            want_value: false,
             ..Request::new(input, &tool.policy)
         }
     }

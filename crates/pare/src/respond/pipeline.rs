@@ -204,13 +204,12 @@ fn respond_counting(
 }
 
 /// Whether the response can be written as the input is read, with no value built: no value
-/// wanted, every op of the level done by the parser, JSON out, one page (a cursor names a
-/// later one), and no input text to hand back instead.
+/// wanted, every op of the level done by the parser, JSON out, and one page (a cursor names
+/// a later one).
 fn streams(req: &Request, plan: &early::Plan) -> bool {
     !req.want_value
         && req.format == Format::Json
         && req.cursor.is_none()
-        && !req.keep_input_text
         && plan.done.iter().all(|&done| done)
 }
 
@@ -483,14 +482,27 @@ impl Run<'_, '_> {
             crate::shape::shape_planned(Value::Null, self.policy(), &opts, Some((plan, omitted)));
         let counted = req.measure || req.budget.is_some();
         let tokens = if counted { self.tok().count(&text) } else { 0 };
-        if let Some(b) = req.budget {
-            let g = Gate::new(req.tokenizer, b);
+        let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
+        let limit = req.budget.map_or(usize::MAX, |b| b.tokens);
+        let before = (req.measure || req.keep_input_text).then(self.input_tokens);
+        // As [`Run::shaped`]: shaping made nothing cheaper, so a transparent door keeps the
+        // text as written.
+        if req.keep_input_text
+            && let (Some(input), Some(before)) = (self.text, before)
+            && tokens >= before
+            && gate.map_or(0, |g| g.count_known(input, before)) <= limit
+        {
+            return Some(Response {
+                shaped: None,
+                ..self.input_page(input, before, Value::Null)
+            });
+        }
+        if let Some(g) = gate {
             let removed = note::removed_cost(&g, note::removed_line(&shaped.manifest));
-            if g.count_known(&text, tokens) + removed > b.tokens {
+            if g.count_known(&text, tokens) + removed > limit {
                 return None;
             }
         }
-        let before = req.measure.then(self.input_tokens);
         let rendering = Rendering {
             level: self.level,
             shaped,
