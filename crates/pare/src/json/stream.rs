@@ -75,7 +75,9 @@ pub(super) fn elements(
     offers: &Offers,
     omit: &Omit,
 ) -> Option<Tail> {
-    let mut s = Stream::new(text, at, max_depth, None, omit, 0);
+    // At most as long as the text they come from (see above).
+    let capacity = stop.unwrap_or(text.len()) - at;
+    let mut s = Stream::new(text, at, max_depth, None, omit, capacity);
     let mut n = 0;
     let closed = loop {
         if offers.passed(at) {
