@@ -89,34 +89,9 @@ fn respond_counting(
         .then(|| early::plan(policy, &shape_options(&req, &params, level)))
         .flatten();
     if let Some(plan) = &plan
-        && streams(&req, plan)
-        && let Input::Json(t) | Input::Text(t) = req.input
+        && let Some(response) = stream(&req, plan, (level, explicit), &params, input_tokens)
     {
-        let streaming = Instant::now();
-        if let Some((out, omitted)) = json::compact_omitting(t, &plan.omit) {
-            let stages = Cell::new(Stages {
-                parse: streaming.elapsed(),
-                ..Stages::default()
-            });
-            let run = Run {
-                req: &req,
-                text: Some(t),
-                input_tokens,
-                level,
-                explicit,
-                params: params.clone(),
-                frame: None,
-                warnings: Vec::new(),
-                early: RefCell::new(None),
-                stages: &stages,
-            };
-            if let Some(response) = run.streamed(out, plan, omitted) {
-                return Ok(Response {
-                    stages: stages.get(),
-                    ..response
-                });
-            }
-        }
+        return Ok(response);
     }
     let mut omitted = None;
     let mut parse = |t: &str| match &plan {
@@ -203,14 +178,50 @@ fn respond_counting(
     })
 }
 
-/// Whether the response can be written as the input is read, with no value built: no value
-/// wanted, every op of the level done by the parser, JSON out, and one page (a cursor names
-/// a later one).
-fn streams(req: &Request, plan: &early::Plan) -> bool {
-    !req.want_value
+/// The response written as the input is read, with no value built, when it can be: no
+/// value wanted, every op of the level done by the parser (`plan`), JSON out, and one page
+/// (a cursor names a later one; a text over the budget is paged from the value). `None`:
+/// the value is built.
+fn stream(
+    req: &Request,
+    plan: &early::Plan,
+    (level, explicit): (usize, bool),
+    params: &Params,
+    input_tokens: &dyn Fn() -> usize,
+) -> Option<Response> {
+    let streams = !req.want_value
         && req.format == Format::Json
         && req.cursor.is_none()
-        && plan.done.iter().all(|&done| done)
+        && plan.done.iter().all(|&done| done);
+    let (Input::Json(t) | Input::Text(t)) = req.input else {
+        return None;
+    };
+    if !streams {
+        return None;
+    }
+    let streaming = Instant::now();
+    let (out, omitted) = json::compact_omitting(t, &plan.omit)?;
+    let stages = Cell::new(Stages {
+        parse: streaming.elapsed(),
+        ..Stages::default()
+    });
+    let run = Run {
+        req,
+        text: Some(t),
+        input_tokens,
+        level,
+        explicit,
+        params: params.clone(),
+        frame: None,
+        warnings: Vec::new(),
+        early: RefCell::new(None),
+        stages: &stages,
+    };
+    let response = run.streamed(out, plan, omitted)?;
+    Some(Response {
+        stages: stages.get(),
+        ..response
+    })
 }
 
 /// The warnings for the keys an input repeats.
