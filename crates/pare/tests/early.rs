@@ -295,11 +295,16 @@ fn adr() -> Policy {
 #[test]
 fn a_policy_the_parser_does_alone_is_written_as_the_text_is_read() {
     let p = adr();
+    let wide = wide_object(300, "");
     for text in [
         r#"{"a":{"created_at":1,"b":null,"c":""},"d":[{"metadata":{"x":null}},[],{}],"e":"\u00e9\n"}"#,
         "\u{feff} [1, -0.5e3, true, false, null, \"\", {\"x\": {\"y\": null}}] ",
         r#"{"updated_at":{"a":null},"k":{"z":{"created_at":[1,{"metadata":null}]}}}"#,
         "\"just a string\"",
+        // keys written with escapes: dropped by what they decode to, written as the writer would
+        r#"{"cr\u0065ated_at":1,"b\n":2,"\u00e9t\u00e9":null,"q\"":{"x":null}}"#,
+        // an object of more members than a short list serves
+        wide.as_str(),
     ] {
         assert!(check_streamed(&p, 0, text), "{text}");
     }
@@ -310,15 +315,14 @@ fn a_policy_the_parser_does_alone_is_written_as_the_text_is_read() {
 #[test]
 fn the_stream_leaves_to_the_parser_what_it_cannot_write_alone() {
     let p = adr();
-    let wide: Vec<String> = (0..300).map(|i| format!("\"k{i}\":{i}")).collect();
-    let wide = format!("{{{},\"n\":null}}", wide.join(","));
+    let wide = wide_object(300, ",\"k7\":null");
     for text in [
         // a repeated key (the parser keeps the last value and warns)
         r#"{"a":1,"b":null,"a":2}"#,
         r#"{"x":[{"created_at":1,"created_at":2}],"y":null}"#,
-        // a key written with an escape
-        r#"{"cr\u0065ated_at":1,"b":null}"#,
-        // an object of more members than the stream compares keys for
+        // the same key, once written with an escape
+        r#"{"a":1,"\u0061":null}"#,
+        // repeated past the short list, in the hash set
         wide.as_str(),
     ] {
         assert!(!check_streamed(&p, 0, text), "{text}");
@@ -343,6 +347,12 @@ fn the_stream_leaves_to_the_parser_what_it_cannot_write_alone() {
         };
         assert_eq!(err(false), err(true), "{bad}");
     }
+}
+
+/// An object of `n` members `"k0":0…`, a `null` among them, and `more` at the end.
+fn wide_object(n: usize, more: &str) -> String {
+    let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{i}")).collect();
+    format!("{{{},\"n\":null{more}}}", members.join(","))
 }
 
 /// Over its budget, a streamed response is paged from the value, as without the stream.

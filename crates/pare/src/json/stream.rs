@@ -13,9 +13,10 @@
 //! and says so (`None`), and the caller takes the parser's way:
 //! - a text that is not JSON (the parser then names the error);
 //! - an object that repeats a key (the parser keeps the last value, at the first key's
-//!   place, and warns);
-//! - a key written with an escape, or an object of more than [`LINEAR_KEYS`] members
-//!   (keys are compared as written, in a short list per object; both are rare).
+//!   place, and warns).
+//!
+//! Keys are compared decoded (`"a"` and `"\u0061"` are one key), in a short list per object
+//! with a bit filter, and past [`LINEAR_KEYS`] members in a hash set, as the parser does.
 //!
 //! A member is written as it is read; when it turns out to be left out (its key is
 //! dropped, or its value is empty and pruned) the output is cut back to where it began.
@@ -23,6 +24,10 @@
 //! ```text
 //! drop $..at, prune:  {"a": {"at": 1, "b": null}, "c": [ {"at": 2} ]}  →  {"c":[{}]}
 //! ```
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 
 use super::find_special;
 use super::fork::{self, Offers};
@@ -115,11 +120,46 @@ pub(super) fn elements(
     })
 }
 
-/// The parser, the keys of the objects open (innermost last), and the output.
+/// The parser, the keys of the objects open (innermost last; decoded only when written
+/// with escapes), and the output.
 struct Stream<'a> {
     p: Parser<'a>,
-    keys: Vec<&'a str>,
+    keys: Vec<Cow<'a, str>>,
     out: String,
+}
+
+/// The keys one object has had, beside its stretch of [`Stream::keys`]: a bit filter while
+/// it is short, then a set of their hashes, with random keys (a large object stays linear,
+/// and crafted collisions only cost a scan).
+struct Seen {
+    filter: KeyFilter,
+    hashes: Option<(RandomState, HashSet<u64>)>,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen {
+            filter: [0; 4],
+            hashes: None,
+        }
+    }
+
+    /// Whether `key` is one of `earlier` (the object's keys so far); notes it.
+    fn repeats(&mut self, key: &str, earlier: &[Cow<str>]) -> bool {
+        if self.hashes.is_none() && earlier.len() >= LINEAR_KEYS {
+            let state = RandomState::new();
+            let set = earlier.iter().map(|k| state.hash_one(k.as_ref())).collect();
+            self.hashes = Some((state, set));
+        }
+        let is_earlier = || earlier.iter().any(|k| k.as_ref() == key);
+        if let Some((state, set)) = &mut self.hashes {
+            return !set.insert(state.hash_one(key)) && is_earlier();
+        }
+        let (word, bit) = filter_bit(key);
+        let repeated = self.filter[word] & bit != 0 && is_earlier();
+        self.filter[word] |= bit;
+        repeated
+    }
 }
 
 impl<'a> Stream<'a> {
@@ -263,29 +303,35 @@ impl<'a> Stream<'a> {
         self.out.push('{');
         self.p.skip_ws();
         let base = self.keys.len();
-        let mut filter: KeyFilter = [0; 4];
+        let mut seen = Seen::new();
         let mut kept = 0usize;
         if self.p.peek() == Some(b'}') {
             self.p.pos += 1;
         } else {
             loop {
                 let key_at = self.p.pos;
-                let key = self.key(base, &mut filter)?;
+                self.key(base, &mut seen)?;
+                let k = self.keys.len() - 1;
                 self.p.skip_ws();
                 if self.p.peek() != Some(b':') {
                     return Err(Stop);
                 }
                 self.p.pos += 1;
                 let mark = match self.p.omit {
-                    Some(omit) if self.p.suspended == 0 => omit.mark(key),
+                    Some(omit) if self.p.suspended == 0 => omit.mark(&self.keys[k]),
                     _ => KEEP,
                 };
                 let member_at = self.out.len();
                 if kept > 0 {
                     self.out.push(',');
                 }
-                self.out
-                    .push_str(&self.p.text[key_at..key_at + key.len() + 2]);
+                match &self.keys[k] {
+                    // As written: the writer would write it the same.
+                    Cow::Borrowed(key) => self
+                        .out
+                        .push_str(&self.p.text[key_at..key_at + key.len() + 2]),
+                    Cow::Owned(key) => write_string(key, &mut self.out),
+                }
                 self.out.push(':');
                 let empty = if mark == KEEP {
                     self.value()?
@@ -300,7 +346,7 @@ impl<'a> Stream<'a> {
                     Some(omit) if self.p.suspended == 0 => {
                         let mark = omit.fate(mark, empty);
                         if mark != KEEP {
-                            omit.count(mark, key, empty, &mut self.p.omitted);
+                            omit.count(mark, &self.keys[k], empty, &mut self.p.omitted);
                         }
                         mark
                     }
@@ -335,26 +381,25 @@ impl<'a> Stream<'a> {
         })
     }
 
-    /// The key under the cursor, of the object whose keys start at `base`: one written
-    /// without escapes that the object has not had yet.
-    fn key(&mut self, base: usize, filter: &mut KeyFilter) -> Step<&'a str> {
+    /// The key under the cursor, of the object whose keys start at `base` (and `seen`), onto
+    /// [`Stream::keys`]; a key the object has had already stops the stream.
+    fn key(&mut self, base: usize, seen: &mut Seen) -> Step<()> {
         let open = self.p.pos;
-        if self.p.peek() != Some(b'"') || self.keys.len() - base >= LINEAR_KEYS {
+        if self.p.peek() != Some(b'"') {
             return Err(Stop);
         }
         let end = find_special(self.p.bytes, open + 1);
-        if self.p.bytes.get(end) != Some(&b'"') {
+        let key = if self.p.bytes.get(end) == Some(&b'"') {
+            self.p.pos = end + 1;
+            let text: &'a str = self.p.text;
+            Cow::Borrowed(&text[open + 1..end])
+        } else {
+            Cow::Owned(self.p.string_slow(open, end)?.into_string())
+        };
+        if seen.repeats(&key, &self.keys[base..]) {
             return Err(Stop);
         }
-        let text: &'a str = self.p.text;
-        let key = &text[open + 1..end];
-        self.p.pos = end + 1;
-        let (word, bit) = filter_bit(key);
-        if filter[word] & bit != 0 && self.keys[base..].contains(&key) {
-            return Err(Stop);
-        }
-        filter[word] |= bit;
         self.keys.push(key);
-        Ok(key)
+        Ok(())
     }
 }
