@@ -135,42 +135,46 @@ fn parse_with_help_from(
     target: usize,
     omit: Option<&Omit>,
 ) -> Result<(Value, Vec<usize>, Omitted), Fail> {
-    let offers = Offers::new(start);
-    std::thread::scope(|s| {
-        // As much stack as a main thread has; without a helper the main parser just works alone.
-        let _ = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(s, || {
-                let job = Job {
-                    max_depth,
-                    omit,
-                    mode: Mode::Parse,
-                };
-                help(text, start, target, &offers, job)
-            });
-        let mut p = Parser::new(text, start, max_depth, Some(&offers), omit);
-        let result = p.document();
-        offers.done.store(true, Ordering::Relaxed);
-        result.map(|v| (v, p.duplicates, p.omitted))
+    let job = Job {
+        max_depth,
+        omit,
+        mode: Mode::Parse,
+    };
+    with_help(text, start, target, job, |offers| {
+        let mut p = Parser::new(text, start, max_depth, Some(offers), omit);
+        p.document().map(|v| (v, p.duplicates, p.omitted))
     })
 }
 
 /// `main` (the main thread's work, given the offers) with a helper writing the elements
 /// of the text's arrays ahead of it, from halfway through, as [`super::stream`] does.
-pub(super) fn stream_with_help<T: Send>(
+pub(super) fn stream_with_help<T>(
     text: &str,
     start: usize,
     omit: &Omit,
     main: impl FnOnce(&Offers) -> T,
 ) -> T {
-    let offers = Offers::new(start);
     let target = start + (text.len() - start) / 2;
     let job = Job {
         max_depth: super::MAX_DEPTH,
         omit: Some(omit),
         mode: Mode::Stream,
     };
+    with_help(text, start, target, job, main)
+}
+
+/// `main` on this thread, given the offers, while a helper does `job` from `target` on
+/// (see [`help`]); the helper is told to stop when `main` is done.
+fn with_help<T>(
+    text: &str,
+    start: usize,
+    target: usize,
+    job: Job,
+    main: impl FnOnce(&Offers) -> T,
+) -> T {
+    let offers = Offers::new(start);
     std::thread::scope(|s| {
+        // As much stack as a main thread has; without a helper the main parser just works alone.
         let _ = std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn_scoped(s, || help(text, start, target, &offers, job));
@@ -287,28 +291,17 @@ fn elements(text: &str, at: usize, stop: Option<usize>, offers: &Offers, job: Jo
     }
     let mut p = Parser::new(text, at, max_depth, None, omit);
     let mut values = Vec::new();
-    let closed = loop {
-        if offers.passed(at) {
-            return None;
-        }
-        values.push(p.value().ok()?);
-        p.skip_ws();
-        match p.peek() {
-            Some(b',') => {
-                p.pos += 1;
-                match stop {
-                    Some(stop) if p.pos == stop => break false,
-                    Some(stop) if p.pos > stop => return None,
-                    _ => {}
-                }
-            }
-            Some(b']') if stop.is_none() => {
-                p.pos += 1;
-                break true;
-            }
-            _ => return None,
-        }
-    };
+    let closed = read_elements(
+        &mut p,
+        |p| p,
+        at,
+        stop,
+        offers,
+        |p| {
+            values.push(p.value().ok()?);
+            Some(())
+        },
+    )?;
     Some(Tail {
         items: Items::Values(values),
         end: p.pos,
@@ -317,6 +310,43 @@ fn elements(text: &str, at: usize, stop: Option<usize>, offers: &Offers, job: Jo
         duplicates: p.duplicates,
         omitted: p.omitted,
     })
+}
+
+/// The loop of [`elements`], for any reader of them (`parser` reaches its parser, whose
+/// cursor is at `at`): `element` reads one, then a comma goes on and `]` closes the array.
+/// Whether they closed it; `None` if one did not read, they don't end at `stop` (a comma
+/// there) or the array's end, or the main parser has passed `at`.
+pub(super) fn read_elements<'a, R>(
+    reader: &mut R,
+    parser: impl Fn(&mut R) -> &mut Parser<'a>,
+    at: usize,
+    stop: Option<usize>,
+    offers: &Offers,
+    mut element: impl FnMut(&mut R) -> Option<()>,
+) -> Option<bool> {
+    loop {
+        if offers.passed(at) {
+            return None;
+        }
+        element(reader)?;
+        let p = parser(reader);
+        p.skip_ws();
+        match p.peek() {
+            Some(b',') => {
+                p.pos += 1;
+                match stop {
+                    Some(stop) if p.pos == stop => return Some(false),
+                    Some(stop) if p.pos > stop => return None,
+                    _ => {}
+                }
+            }
+            Some(b']') if stop.is_none() => {
+                p.pos += 1;
+                return Some(true);
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// Where a scan of the text's brackets is: outside strings it knows nothing else.

@@ -243,11 +243,7 @@ fn parse_full(
     min_fork: usize,
     omit: Option<&Omit>,
 ) -> Result<(Value, Vec<usize>, Omitted), JsonError> {
-    let start = if text.starts_with('\u{feff}') {
-        '\u{feff}'.len_utf8()
-    } else {
-        0
-    };
+    let start = after_bom(text);
     let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && crate::has_second_core() {
         super::fork::parse_with_help(text, start, max_depth, omit)
     } else {
@@ -261,6 +257,15 @@ fn parse_full(
             (v, dups, omitted)
         })
         .map_err(|fail| fail.into_error(text, max_depth))
+}
+
+/// Where the JSON text starts: after a leading UTF-8 byte order mark, if any.
+pub(super) fn after_bom(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    }
 }
 
 /// One JSON value at the start of `text` (no byte order mark, no leading whitespace) and
@@ -545,15 +550,27 @@ impl<'a> Parser<'a> {
     /// when they closed the array.
     #[cold]
     fn take_offers(&mut self, offers: &Offers) -> bool {
+        self.take_offers_with(offers, |p, items| match items {
+            Items::Values(values) => {
+                p.values.extend(values);
+                true
+            }
+            Items::Text(..) => false,
+        })
+    }
+
+    /// [`Parser::take_offers`], handing each tail's items to `take`, which says whether it
+    /// took them (they are of the kind this reader makes). Not inside a dropped member:
+    /// nothing is left out there, and the helper did not know.
+    pub(super) fn take_offers_with(
+        &mut self,
+        offers: &Offers,
+        mut take: impl FnMut(&mut Self, Items) -> bool,
+    ) -> bool {
         while let Some(tail) = offers.take(self.pos) {
-            // Inside a dropped member nothing is left out, and the helper did not know.
-            let Items::Values(values) = tail.items else {
-                return false;
-            };
-            if tail.depth > self.depth_left || self.suspended > 0 {
+            if tail.depth > self.depth_left || self.suspended > 0 || !take(self, tail.items) {
                 return false;
             }
-            self.values.extend(values);
             self.duplicates.extend(tail.duplicates);
             self.omitted.add(tail.omitted);
             self.pos = tail.end;

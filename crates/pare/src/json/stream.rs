@@ -32,8 +32,9 @@ use std::hash::{BuildHasher, RandomState};
 use super::find_special;
 use super::fork::{self, Offers};
 use super::omit::{Emptiness, KEEP, Omit, Omitted};
-use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, filter_bit};
+use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
 use super::write::write_string;
+use crate::value::Value;
 
 /// Why the stream stopped (see the module docs): the parser reads the text instead.
 struct Stop;
@@ -49,11 +50,7 @@ type Step<T> = Result<T, Stop>;
 /// `text` as compact JSON, less the members `omit` leaves out, and what it left out; `None`
 /// when the parser must read the text instead (see the module docs).
 pub(crate) fn compact_omitting(text: &str, omit: &Omit) -> Option<(String, Omitted)> {
-    let start = if text.starts_with('\u{feff}') {
-        '\u{feff}'.len_utf8()
-    } else {
-        0
-    };
+    let start = after_bom(text);
     let document = |offers: Option<&Offers>| {
         // Compact output is at most about as long as the text: one buffer of that size,
         // never copied as it grows.
@@ -84,32 +81,21 @@ pub(super) fn elements(
     let capacity = stop.unwrap_or(text.len()) - at;
     let mut s = Stream::new(text, at, max_depth, None, omit, capacity);
     let mut n = 0;
-    let closed = loop {
-        if offers.passed(at) {
-            return None;
-        }
-        if n > 0 {
-            s.out.push(',');
-        }
-        s.value().ok()?;
-        n += 1;
-        s.p.skip_ws();
-        match s.p.peek() {
-            Some(b',') => {
-                s.p.pos += 1;
-                match stop {
-                    Some(stop) if s.p.pos == stop => break false,
-                    Some(stop) if s.p.pos > stop => return None,
-                    _ => {}
-                }
+    let closed = fork::read_elements(
+        &mut s,
+        |s| &mut s.p,
+        at,
+        stop,
+        offers,
+        |s| {
+            if n > 0 {
+                s.out.push(',');
             }
-            Some(b']') if stop.is_none() => {
-                s.p.pos += 1;
-                break true;
-            }
-            _ => return None,
-        }
-    };
+            s.value().ok()?;
+            n += 1;
+            Some(())
+        },
+    )?;
     Some(Tail {
         items: Items::Text(s.out, n),
         end: s.p.pos,
@@ -190,20 +176,12 @@ impl<'a> Stream<'a> {
                 self.p.pos = self.p.number_end()?;
                 Emptiness::NotEmpty
             }
-            Some(b't') => self.literal(b"true", Emptiness::NotEmpty)?,
-            Some(b'f') => self.literal(b"false", Emptiness::NotEmpty)?,
-            Some(b'n') => self.literal(b"null", Emptiness::Null)?,
+            Some(b't') => Emptiness::of(&self.p.literal(b"true", Value::Bool(true))?),
+            Some(b'f') => Emptiness::of(&self.p.literal(b"false", Value::Bool(false))?),
+            Some(b'n') => Emptiness::of(&self.p.literal(b"null", Value::Null)?),
             _ => return Err(Stop),
         };
         self.out.push_str(&self.p.text[start..self.p.pos]);
-        Ok(empty)
-    }
-
-    fn literal(&mut self, word: &[u8], empty: Emptiness) -> Step<Emptiness> {
-        if self.p.bytes.get(self.p.pos..self.p.pos + word.len()) != Some(word) {
-            return Err(Stop);
-        }
-        self.p.pos += word.len();
         Ok(empty)
     }
 
@@ -271,30 +249,20 @@ impl<'a> Stream<'a> {
         })
     }
 
-    /// At an array element that starts where the helper offered elements: take them (and
-    /// any offered right after them) if it wrote them, they fit in the depth left here, and
-    /// this is not inside a dropped member (where nothing is left out, and the helper did
-    /// not know). True when they closed the array.
+    /// At an array element that starts where the helper offered elements: take the ones it
+    /// wrote ([`Parser::take_offers_with`]). True when they closed the array.
     #[cold]
     fn take_offers(&mut self, offers: &Offers, items: &mut usize) -> bool {
-        while let Some(tail) = offers.take(self.p.pos) {
-            let Items::Text(text, n) = tail.items else {
-                return false;
-            };
-            if tail.depth > self.p.depth_left || self.p.suspended > 0 {
-                return false;
+        let out = &mut self.out;
+        self.p.take_offers_with(offers, |_, offered| match offered {
+            Items::Text(text, n) => {
+                out.push(',');
+                out.push_str(&text);
+                *items += n;
+                true
             }
-            self.out.push(',');
-            self.out.push_str(&text);
-            *items += n;
-            self.p.omitted.add(tail.omitted);
-            self.p.pos = tail.end;
-            if tail.closed {
-                return true;
-            }
-            offers.progress(self.p.pos);
-        }
-        false
+            Items::Values(_) => false,
+        })
     }
 
     fn object(&mut self) -> Step<Emptiness> {

@@ -193,12 +193,12 @@ fn stream(
         && req.format == Format::Json
         && req.cursor.is_none()
         && plan.done.iter().all(|&done| done);
-    let (Input::Json(t) | Input::Text(t)) = req.input else {
-        return None;
-    };
     if !streams {
         return None;
     }
+    let (Input::Json(t) | Input::Text(t)) = req.input else {
+        return None;
+    };
     let streaming = Instant::now();
     let (out, omitted) = json::compact_omitting(t, &plan.omit)?;
     let stages = Cell::new(Stages {
@@ -314,6 +314,20 @@ fn shape_options<'a>(req: &Request<'a>, params: &Params, level: usize) -> ShapeO
     }
 }
 
+/// The budget's count of `text`, whose real count is `real`; 0 without a budget.
+fn gate_count(gate: Option<Gate>, text: &str, real: usize) -> usize {
+    gate.map_or(0, |g| g.count_known(text, real))
+}
+
+/// Whether rendering `r` fits in `room` tokens, with the line of its note saying what the
+/// policy removed (part of the note, in the budget).
+fn fits(gate: Option<Gate>, r: &Rendering, room: usize) -> bool {
+    let removed = gate.map_or(0, |g| {
+        note::removed_cost(&g, note::removed_line(&r.shaped.manifest))
+    });
+    gate_count(gate, &r.text, r.tokens) + removed <= room
+}
+
 /// The value shaped at one level and rendered, with its real token count.
 struct Rendering {
     level: usize,
@@ -322,7 +336,7 @@ struct Rendering {
     tokens: usize,
 }
 
-impl Run<'_, '_> {
+impl<'a> Run<'_, 'a> {
     fn tok(&self) -> &dyn Tokenizer {
         self.req.tokenizer
     }
@@ -348,7 +362,7 @@ impl Run<'_, '_> {
             _ => shape(value, self.policy(), &opts),
         };
         let rendering = Instant::now();
-        let counted = self.req.measure || self.req.budget.is_some();
+        let counted = self.counted();
         let (text, tokens) = if counted {
             render_counted(&shaped.value, self.req.format, self.tok())
         } else if self.req.format == Format::Json {
@@ -398,12 +412,9 @@ impl Run<'_, '_> {
 
     fn shaped(self, value: Value) -> Result<Response, RespondError> {
         let req = self.req;
-        let budget = req.budget;
-        let gate = budget.map(|b| Gate::new(req.tokenizer, b));
-        let limit = budget.map_or(usize::MAX, |b| b.tokens);
-        let gate_count = |text: &str, real: usize| gate.map_or(0, |g| g.count_known(text, real));
-        let lowerable = lowerable(self.policy(), self.level, self.explicit, budget.is_some());
-        let want_before = req.measure || req.keep_input_text;
+        let (gate, limit) = self.gate();
+        let lowerable = lowerable(self.policy(), self.level, self.explicit, gate.is_some());
+        let want_before = self.wants_before();
         let is_full = self.policy().levels()[self.level] == FULL;
 
         // The input text itself, at `full`, for a transparent door.
@@ -412,7 +423,7 @@ impl Run<'_, '_> {
             && let Some(text) = self.text
         {
             let real = (self.input_tokens)();
-            if gate_count(text, real) <= limit {
+            if gate_count(gate, text, real) <= limit {
                 return Ok(self.input_page(text, real, value));
             }
         }
@@ -439,23 +450,10 @@ impl Run<'_, '_> {
             (before, first)
         });
 
-        // Shaping made nothing cheaper: a transparent door keeps the text as written.
-        if req.keep_input_text
-            && let (Some(text), Some(before)) = (self.text, before)
-            && first.tokens >= before
-            && gate_count(text, before) <= limit
-        {
+        if let Some((text, before)) = self.kept_input(first.tokens, before, gate, limit) {
             return Ok(self.input_page(text, before, first.shaped.value));
         }
-
-        // The line saying what the policy removed is part of the note, in the budget.
-        let removed = |r: &Rendering| {
-            gate.map_or(0, |g| {
-                note::removed_cost(&g, note::removed_line(&r.shaped.manifest))
-            })
-        };
-        let fits = |r: &Rendering, room: usize| gate_count(&r.text, r.tokens) + removed(r) <= room;
-        if fits(&first, limit) {
+        if fits(gate, &first, limit) {
             return Ok(self.single(first, before, None));
         }
         if let (Some(value), Some(g)) = (value_for_lower, gate) {
@@ -471,7 +469,7 @@ impl Run<'_, '_> {
                 .filter(|&l| !self.policy().levels_alike(l, self.level));
             for lower in lower_levels {
                 let r = self.render_at(value.clone(), lower);
-                if fits(&r, room) {
+                if fits(gate, &r, room) {
                     let asked = self.level_name(self.level);
                     let note =
                         note::lowered_note(&req.hint, &self.level_name(lower), &asked, limit);
@@ -491,28 +489,18 @@ impl Run<'_, '_> {
         // Every op is done: the walk only records what the parser left out.
         let shaped =
             crate::shape::shape_planned(Value::Null, self.policy(), &opts, Some((plan, omitted)));
-        let counted = req.measure || req.budget.is_some();
-        let tokens = if counted { self.tok().count(&text) } else { 0 };
-        let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
-        let limit = req.budget.map_or(usize::MAX, |b| b.tokens);
-        let before = (req.measure || req.keep_input_text).then(self.input_tokens);
-        // As [`Run::shaped`]: shaping made nothing cheaper, so a transparent door keeps the
-        // text as written.
-        if req.keep_input_text
-            && let (Some(input), Some(before)) = (self.text, before)
-            && tokens >= before
-            && gate.map_or(0, |g| g.count_known(input, before)) <= limit
-        {
+        let tokens = if self.counted() {
+            self.tok().count(&text)
+        } else {
+            0
+        };
+        let (gate, limit) = self.gate();
+        let before = self.wants_before().then(self.input_tokens);
+        if let Some((input, before)) = self.kept_input(tokens, before, gate, limit) {
             return Some(Response {
                 shaped: None,
                 ..self.input_page(input, before, Value::Null)
             });
-        }
-        if let Some(g) = gate {
-            let removed = note::removed_cost(&g, note::removed_line(&shaped.manifest));
-            if g.count_known(&text, tokens) + removed > limit {
-                return None;
-            }
         }
         let rendering = Rendering {
             level: self.level,
@@ -520,10 +508,44 @@ impl Run<'_, '_> {
             text,
             tokens,
         };
-        Some(Response {
+        fits(gate, &rendering, limit).then(|| Response {
             shaped: None,
             ..self.single(rendering, before, None)
         })
+    }
+
+    /// The budget's gate (with none, `None`) and its limit (with none, unbounded).
+    fn gate(&self) -> (Option<Gate<'a>>, usize) {
+        let budget = self.req.budget;
+        (
+            budget.map(|b| Gate::new(self.req.tokenizer, b)),
+            budget.map_or(usize::MAX, |b| b.tokens),
+        )
+    }
+
+    /// Whether renderings are counted: for the record, or for a budget.
+    fn counted(&self) -> bool {
+        self.req.measure || self.req.budget.is_some()
+    }
+
+    /// Whether the input's count is wanted: for the record, or to tell whether shaping made
+    /// anything cheaper ([`Run::kept_input`]).
+    fn wants_before(&self) -> bool {
+        self.req.measure || self.req.keep_input_text
+    }
+
+    /// The input text and its count (`before`), when a transparent door keeps it: shaping
+    /// made nothing cheaper (the rendering's `tokens` are not fewer) and it fits the budget.
+    fn kept_input(
+        &self,
+        tokens: usize,
+        before: Option<usize>,
+        gate: Option<Gate>,
+        limit: usize,
+    ) -> Option<(&'a str, usize)> {
+        let (text, before) = (self.text?, before?);
+        (self.req.keep_input_text && tokens >= before && gate_count(gate, text, before) <= limit)
+            .then_some((text, before))
     }
 
     /// The whole rendering as the one page; `lowered`: the level asked and the note.
@@ -533,7 +555,7 @@ impl Run<'_, '_> {
         before: Option<usize>,
         lowered: Option<(String, String)>,
     ) -> Response {
-        let counted = self.req.measure || self.req.budget.is_some();
+        let counted = self.counted();
         let mut record = self.record(r.level, before, &r.shaped.manifest);
         record.warnings.extend(self.shaped_warnings(&r));
         let (lowered_from, note) = lowered.unzip();
@@ -786,7 +808,7 @@ impl Run<'_, '_> {
         let req = self.req;
         let list = chunks::from_response(value, options)?;
         let level = self.level_name(self.level);
-        let gate = req.budget.map(|b| Gate::new(req.tokenizer, b));
+        let (gate, _) = self.gate();
         let room = match &gate {
             Some(g) => page_room(g, &req.hint, None)?.1,
             None => 1 << 40,
@@ -890,12 +912,11 @@ fn text_response(
         early: Default::default(),
         stages: &Cell::new(Stages::default()),
     };
-    let tok = req.tokenizer;
-    let counted = req.measure || req.budget.is_some();
+    let counted = run.counted();
     let tokens = counted.then(input_tokens);
     let mut record = run.record(level, tokens, &Manifest::default());
     record.format = "text";
-    let gate = req.budget.map(|b| Gate::new(tok, b));
+    let (gate, _) = run.gate();
     let over = match (gate, tokens) {
         (Some(g), Some(t)) => g.count_known(text, t) > g.limit(),
         _ => false,
