@@ -282,6 +282,16 @@ fn a_large_text_parsed_on_two_threads() {
         check(&name, &policy, 0, &text);
     }
     assert!(check_streamed(&adr(), 0, &text), "streamed on two threads");
+    // Hoisted and partitioned from what both threads wrote.
+    let mixed = Policy::parse(MIXED[0].1).unwrap();
+    assert!(
+        check_streamed(&mixed, 0, &text),
+        "lists streamed on two threads"
+    );
+    assert!(
+        check_streamed(&self::entities(), 0, &text),
+        "entities.toml streamed"
+    );
 }
 
 /// ADR-010's rules: drops by key and a prune, all done by the parser.
@@ -392,4 +402,169 @@ fn the_plan_leaves_to_the_walk_what_it_cannot_do_exactly() {
     assert_eq!(early.value, walked.value);
     let v: Value = early.value;
     assert!(json::to_compact(&v).contains("_omitted"));
+}
+
+/// List ops on paths of member names: the stream applies them to the lists it wrote
+/// ([`pare::json`]'s `lists`), so these policies are streamed too. The second hoist names
+/// a field whose key needs an escape, and its siblings are not named after the list.
+const LISTS: &str = r#"
+[[ops]]
+op = "drop"
+paths = ["$..at"]
+[[ops]]
+op = "prune"
+[[ops]]
+op = "hoist"
+at = ["$.e", "$.r", "$.a.b"]
+[[ops]]
+op = "partition"
+at = ["$.r", "$.p", "$.a.b"]
+by = "t"
+[[ops]]
+op = "hoist"
+at = ["$.f", "$.p"]
+fields = ["t", "q\"x", "é"]
+name = "all_{key}"
+min_items = 3
+"#;
+
+fn lists() -> Policy {
+    Policy::parse(LISTS).unwrap()
+}
+
+/// The shipped `list_entities` policy: drops, a prune, a hoist and a partition.
+fn entities() -> Policy {
+    Policy::parse(include_str!("../../../examples/policies/entities.toml")).unwrap()
+}
+
+/// A record of a list: a few members from a small set, so that lists share fields and kinds.
+fn record() -> impl Strategy<Value = Value> {
+    let key = proptest::sample::select(&["t", "v", "id", "at", "q\"x", "é", "n"][..]);
+    prop::collection::vec((key.prop_map(str::to_owned), small()), 0..5).prop_map(arb::object_of)
+}
+
+fn small() -> impl Strategy<Value = Value> {
+    const TEXTS: &[&str] = &[
+        "null",
+        "\"A\"",
+        "\"B\"",
+        "\"\"",
+        "1",
+        "1.0",
+        "{}",
+        "[]",
+        "{\"x\":null}",
+        "[1,\"A\"]",
+        "\"a\\nb\"",
+        "{\"at\":1}",
+        "false",
+    ];
+    proptest::sample::select(TEXTS).prop_map(|t| json::parse(t).unwrap())
+}
+
+/// A document whose members are lists of records (mostly), at the paths `LISTS` names and
+/// beside them, with members that could clash with a hoist's sibling.
+fn listed() -> impl Strategy<Value = Value> {
+    let item = prop_oneof![9 => record(), 1 => small()];
+    let list = prop_oneof![
+        8 => prop::collection::vec(item, 0..7).prop_map(Value::Array),
+        1 => small(),
+    ];
+    let key =
+        proptest::sample::select(&["e", "r", "p", "f", "a", "x", "e_common", "all_f", "at"][..]);
+    // A member named as a sibling would be is never empty: the walk alone names the
+    // sibling before it prunes such a member, the parser after (see `list_ops_on_written_lists`).
+    let member = (key.prop_map(str::to_owned), list.clone()).prop_map(|(k, v)| {
+        let sibling = k.ends_with("_common") || k.starts_with("all_");
+        (
+            k,
+            if sibling && v.is_empty_like() {
+                Value::from(1)
+            } else {
+                v
+            },
+        )
+    });
+    (prop::collection::vec(member, 0..6), list).prop_map(|(mut members, b)| {
+        members.push(("a".into(), arb::object_of(vec![("b".into(), b)])));
+        let half = members.len() / 2;
+        members.rotate_right(half);
+        arb::object_of(members)
+    })
+}
+
+proptest! {
+    #![proptest_config(common::proptest_config(256))]
+
+    /// Hoisted and partitioned as the text is read: the page and record the value gives.
+    #[test]
+    fn the_stream_does_the_list_ops_as_the_walk_does(v in listed()) {
+        let text = json::to_pretty(&v);
+        check("lists", &lists(), 0, &text);
+        check("entities.toml", &entities(), 0, &text);
+    }
+}
+
+/// The cases the random lists seldom reach, each streamed (or, where the walk would rename
+/// a sibling, handed to the parser) with the page the value gives.
+#[test]
+fn list_ops_on_written_lists() {
+    let p = lists();
+    let streamed = [
+        // a field on every item, hoisted; items left empty keep their places
+        r#"{"e":[{"t":"A","v":1},{"t":"A","v":2}],"x":1}"#,
+        r#"{"e":[{"t":"A"},{"t":"A"}]}"#,
+        // equal values spelt differently in the text, and keys written with escapes
+        r#"{"e":[{"\u0074":"\u0041","v":[1, {}]},{"t":"A","v":[1,{}]}]}"#,
+        // a number's lexeme is its value: 1 and 1.0 differ
+        r#"{"e":[{"t":1,"v":1},{"t":1.0,"v":1}]}"#,
+        // an item that is no object: nothing hoisted; a list that is no list
+        r#"{"e":[{"t":"A"},"A",{"t":"A"}],"r":{"t":"A"}}"#,
+        // hoisted then partitioned: a kind said on every record is hoisted, then nothing to key by
+        r#"{"r":[{"t":"A","v":1},{"t":"A","v":2}]}"#,
+        r#"{"r":[{"t":"A","v":1},{"t":"B","v":1},{"t":"A","v":2}]}"#,
+        // partitioned, then hoisted from the map: a list no more, nothing to hoist
+        r#"{"p":[{"t":"A","n":1},{"t":"B","n":1},{"t":"A","n":1}]}"#,
+        // a kind that is no string, a record without one: left as a list
+        r#"{"p":[{"t":"A"},{"t":1},{"t":"A"}],"a":{"b":[{"t":"A"},{"v":1},{"t":"A"}]}}"#,
+        // nested on the path, with dropped and pruned members around
+        r#"{"at":{"e":[{"t":1},{"t":1}]},"a":{"at":1,"b":[{"t":"K","at":2,"v":null},{"t":"K","v":""}],"z":null}}"#,
+        // fields named, one with an escape, min_items 3
+        r#"{"f":[{"q\"x":1,"é":2,"t":3,"v":4},{"é":2,"q\"x":1,"t":3,"v":5},{"t":3,"q\"x":1,"é":2,"v":4}]}"#,
+        r#"{"f":[{"t":1},{"t":1}]}"#,
+        // the path in an array is not the path
+        r#"[{"e":[{"t":1},{"t":1}]}]"#,
+    ];
+    for text in streamed {
+        check("lists", &p, 0, text);
+        assert!(check_streamed(&p, 0, text), "{text}");
+    }
+    // The walk would name these siblings `e_common_`/`all_f_`: the parser reads them.
+    for text in [
+        r#"{"e":[{"t":1},{"t":1}],"e_common":2}"#,
+        r#"{"e_common":{"x":1},"e":[{"t":1},{"t":1}]}"#,
+        r#"{"all_f":0,"f":[{"t":1},{"t":1},{"t":1}]}"#,
+    ] {
+        check("lists", &p, 0, text);
+        assert!(!check_streamed(&p, 0, text), "{text}");
+    }
+    // A sibling that clashes only with a member the parser pruned is no clash, streamed as
+    // when the value is built. (The walk alone, which prunes after it names the sibling,
+    // says `e_common_` here: a difference the early plan had before the stream.)
+    let text = r#"{"e_common":null,"e":[{"t":1},{"t":1}]}"#;
+    assert!(check_streamed(&p, 0, text), "{text}");
+}
+
+/// Policies whose list ops name lists by other selectors stay with the tree.
+#[test]
+fn list_ops_at_other_selectors_are_left_to_the_tree() {
+    for at in ["$..e", "$.e[*]", "$.*", "$['e','r']", "$", "$.e_*"] {
+        let p = Policy::parse(&format!(
+            "[[ops]]\nop = \"prune\"\n[[ops]]\nop = \"hoist\"\nat = [\"{at}\"]\n"
+        ))
+        .unwrap();
+        let text = r#"{"e":[{"t":1,"n":null},{"t":1}],"r":[{"t":1},{"t":1}]}"#;
+        check(at, &p, 0, text);
+        assert!(!check_streamed(&p, 0, text), "{at}");
+    }
 }

@@ -23,6 +23,7 @@
 //! ```
 
 mod fork;
+pub(crate) mod lists;
 pub(crate) mod omit;
 mod parse;
 mod stream;
@@ -33,7 +34,7 @@ pub use parse::{
     parse_with_max_depth,
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
-pub(crate) use stream::compact_omitting;
+pub(crate) use stream::{Streamed, compact_omitting};
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 
 /// Index of the first byte at or after `i` that is `"`, `\` or a control character

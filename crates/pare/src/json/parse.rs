@@ -501,10 +501,10 @@ pub(super) struct Tail {
 }
 
 /// A helper's elements: parsed, or written as compact JSON by [`super::stream`] (comma
-/// separated, and how many).
+/// separated, how many, and what it noted of them for the list ops).
 pub(super) enum Items {
     Values(Vec<Value>),
-    Text(String, usize),
+    Text(String, usize, super::lists::Written),
 }
 
 impl<'a> Parser<'a> {

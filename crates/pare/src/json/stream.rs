@@ -31,6 +31,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use super::find_special;
 use super::fork::{self, Offers};
+use super::lists::{ItemSpan, Lists, MemberSpan, ROOT, Written};
 use super::omit::{Emptiness, KEEP, Omit, Omitted};
 use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
 use super::write::write_string;
@@ -47,17 +48,34 @@ impl From<Fail> for Stop {
 
 type Step<T> = Result<T, Stop>;
 
-/// `text` as compact JSON, less the members `omit` leaves out, and what it left out; `None`
-/// when the parser must read the text instead (see the module docs).
-pub(crate) fn compact_omitting(text: &str, omit: &Omit) -> Option<(String, Omitted)> {
+/// What [`compact_omitting`] wrote: the text, what it left out, and the selectors of list
+/// ops it reached.
+pub(crate) struct Streamed {
+    pub text: String,
+    pub omitted: Omitted,
+    pub selectors_hit: Vec<usize>,
+}
+
+/// `text` as compact JSON, less the members `omit` leaves out, with `lists`' ops applied to
+/// the lists they name; `None` when the parser must read the text instead (see the module
+/// docs).
+pub(crate) fn compact_omitting(text: &str, omit: &Omit, lists: Option<&Lists>) -> Option<Streamed> {
     let start = after_bom(text);
     let document = |offers: Option<&Offers>| {
         // Compact output is at most about as long as the text: one buffer of that size,
         // never copied as it grows.
         let mut s = Stream::new(text, start, super::MAX_DEPTH, offers, omit, text.len());
+        s.lists = lists;
+        s.node = lists.map(|_| ROOT);
+        s.reached = vec![false; lists.map_or(0, Lists::len)];
         s.value().ok()?;
         s.p.skip_ws();
-        (s.p.pos == text.len()).then_some((s.out, s.p.omitted))
+        let selectors_hit = lists.map_or_else(Vec::new, |l| l.selectors_hit(&s.reached).collect());
+        (s.p.pos == text.len()).then_some(Streamed {
+            text: s.out,
+            omitted: s.p.omitted,
+            selectors_hit,
+        })
     };
     // A large text on two threads, as the parser reads one (see [`super::fork`]).
     if text.len() >= fork::MIN_BYTES && crate::has_second_core() {
@@ -80,6 +98,9 @@ pub(super) fn elements(
     // At most as long as the text they come from (see above).
     let capacity = stop.unwrap_or(text.len()) - at;
     let mut s = Stream::new(text, at, max_depth, None, omit, capacity);
+    // Its elements may be a list's items: noted, for the main stream to use if so.
+    s.item_depth = max_depth.checked_sub(1);
+    s.written = Written::with_room(capacity);
     let mut n = 0;
     let closed = fork::read_elements(
         &mut s,
@@ -91,13 +112,13 @@ pub(super) fn elements(
             if n > 0 {
                 s.out.push(',');
             }
-            s.value().ok()?;
+            s.item(true).ok()?;
             n += 1;
             Some(())
         },
     )?;
     Some(Tail {
-        items: Items::Text(s.out, n),
+        items: Items::Text(s.out, n, s.written),
         end: s.p.pos,
         closed,
         depth: max_depth - s.p.min_depth_left,
@@ -112,6 +133,16 @@ struct Stream<'a> {
     p: Parser<'a>,
     keys: Vec<Cow<'a, str>>,
     out: String,
+    /// Where the list ops apply, if the policy has any.
+    lists: Option<&'a Lists<'a>>,
+    /// The node (of `lists`) of the value about to be read; `None` off their paths.
+    node: Option<usize>,
+    /// The nodes reached, for the selectors matched.
+    reached: Vec<bool>,
+    /// The depth (`depth_left` inside) of the objects that are items of the list being
+    /// noted, and what was noted of them.
+    item_depth: Option<usize>,
+    written: Written,
 }
 
 /// The keys one object has had, beside its stretch of [`Stream::keys`]: a bit filter while
@@ -161,6 +192,11 @@ impl<'a> Stream<'a> {
             p: Parser::new(text, at, max_depth, offers, Some(omit)),
             keys: Vec::new(),
             out: String::with_capacity(capacity),
+            lists: None,
+            node: None,
+            reached: Vec::new(),
+            item_depth: None,
+            written: Written::default(),
         }
     }
 
@@ -207,7 +243,10 @@ impl<'a> Stream<'a> {
     }
 
     fn array(&mut self) -> Step<Emptiness> {
+        self.node = None;
         self.p.descend(self.p.pos)?;
+        // The list whose items are noted (see [`Stream::list`]).
+        let noting = self.item_depth.is_some_and(|d| d + 1 == self.p.depth_left);
         self.p.pos += 1;
         self.out.push('[');
         self.p.skip_ws();
@@ -219,7 +258,7 @@ impl<'a> Stream<'a> {
                 if items > 0 {
                     self.out.push(',');
                 }
-                self.value()?;
+                self.item(noting)?;
                 items += 1;
                 self.p.skip_ws();
                 match self.p.peek() {
@@ -227,7 +266,7 @@ impl<'a> Stream<'a> {
                         self.p.pos += 1;
                         if let Some(offers) = self.p.offers
                             && offers.progress(self.p.pos)
-                            && self.take_offers(offers, &mut items)
+                            && self.take_offers(offers, &mut items, noting)
                         {
                             break;
                         }
@@ -249,14 +288,36 @@ impl<'a> Stream<'a> {
         })
     }
 
+    /// An element of an array; `noting`: of the list whose items are noted.
+    #[inline]
+    fn item(&mut self, noting: bool) -> Step<Emptiness> {
+        if !noting {
+            return self.value();
+        }
+        self.p.skip_ws();
+        let (start, members) = (self.out.len(), self.written.members.len());
+        let empty = self.value()?;
+        let object = self.out.as_bytes()[start] == b'{';
+        let members = members..self.written.members.len();
+        let span = ItemSpan::new(start..self.out.len(), members, object);
+        self.written.items.push(span.ok_or(Stop)?);
+        Ok(empty)
+    }
+
     /// At an array element that starts where the helper offered elements: take the ones it
-    /// wrote ([`Parser::take_offers_with`]). True when they closed the array.
+    /// wrote ([`Parser::take_offers_with`]), and what it noted of them when they are items
+    /// of the list being noted. True when they closed the array.
     #[cold]
-    fn take_offers(&mut self, offers: &Offers, items: &mut usize) -> bool {
-        let out = &mut self.out;
+    fn take_offers(&mut self, offers: &Offers, items: &mut usize, noting: bool) -> bool {
+        let (out, noted) = (&mut self.out, &mut self.written);
         self.p.take_offers_with(offers, |_, offered| match offered {
-            Items::Text(text, n) => {
+            Items::Text(text, n, written) => {
                 out.push(',');
+                // Offsets past 32 bits: the main stream reads these, and stops.
+                if noting && noted.append(written, out.len()).is_none() {
+                    out.pop();
+                    return false;
+                }
                 out.push_str(&text);
                 *items += n;
                 true
@@ -265,14 +326,51 @@ impl<'a> Stream<'a> {
         })
     }
 
+    /// The value of member `k` (whose key begins at `member` in the output), at `node`,
+    /// where list ops apply: a list is written with its items noted, then the ops have
+    /// it; the names of the members they put before it go onto `siblings`.
+    fn list(
+        &mut self,
+        node: usize,
+        k: usize,
+        member: usize,
+        siblings: &mut Vec<String>,
+    ) -> Step<Emptiness> {
+        self.p.skip_ws();
+        if self.p.peek() != Some(b'[') {
+            self.node = Some(node);
+            return self.value();
+        }
+        let start = self.out.len();
+        let depth = self.p.depth_left.checked_sub(2).ok_or(Stop)?;
+        let rest = self.p.text.len() - self.p.pos;
+        let outer = (
+            self.item_depth.replace(depth),
+            std::mem::replace(&mut self.written, Written::with_room(rest)),
+        );
+        let empty = self.array();
+        self.item_depth = outer.0;
+        let written = std::mem::replace(&mut self.written, outer.1);
+        let empty = empty?;
+        let lists = self.lists.expect("a node is only set with lists");
+        let key = &self.keys[k];
+        siblings.extend(lists.apply(node, key, &mut self.out, (member, start), written));
+        Ok(empty)
+    }
+
     fn object(&mut self) -> Step<Emptiness> {
+        let here = self.node.take();
         self.p.descend(self.p.pos)?;
+        // An item of the list being noted (see [`Stream::list`]).
+        let noting = self.item_depth == Some(self.p.depth_left);
         self.p.pos += 1;
         self.out.push('{');
         self.p.skip_ws();
         let base = self.keys.len();
         let mut seen = Seen::new();
         let mut kept = 0usize;
+        // On a list op's path: the keys kept, and the members the ops put beside lists.
+        let (mut kept_keys, mut siblings) = (Vec::new(), Vec::new());
         if self.p.peek() == Some(b'}') {
             self.p.pos += 1;
         } else {
@@ -293,6 +391,7 @@ impl<'a> Stream<'a> {
                 if kept > 0 {
                     self.out.push(',');
                 }
+                let key_out = self.out.len();
                 match &self.keys[k] {
                     // As written: the writer would write it the same.
                     Cow::Borrowed(key) => self
@@ -300,9 +399,24 @@ impl<'a> Stream<'a> {
                         .push_str(&self.p.text[key_at..key_at + key.len() + 2]),
                     Cow::Owned(key) => write_string(key, &mut self.out),
                 }
+                let colon = self.out.len();
                 self.out.push(':');
+                let child = here.and_then(|n| self.lists?.child(n, &self.keys[k]));
+                if let Some(c) = child
+                    && self.p.suspended == 0
+                {
+                    self.reached[c] = true;
+                }
                 let empty = if mark == KEEP {
-                    self.value()?
+                    match child {
+                        Some(c) if self.lists.is_some_and(|l| l.has_ops(c)) => {
+                            self.list(c, k, key_out, &mut siblings)?
+                        }
+                        _ => {
+                            self.node = child;
+                            self.value()?
+                        }
+                    }
                 } else {
                     // Inside a dropped member nothing is left out (or counted), as in the walk.
                     self.p.suspended += 1;
@@ -322,6 +436,13 @@ impl<'a> Stream<'a> {
                 };
                 if mark == KEEP {
                     kept += 1;
+                    if noting {
+                        let span = MemberSpan::new(key_out, colon, self.out.len());
+                        self.written.members.push(span.ok_or(Stop)?);
+                    }
+                    if here.is_some() {
+                        kept_keys.push(k);
+                    }
                 } else {
                     self.out.truncate(member_at);
                 }
@@ -337,6 +458,14 @@ impl<'a> Stream<'a> {
                     }
                     _ => return Err(Stop),
                 }
+            }
+        }
+        // The walk would make a sibling's name unique among the object's keys: rare, and
+        // left to it.
+        for (i, name) in siblings.iter().enumerate() {
+            let kept = kept_keys.iter().map(|&k| self.keys[k].as_ref());
+            if siblings[..i].contains(name) || kept.into_iter().any(|k| k == name) {
+                return Err(Stop);
             }
         }
         self.keys.truncate(base);

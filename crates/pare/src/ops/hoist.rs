@@ -19,7 +19,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
-use super::{ApplyCx, Op, Sibling, check_min_items, default_min_items};
+use super::records::{Records, Values};
+use super::{ApplyCx, ListOp, Op, Sibling, check_min_items, default_min_items};
 use crate::value::{Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -67,6 +68,38 @@ impl HoistSpec {
     }
 }
 
+impl Hoist {
+    /// The positions, among the first item's members, of the fields every item has with the
+    /// same value (none when the list is too short or its first item is not an object).
+    pub(crate) fn constant<'r>(&self, items: &impl Records<'r>) -> Vec<usize> {
+        if items.count() < self.min_items {
+            return Vec::new();
+        }
+        let Some(first) = items.members(0) else {
+            return Vec::new();
+        };
+        first
+            .enumerate()
+            .filter(|(_, (k, _))| {
+                self.fields
+                    .as_ref()
+                    .is_none_or(|f| f.iter().any(|f| items.spells(k, f)))
+            })
+            .filter(|(_, (k, v))| (1..items.count()).all(|i| items.get(i, k) == Some(*v)))
+            .map(|(j, _)| j)
+            .collect()
+    }
+
+    /// The sibling's name beside the list under `key` (before it is made unique).
+    pub(crate) fn sibling_name(&self, key: &str) -> String {
+        self.name.replace("{key}", key)
+    }
+
+    pub(crate) fn at(&self) -> &[usize] {
+        &self.at
+    }
+}
+
 impl Op for Hoist {
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
         let (Value::Array(items), Some(key)) = (&mut *node, cx.key) else {
@@ -75,26 +108,17 @@ impl Op for Hoist {
         if items.len() < self.min_items || !cx.matches_any(&self.at) {
             return;
         }
+        let at = self.constant(&Values(items));
         let Some(Value::Object(first)) = items.first() else {
             return;
         };
-        let constant: Vec<String> = first
-            .iter()
-            .filter(|(k, _)| {
-                self.fields
-                    .as_ref()
-                    .is_none_or(|f| f.iter().any(|f| f == k.as_str()))
-            })
-            .filter(|(k, v)| {
-                items[1..]
-                    .iter()
-                    .all(|item| item.as_object().and_then(|o| o.get(k)) == Some(*v))
-            })
-            .map(|(k, _)| k.to_string())
-            .collect();
-        if constant.is_empty() {
+        if at.is_empty() {
             return;
         }
+        let constant: Vec<String> = at
+            .iter()
+            .map(|&j| first.entries()[j].0.to_string())
+            .collect();
         let mut common = Map::with_capacity(constant.len());
         for (i, item) in items.iter_mut().enumerate() {
             let Value::Object(o) = item else { continue };
@@ -109,9 +133,13 @@ impl Op for Hoist {
         }
         cx.siblings.push(Sibling {
             before: true,
-            key: self.name.replace("{key}", key),
+            key: self.sibling_name(key),
             value: Value::Object(common),
         });
+    }
+
+    fn as_list(&self) -> Option<ListOp<'_>> {
+        Some(ListOp::Hoist(self))
     }
 
     /// It takes members out of array items (never pruned: items keep their places) and

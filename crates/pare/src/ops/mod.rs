@@ -91,6 +91,7 @@ macro_rules! ops {
 
 pub mod compile;
 pub mod docs;
+pub(crate) mod records;
 
 pub use docs::{OpDoc, doc, docs};
 
@@ -162,6 +163,28 @@ pub(crate) trait Op: Send + Sync + Debug {
     /// adds no empty member, anywhere: then a `prune` can run while parsing, before it.
     fn keeps_emptiness(&self) -> bool {
         false
+    }
+    /// A list op, which [`crate::json::stream`] can also apply to the items it has written
+    /// ([`records`]).
+    fn as_list(&self) -> Option<ListOp<'_>> {
+        None
+    }
+}
+
+/// The ops that say something once for a whole list, deciding over [`records::Records`].
+#[derive(Clone, Copy)]
+pub(crate) enum ListOp<'o> {
+    Hoist(&'o hoist::Hoist),
+    Partition(&'o partition::Partition),
+}
+
+impl ListOp<'_> {
+    /// The op's selectors of lists.
+    pub(crate) fn at(&self) -> &[usize] {
+        match self {
+            ListOp::Hoist(h) => h.at(),
+            ListOp::Partition(p) => p.at(),
+        }
     }
 }
 

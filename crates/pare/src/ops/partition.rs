@@ -27,7 +27,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
-use super::{ApplyCx, Op, check_min_items, default_min_items};
+use super::records::{Records, Values};
+use super::{ApplyCx, ListOp, Op, check_min_items, default_min_items};
 use crate::value::{Key, Map, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -69,28 +70,44 @@ impl PartitionSpec {
     }
 }
 
+impl Partition {
+    /// Each item's kind, numbered in first-seen order, and how many kinds; `None` leaves the
+    /// list as it is (too short, an item that is not an object with a string `by`, or no
+    /// kind with two items).
+    pub(crate) fn slots<'r>(&self, items: &impl Records<'r>) -> Option<(Vec<usize>, usize)> {
+        if items.count() < self.min_items {
+            return None;
+        }
+        let mut index: HashMap<&[u8], usize> = HashMap::new();
+        let mut slot_of = Vec::with_capacity(items.count());
+        for i in 0..items.count() {
+            let kind = items.string(items.named(i, &self.by)?)?;
+            let next = index.len();
+            slot_of.push(*index.entry(kind).or_insert(next));
+        }
+        (index.len() < slot_of.len()).then_some((slot_of, index.len()))
+    }
+
+    /// The member of each record whose value becomes its key.
+    pub(crate) fn by(&self) -> &str {
+        &self.by
+    }
+
+    pub(crate) fn at(&self) -> &[usize] {
+        &self.at
+    }
+}
+
 impl Op for Partition {
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
         let Value::Array(items) = &*node else { return };
-        if items.len() < self.min_items || !cx.matches_any(&self.at) {
+        if !cx.matches_any(&self.at) {
             return;
         }
         // Decide before moving anything, so a list that does not qualify is untouched.
-        // Kinds are numbered in first-seen order.
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut slot_of = Vec::with_capacity(items.len());
-        for item in items {
-            let Some(Value::String(kind)) = item.as_object().and_then(|o| o.get(&self.by)) else {
-                return;
-            };
-            let next = index.len();
-            slot_of.push(*index.entry(kind.as_str()).or_insert(next));
-        }
-        if index.len() == items.len() {
+        let Some((slot_of, kinds)) = self.slots(&Values(items)) else {
             return;
-        }
-        let kinds = index.len();
-        drop(index);
+        };
         let Value::Array(items) = std::mem::take(node) else {
             unreachable!("checked above")
         };
@@ -110,6 +127,10 @@ impl Op for Partition {
             .map(|(k, v)| (k, Value::Array(v)))
             .collect();
         *node = Value::Object(Map::from_keyed_unchecked(entries));
+    }
+
+    fn as_list(&self) -> Option<ListOp<'_>> {
+        Some(ListOp::Partition(self))
     }
 
     /// A list becomes a map of one or more lists only when it has items, and the items'

@@ -179,9 +179,9 @@ fn respond_counting(
 }
 
 /// The response written as the input is read, with no value built, when it can be: no
-/// value wanted, every op of the level done by the parser (`plan`), JSON out, and one page
-/// (a cursor names a later one; a text over the budget is paged from the value). `None`:
-/// the value is built.
+/// value wanted, every op of the level done by the parser (`plan`) or a list op the stream
+/// does ([`json::lists`]), JSON out, and one page (a cursor names a later one; a text over
+/// the budget is paged from the value). `None`: the value is built.
 fn stream(
     req: &Request,
     plan: &early::Plan,
@@ -189,18 +189,24 @@ fn stream(
     params: &Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Option<Response> {
-    let streams = !req.want_value
-        && req.format == Format::Json
-        && req.cursor.is_none()
-        && plan.done.iter().all(|&done| done);
-    if !streams {
+    if req.want_value || req.format != Format::Json || req.cursor.is_some() {
         return None;
     }
     let (Input::Json(t) | Input::Text(t)) = req.input else {
         return None;
     };
+    let policy = req.policy;
+    let opts = shape_options(req, params, level);
+    let walked: Vec<_> = crate::shape::ops_run(policy, &opts)
+        .zip(&plan.done)
+        .filter_map(|(o, &done)| (!done).then_some(o))
+        .collect();
+    let lists = match walked.is_empty() {
+        true => None,
+        false => Some(json::lists::Lists::new(&policy.selectors, walked)?),
+    };
     let streaming = Instant::now();
-    let (out, omitted) = json::compact_omitting(t, &plan.omit)?;
+    let streamed = json::compact_omitting(t, &plan.omit, lists.as_ref())?;
     let stages = Cell::new(Stages {
         parse: streaming.elapsed(),
         ..Stages::default()
@@ -217,7 +223,7 @@ fn stream(
         early: RefCell::new(None),
         stages: &stages,
     };
-    let response = run.streamed(out, plan, omitted)?;
+    let response = run.streamed(streamed, plan)?;
     Some(Response {
         stages: stages.get(),
         ..response
@@ -481,14 +487,25 @@ impl<'a> Run<'_, 'a> {
         self.paged(first, before, &g)
     }
 
-    /// The text [`json::compact_omitting`] wrote, following `plan` and leaving out `omitted`,
-    /// as the one page; `None` when it is over the budget (the value is then built and paged).
-    fn streamed(&self, text: String, plan: &early::Plan, omitted: Omitted) -> Option<Response> {
+    /// The text [`json::compact_omitting`] wrote, following `plan`, as the one page; `None`
+    /// when it is over the budget (the value is then built and paged).
+    fn streamed(&self, streamed: json::Streamed, plan: &early::Plan) -> Option<Response> {
         let req = self.req;
         let opts = shape_options(req, &self.params, self.level);
-        // Every op is done: the walk only records what the parser left out.
-        let shaped =
+        let json::Streamed {
+            text,
+            omitted,
+            selectors_hit,
+        } = streamed;
+        // The parser did the ops, or the stream did list ops: the walk records what the
+        // parser left out, and the selectors the stream reached are noted.
+        let mut shaped =
             crate::shape::shape_planned(Value::Null, self.policy(), &opts, Some((plan, omitted)));
+        for s in selectors_hit {
+            self.policy()
+                .selectors
+                .note_selected(&mut shaped.matches, s);
+        }
         let tokens = if self.counted() {
             self.tok().count(&text)
         } else {

@@ -1,0 +1,467 @@
+//! The list ops (`hoist`, `partition`) on lists [`super::stream`] has written: where they
+//! apply, what the stream notes of each item as it writes it, and the list written again
+//! once they have decided ([`crate::ops::records`]).
+//!
+//! Why: with these two done on the written text, the shipped `list_entities` policy needs
+//! no tree at all (on 70 MB, building one was most of the time).
+//!
+//! The stream does them only where it can know it is exactly where the walk would: every
+//! list an op names is a path of member names from the root (`$.entities`, `$.a.b`), which
+//! the stream follows key by key. Any other selector (`$..x`, `[*]`, a pattern) leaves the
+//! policy to the tree.
+//!
+//! ```text
+//! hoist $.e:   {"e":[{"t":"A","v":1},{"t":"A","v":2}]}
+//! written:     {"e":[{"t":"A","v":1},{"t":"A","v":2}]}   items 6..18, 19..31; members "t", "v"
+//! again:       {"e_common":{"t":"A"},"e":[{"v":1},{"v":2}]}
+//! ```
+
+use std::ops::Range;
+
+use super::find_special;
+use super::write::write_string;
+use crate::ops::ListOp;
+use crate::ops::records::Records;
+use crate::policy::CompiledOp;
+use crate::query::selector::{Item, SelectorSet};
+
+/// Where the list ops of a policy's level apply: a tree of member names from the root.
+pub(crate) struct Lists<'p> {
+    nodes: Vec<Node<'p>>,
+}
+
+#[derive(Default)]
+struct Node<'p> {
+    /// Member name → node.
+    children: Vec<(String, usize)>,
+    /// The selectors that name this node (noted when the stream reaches it).
+    selectors: Vec<usize>,
+    /// The list ops that name it, in policy order.
+    ops: Vec<ListOp<'p>>,
+}
+
+/// The root's node.
+pub(crate) const ROOT: usize = 0;
+
+impl<'p> Lists<'p> {
+    /// The lists `ops` (the ones the parser does not do, in policy order) name; `None`
+    /// unless each is a list op whose every selector is a path of member names.
+    pub(crate) fn new(
+        set: &SelectorSet,
+        ops: impl IntoIterator<Item = &'p CompiledOp>,
+    ) -> Option<Lists<'p>> {
+        let mut lists = Lists {
+            nodes: vec![Node::default()],
+        };
+        for op in ops {
+            let list = op.op.as_list()?;
+            for &s in list.at() {
+                let mut node = ROOT;
+                for segment in set.selector(s).segments() {
+                    let [Item::Name(name)] = &segment.items[..] else {
+                        return None;
+                    };
+                    if segment.descendant {
+                        return None;
+                    }
+                    node = lists.child_or_new(node, name);
+                }
+                // `$` alone: a list with no key, which only the walk handles.
+                if node == ROOT {
+                    return None;
+                }
+                let here = &mut lists.nodes[node];
+                here.selectors.push(s);
+                if !here.ops.iter().any(|o| same(o, &list)) {
+                    here.ops.push(list);
+                }
+            }
+        }
+        Some(lists)
+    }
+
+    fn child_or_new(&mut self, node: usize, name: &str) -> usize {
+        if let Some(child) = self.child(node, name) {
+            return child;
+        }
+        self.nodes.push(Node::default());
+        let child = self.nodes.len() - 1;
+        self.nodes[node].children.push((name.to_owned(), child));
+        child
+    }
+
+    /// The node of member `key` of the object at `node`.
+    #[inline]
+    pub(crate) fn child(&self, node: usize, key: &str) -> Option<usize> {
+        let children = &self.nodes[node].children;
+        children.iter().find(|(k, _)| k == key).map(|&(_, c)| c)
+    }
+
+    /// Whether a list op applies at `node`.
+    pub(crate) fn has_ops(&self, node: usize) -> bool {
+        !self.nodes[node].ops.is_empty()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The selectors that name the nodes `reached`.
+    pub(crate) fn selectors_hit(&self, reached: &[bool]) -> impl Iterator<Item = usize> {
+        let nodes = self.nodes.iter().zip(reached);
+        nodes
+            .filter(|&(_, &r)| r)
+            .flat_map(|(n, _)| n.selectors.iter().copied())
+    }
+
+    /// The ops at `node` on the list written at `out[start..]` (`key`: its member name;
+    /// `member`: where that member's key begins): the list is written again when they
+    /// change it, with hoisted siblings before the member. Their names, for the caller to
+    /// check against the object's other keys.
+    pub(crate) fn apply(
+        &self,
+        node: usize,
+        key: &str,
+        out: &mut String,
+        (member, start): (usize, usize),
+        mut written: Written,
+    ) -> Vec<String> {
+        let mut siblings: Vec<(String, String)> = Vec::new();
+        let mut groups = None;
+        for op in &self.nodes[node].ops {
+            if groups.is_some() {
+                break; // a list no more: the ops after a partition find none here
+            }
+            let spans = Spans {
+                out: out.as_bytes(),
+                w: &written,
+            };
+            match op {
+                ListOp::Hoist(h) => {
+                    let at = h.constant(&spans);
+                    if at.is_empty() {
+                        continue;
+                    }
+                    let first: Vec<usize> = spans.live(0).collect();
+                    let hoisted: Vec<usize> = at.iter().map(|&j| first[j]).collect();
+                    let mut common = String::from("{");
+                    for (n, &m) in hoisted.iter().enumerate() {
+                        if n > 0 {
+                            common.push(',');
+                        }
+                        common.push_str(&out[written.members[m].span()]);
+                    }
+                    common.push('}');
+                    let gone = spans.find_in_each(hoisted.iter().map(|&m| spans.key(m)));
+                    for m in gone {
+                        written.members[m].gone = true;
+                    }
+                    siblings.push((h.sibling_name(key), common));
+                }
+                ListOp::Partition(p) => {
+                    let Some((slot_of, kinds)) = p.slots(&spans) else {
+                        continue;
+                    };
+                    let mut by = String::new();
+                    write_string(p.by(), &mut by);
+                    let by = spans.find_in_each(std::iter::once(by.as_bytes()));
+                    let mut order: Vec<(Range<usize>, Vec<usize>)> = Vec::with_capacity(kinds);
+                    for (i, (&slot, &m)) in slot_of.iter().zip(&by).enumerate() {
+                        if slot == order.len() {
+                            order.push((written.members[m].value(), Vec::new()));
+                        }
+                        order[slot].1.push(i);
+                    }
+                    for m in by {
+                        written.members[m].gone = true;
+                    }
+                    groups = Some(order);
+                }
+            }
+        }
+        if siblings.is_empty() && groups.is_none() {
+            return Vec::new();
+        }
+        // Written again into a new buffer, which takes what comes before when that is
+        // shorter than the list (a list at the top of the document): one copy, not two.
+        let whole = member < out.len() - member;
+        let mut again = match whole {
+            true => {
+                let mut again = String::with_capacity(out.capacity());
+                again.push_str(&out[..member]);
+                again
+            }
+            false => String::with_capacity(out.len() - member + 64),
+        };
+        for (name, value) in &siblings {
+            write_string(name, &mut again);
+            again.push(':');
+            again.push_str(value);
+            again.push(',');
+        }
+        again.push_str(&out[member..start]);
+        match &groups {
+            None => {
+                again.push('[');
+                write_items(out, &written, 0..written.items.len(), &mut again);
+                again.push(']');
+            }
+            Some(groups) => {
+                again.push('{');
+                for (g, (kind, items)) in groups.iter().enumerate() {
+                    if g > 0 {
+                        again.push(',');
+                    }
+                    again.push_str(&out[kind.clone()]);
+                    again.push_str(":[");
+                    write_items(out, &written, items.iter().copied(), &mut again);
+                    again.push(']');
+                }
+                again.push('}');
+            }
+        }
+        if whole {
+            *out = again;
+        } else {
+            out.truncate(member);
+            out.push_str(&again);
+        }
+        siblings.into_iter().map(|(name, _)| name).collect()
+    }
+}
+
+/// Two list ops are one when they are the same op of the policy.
+fn same(a: &ListOp, b: &ListOp) -> bool {
+    match (a, b) {
+        (ListOp::Hoist(a), ListOp::Hoist(b)) => std::ptr::eq(*a, *b),
+        (ListOp::Partition(a), ListOp::Partition(b)) => std::ptr::eq(*a, *b),
+        _ => false,
+    }
+}
+
+/// The items `which` of `written`, less their gone members, comma separated. The members
+/// between two gone ones are copied as one run.
+fn write_items(
+    out: &str,
+    written: &Written,
+    which: impl Iterator<Item = usize>,
+    again: &mut String,
+) {
+    for (n, i) in which.enumerate() {
+        if n > 0 {
+            again.push(',');
+        }
+        let item = &written.items[i];
+        if !item.object {
+            again.push_str(&out[item.span()]);
+            continue;
+        }
+        again.push('{');
+        let mut run: Option<Range<usize>> = None;
+        let mut runs = 0;
+        for m in &written.members[item.members()] {
+            match (&mut run, m.gone) {
+                (Some(r), false) => r.end = m.end as usize,
+                (None, false) => run = Some(m.span()),
+                (Some(_), true) => flush(out, run.take(), &mut runs, again),
+                (None, true) => {}
+            }
+        }
+        flush(out, run, &mut runs, again);
+        again.push('}');
+    }
+}
+
+/// One run of members, after a comma unless it is the item's first.
+fn flush(out: &str, run: Option<Range<usize>>, runs: &mut usize, again: &mut String) {
+    if let Some(r) = run {
+        if *runs > 0 {
+            again.push(',');
+        }
+        again.push_str(&out[r]);
+        *runs += 1;
+    }
+}
+
+/// What the stream noted of a list's items as it wrote them: offsets into its output (32
+/// bits: a longer output stops the stream, see [`ItemSpan::new`]).
+#[derive(Default)]
+pub(crate) struct Written {
+    pub items: Vec<ItemSpan>,
+    pub members: Vec<MemberSpan>,
+}
+
+impl Written {
+    /// Room for the items and members of up to `bytes` of text, reserved (not touched) so
+    /// that a large list is seldom copied as it grows: a member takes at least 6 bytes of
+    /// text (`"k":0,`), most take several times that.
+    pub(crate) fn with_room(bytes: usize) -> Written {
+        Written {
+            items: Vec::with_capacity(bytes / 64),
+            members: Vec::with_capacity(bytes / 24),
+        }
+    }
+
+    /// Note `other`'s items (offsets into a text appended at `base`) after these; `None`
+    /// when the offsets no longer fit in 32 bits.
+    pub(crate) fn append(&mut self, other: Written, base: usize) -> Option<()> {
+        let end = other.items.last().map_or(0, |i| i.end);
+        let base = u32::try_from(base)
+            .ok()
+            .filter(|b| b.checked_add(end).is_some())?;
+        let first = u32::try_from(self.members.len() + other.members.len()).ok()?
+            - other.members.len() as u32;
+        self.members
+            .extend(other.members.into_iter().map(|m| MemberSpan {
+                start: m.start + base,
+                colon: m.colon + base,
+                end: m.end + base,
+                gone: false,
+            }));
+        self.items.extend(other.items.into_iter().map(|i| ItemSpan {
+            start: i.start + base,
+            end: i.end + base,
+            members: (i.members.0 + first, i.members.1 + first),
+            object: i.object,
+        }));
+        Some(())
+    }
+}
+
+/// An item: where it was written, and (an object) its members in [`Written::members`].
+pub(crate) struct ItemSpan {
+    start: u32,
+    end: u32,
+    members: (u32, u32),
+    object: bool,
+}
+
+impl ItemSpan {
+    /// `None` when an offset does not fit in 32 bits.
+    pub(crate) fn new(text: Range<usize>, members: Range<usize>, object: bool) -> Option<ItemSpan> {
+        Some(ItemSpan {
+            start: u32::try_from(text.start).ok()?,
+            end: u32::try_from(text.end).ok()?,
+            members: (
+                u32::try_from(members.start).ok()?,
+                u32::try_from(members.end).ok()?,
+            ),
+            object,
+        })
+    }
+    fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+    fn members(&self) -> Range<usize> {
+        self.members.0 as usize..self.members.1 as usize
+    }
+}
+
+/// A member of an item: `"key"` at `start..colon`, its value from `colon + 1` to `end`.
+pub(crate) struct MemberSpan {
+    start: u32,
+    colon: u32,
+    end: u32,
+    /// Taken out by an op.
+    gone: bool,
+}
+
+impl MemberSpan {
+    /// `None` when an offset does not fit in 32 bits.
+    pub(crate) fn new(start: usize, colon: usize, end: usize) -> Option<MemberSpan> {
+        Some(MemberSpan {
+            start: u32::try_from(start).ok()?,
+            colon: u32::try_from(colon).ok()?,
+            end: u32::try_from(end).ok()?,
+            gone: false,
+        })
+    }
+    fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+    fn key(&self) -> Range<usize> {
+        self.start as usize..self.colon as usize
+    }
+    fn value(&self) -> Range<usize> {
+        self.colon as usize + 1..self.end as usize
+    }
+}
+
+/// The written form, as the list ops read it.
+struct Spans<'r> {
+    out: &'r [u8],
+    w: &'r Written,
+}
+
+impl<'r> Spans<'r> {
+    /// Item `i`'s members still there (indices into [`Written::members`]).
+    fn live(&self, i: usize) -> impl Iterator<Item = usize> + use<'r> {
+        let members = &self.w.members;
+        let item = &self.w.items[i];
+        let range = if item.object { item.members() } else { 0..0 };
+        range.filter(move |&m| !members[m].gone)
+    }
+
+    fn key(&self, m: usize) -> &'r [u8] {
+        &self.out[self.w.members[m].key()]
+    }
+
+    /// In each item, the live members whose keys are among `keys` (spelt as written).
+    /// Items mostly list their members in one order: each key is looked for first where
+    /// it was in the item before.
+    fn find_in_each<'k>(&self, keys: impl Iterator<Item = &'k [u8]>) -> Vec<usize> {
+        let keys: Vec<&[u8]> = keys.collect();
+        let mut at = vec![0usize; keys.len()];
+        let mut found = Vec::with_capacity(self.w.items.len() * keys.len());
+        for (i, item) in self.w.items.iter().enumerate() {
+            if !item.object {
+                continue;
+            }
+            let members = item.members();
+            for (key, at) in keys.iter().zip(&mut at) {
+                let guess = members.start + *at;
+                let hit =
+                    (guess < members.end && !self.w.members[guess].gone && self.key(guess) == *key)
+                        .then_some(guess)
+                        .or_else(|| self.live(i).find(|&m| self.key(m) == *key));
+                if let Some(m) = hit {
+                    *at = m - members.start;
+                    found.push(m);
+                }
+            }
+        }
+        found
+    }
+}
+
+impl<'r> Records<'r> for Spans<'r> {
+    type Value = &'r [u8];
+
+    fn count(&self) -> usize {
+        self.w.items.len()
+    }
+
+    fn members(&self, i: usize) -> Option<impl Iterator<Item = (&'r [u8], &'r [u8])>> {
+        let (out, members) = (self.out, &self.w.members);
+        self.w.items[i].object.then(|| {
+            self.live(i).map(move |m| {
+                let m = &members[m];
+                (&out[m.key()], &out[m.value()])
+            })
+        })
+    }
+
+    /// Keys are written as JSON strings, one spelling each.
+    fn spells(&self, key: &[u8], name: &str) -> bool {
+        if find_special(name.as_bytes(), 0) == name.len() {
+            return key.len() == name.len() + 2 && &key[1..key.len() - 1] == name.as_bytes();
+        }
+        let mut spelt = String::with_capacity(name.len() + 8);
+        write_string(name, &mut spelt);
+        key == spelt.as_bytes()
+    }
+
+    fn string(&self, value: &'r [u8]) -> Option<&'r [u8]> {
+        value.starts_with(b"\"").then_some(value)
+    }
+}
