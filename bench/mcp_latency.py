@@ -259,4 +259,5 @@ def main():
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
-main()
+if __name__ == "__main__":
+    main()
