@@ -102,11 +102,12 @@ impl Offers {
 }
 
 /// What the helper makes of the elements it reads: values for the parser, or compact text
-/// for [`super::stream`].
+/// for [`super::stream`] (and, when the policy has list ops, where each element's members
+/// went, see [`super::lists`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     Parse,
-    Stream,
+    Stream { note_items: bool },
 }
 
 /// How the helper reads elements: the depth budget, what to leave out, and what to make.
@@ -152,13 +153,14 @@ pub(super) fn stream_with_help<T>(
     text: &str,
     start: usize,
     omit: &Omit,
+    note_items: bool,
     main: impl FnOnce(&Offers) -> T,
 ) -> T {
     let target = start + (text.len() - start) / 2;
     let job = Job {
         max_depth: super::MAX_DEPTH,
         omit: Some(omit),
-        mode: Mode::Stream,
+        mode: Mode::Stream { note_items },
     };
     with_help(text, start, target, job, main)
 }
@@ -286,8 +288,8 @@ fn elements(text: &str, at: usize, stop: Option<usize>, offers: &Offers, job: Jo
         omit,
         mode,
     } = job;
-    if mode == Mode::Stream {
-        return super::stream::elements(text, at, stop, max_depth, offers, omit?);
+    if let Mode::Stream { note_items } = mode {
+        return super::stream::elements(text, at, stop, (max_depth, note_items), offers, omit?);
     }
     let mut p = Parser::new(text, at, max_depth, None, omit);
     let mut values = Vec::new();

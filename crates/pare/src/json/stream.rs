@@ -79,19 +79,24 @@ pub(crate) fn compact_omitting(text: &str, omit: &Omit, lists: Option<&Lists>) -
     };
     // A large text on two threads, as the parser reads one (see [`super::fork`]).
     if text.len() >= fork::MIN_BYTES && crate::has_second_core() {
-        fork::stream_with_help(text, start, omit, |offers| document(Some(offers)))
+        let note_items = lists.is_some();
+        fork::stream_with_help(text, start, omit, note_items, |offers| {
+            document(Some(offers))
+        })
     } else {
         document(None)
     }
 }
 
 /// A helper's elements of an array, from `at` (just after a comma) to its closing `]` or
-/// to just after the comma at `stop` (see [`super::fork`]), written as compact JSON.
+/// to just after the comma at `stop` (see [`super::fork`]), written as compact JSON; with
+/// `note_items` (a policy with list ops), where each element and its members went, in case
+/// they are a list's items.
 pub(super) fn elements(
     text: &str,
     at: usize,
     stop: Option<usize>,
-    max_depth: usize,
+    (max_depth, note_items): (usize, bool),
     offers: &Offers,
     omit: &Omit,
 ) -> Option<Tail> {
@@ -99,8 +104,10 @@ pub(super) fn elements(
     let capacity = stop.unwrap_or(text.len()) - at;
     let mut s = Stream::new(text, at, max_depth, None, omit, capacity);
     // Its elements may be a list's items: noted, for the main stream to use if so.
-    s.item_depth = max_depth.checked_sub(1);
-    s.written = Written::with_room(capacity);
+    if note_items {
+        s.item_depth = max_depth.checked_sub(1);
+        s.written = Written::with_room(capacity);
+    }
     let mut n = 0;
     let closed = fork::read_elements(
         &mut s,
