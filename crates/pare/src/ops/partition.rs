@@ -139,3 +139,45 @@ impl Op for Partition {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::test_support::run;
+
+    /// Twenty kinds, interleaved: keyed in first-seen order, each record under its own.
+    #[test]
+    fn many_kinds_keep_their_first_seen_order() {
+        let kinds: Vec<usize> = (0..40).map(|i| (i * 7) % 20).collect();
+        let items: Vec<String> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!(r#"{{"t":"k{k}","v":{i}}}"#))
+            .collect();
+        let policy = "[[ops]]\nop = \"partition\"\nat = [\"$.r\"]\nby = \"t\"\n";
+        let (out, _) = run(policy, &format!(r#"{{"r":[{}]}}"#, items.join(",")));
+        let mut want = Vec::new();
+        for k in &kinds {
+            if !want.contains(k) {
+                want.push(*k);
+            }
+        }
+        let v = crate::json::parse(&out).unwrap();
+        let r = v
+            .as_object()
+            .unwrap()
+            .get("r")
+            .unwrap()
+            .as_object()
+            .unwrap();
+        let got: Vec<String> = r.iter().map(|(k, _)| k.to_string()).collect();
+        let want: Vec<String> = want.iter().map(|k| format!("k{k}")).collect();
+        assert_eq!(got, want);
+        for (k, list) in r.iter() {
+            for item in list.as_array().unwrap() {
+                let i = item.as_object().unwrap().get("v").unwrap();
+                let i: usize = crate::json::to_compact(i).parse().unwrap();
+                assert_eq!(format!("k{}", kinds[i]), k.as_str());
+            }
+        }
+    }
+}
