@@ -61,21 +61,9 @@ pub(crate) struct Streamed {
 /// docs).
 pub(crate) fn compact_omitting(text: &str, omit: &Omit, lists: Option<&Lists>) -> Option<Streamed> {
     let start = after_bom(text);
-    let document = |offers: Option<&Offers>| {
-        // Compact output is at most about as long as the text: one buffer of that size,
-        // never copied as it grows.
-        let mut s = Stream::new(text, start, super::MAX_DEPTH, offers, omit, text.len());
-        s.lists = lists;
-        s.node = lists.map(|_| ROOT);
-        s.reached = vec![false; lists.map_or(0, Lists::len)];
-        s.value().ok()?;
-        s.p.skip_ws();
-        let selectors_hit = lists.map_or_else(Vec::new, |l| l.selectors_hit(&s.reached).collect());
-        (s.p.pos == text.len()).then_some(Streamed {
-            text: s.out,
-            omitted: s.p.omitted,
-            selectors_hit,
-        })
+    let document = |offers: Option<&Offers>| match lists {
+        Some(lists) => document::<true>(text, start, offers, omit, Some(lists)),
+        None => document::<false>(text, start, offers, omit, None),
     };
     // A large text on two threads, as the parser reads one (see [`super::fork`]).
     if text.len() >= fork::MIN_BYTES && crate::has_second_core() {
@@ -86,6 +74,31 @@ pub(crate) fn compact_omitting(text: &str, omit: &Omit, lists: Option<&Lists>) -
     } else {
         document(None)
     }
+}
+
+/// [`compact_omitting`] on this thread; `LISTS`: whether `lists` is given (without, the
+/// stream does nothing for list ops, at no cost).
+fn document<const LISTS: bool>(
+    text: &str,
+    start: usize,
+    offers: Option<&Offers>,
+    omit: &Omit,
+    lists: Option<&Lists>,
+) -> Option<Streamed> {
+    // Compact output is at most about as long as the text: one buffer of that size, never
+    // copied as it grows.
+    let mut s = Stream::<LISTS>::new(text, start, super::MAX_DEPTH, offers, omit, text.len());
+    s.lists = lists;
+    s.node = lists.map(|_| ROOT);
+    s.reached = vec![false; lists.map_or(0, Lists::len)];
+    s.value().ok()?;
+    s.p.skip_ws();
+    let selectors_hit = lists.map_or_else(Vec::new, |l| l.selectors_hit(&s.reached).collect());
+    (s.p.pos == text.len()).then_some(Streamed {
+        text: s.out,
+        omitted: s.p.omitted,
+        selectors_hit,
+    })
 }
 
 /// A helper's elements of an array, from `at` (just after a comma) to its closing `]` or
@@ -100,11 +113,25 @@ pub(super) fn elements(
     offers: &Offers,
     omit: &Omit,
 ) -> Option<Tail> {
+    match note_items {
+        true => elements_noting::<true>(text, at, stop, max_depth, offers, omit),
+        false => elements_noting::<false>(text, at, stop, max_depth, offers, omit),
+    }
+}
+
+fn elements_noting<const LISTS: bool>(
+    text: &str,
+    at: usize,
+    stop: Option<usize>,
+    max_depth: usize,
+    offers: &Offers,
+    omit: &Omit,
+) -> Option<Tail> {
     // At most as long as the text they come from (see above).
     let capacity = stop.unwrap_or(text.len()) - at;
-    let mut s = Stream::new(text, at, max_depth, None, omit, capacity);
+    let mut s = Stream::<LISTS>::new(text, at, max_depth, None, omit, capacity);
     // Its elements may be a list's items: noted, for the main stream to use if so.
-    if note_items {
+    if LISTS {
         s.item_depth = max_depth.checked_sub(1);
         s.written = Written::with_room(capacity);
     }
@@ -119,7 +146,7 @@ pub(super) fn elements(
             if n > 0 {
                 s.out.push(',');
             }
-            s.item(true).ok()?;
+            s.item(LISTS).ok()?;
             n += 1;
             Some(())
         },
@@ -136,7 +163,7 @@ pub(super) fn elements(
 
 /// The parser, the keys of the objects open (innermost last; decoded only when written
 /// with escapes), and the output.
-struct Stream<'a> {
+struct Stream<'a, const LISTS: bool> {
     p: Parser<'a>,
     keys: Vec<Cow<'a, str>>,
     out: String,
@@ -186,7 +213,7 @@ impl Seen {
     }
 }
 
-impl<'a> Stream<'a> {
+impl<'a, const LISTS: bool> Stream<'a, LISTS> {
     fn new(
         text: &'a str,
         at: usize,
@@ -194,7 +221,7 @@ impl<'a> Stream<'a> {
         offers: Option<&'a Offers>,
         omit: &'a Omit,
         capacity: usize,
-    ) -> Stream<'a> {
+    ) -> Self {
         Stream {
             p: Parser::new(text, at, max_depth, offers, Some(omit)),
             keys: Vec::new(),
@@ -250,10 +277,12 @@ impl<'a> Stream<'a> {
     }
 
     fn array(&mut self) -> Step<Emptiness> {
-        self.node = None;
+        if LISTS {
+            self.node = None;
+        }
         self.p.descend(self.p.pos)?;
         // The list whose items are noted (see [`Stream::list`]).
-        let noting = self.item_depth.is_some_and(|d| d + 1 == self.p.depth_left);
+        let noting = LISTS && self.item_depth.is_some_and(|d| d + 1 == self.p.depth_left);
         self.p.pos += 1;
         self.out.push('[');
         self.p.skip_ws();
@@ -366,10 +395,10 @@ impl<'a> Stream<'a> {
     }
 
     fn object(&mut self) -> Step<Emptiness> {
-        let here = self.node.take();
+        let here = if LISTS { self.node.take() } else { None };
         self.p.descend(self.p.pos)?;
         // An item of the list being noted (see [`Stream::list`]).
-        let noting = self.item_depth == Some(self.p.depth_left);
+        let noting = LISTS && self.item_depth == Some(self.p.depth_left);
         self.p.pos += 1;
         self.out.push('{');
         self.p.skip_ws();
@@ -408,7 +437,10 @@ impl<'a> Stream<'a> {
                 }
                 let colon = self.out.len();
                 self.out.push(':');
-                let child = here.and_then(|n| self.lists?.child(n, &self.keys[k]));
+                let child = match here {
+                    Some(n) if LISTS => self.lists.and_then(|l| l.child(n, &self.keys[k])),
+                    _ => None,
+                };
                 if let Some(c) = child
                     && self.p.suspended == 0
                 {
@@ -420,7 +452,9 @@ impl<'a> Stream<'a> {
                             self.list(c, k, key_out, &mut siblings)?
                         }
                         _ => {
-                            self.node = child;
+                            if LISTS {
+                                self.node = child;
+                            }
                             self.value()?
                         }
                     }
@@ -469,7 +503,7 @@ impl<'a> Stream<'a> {
         }
         // The walk would make a sibling's name unique among the object's keys: rare, and
         // left to it.
-        for (i, name) in siblings.iter().enumerate() {
+        for (i, name) in siblings.iter().enumerate().filter(|_| LISTS) {
             let kept = kept_keys.iter().map(|&k| self.keys[k].as_ref());
             if siblings[..i].contains(name) || kept.into_iter().any(|k| k == name) {
                 return Err(Stop);
