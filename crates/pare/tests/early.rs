@@ -534,6 +534,8 @@ fn list_ops_on_written_lists() {
         r#"{"f":[{"t":1},{"t":1}]}"#,
         // the path in an array is not the path
         r#"[{"e":[{"t":1},{"t":1}]}]"#,
+        // lists too short to hoist from: none, one item (fewer than min_items), one kept
+        r#"{"e":[],"f":[{"t":1}],"r":[{"t":"A","at":1}]}"#,
     ];
     for text in streamed {
         check("lists", &p, 0, text);

@@ -21,6 +21,7 @@ use std::ops::Range;
 use super::find_special;
 use super::write::write_string;
 use crate::ops::ListOp;
+use crate::ops::hoist::Hoist;
 use crate::ops::records::Records;
 use crate::policy::CompiledOp;
 use crate::query::selector::{Item, SelectorSet};
@@ -102,6 +103,19 @@ impl<'p> Lists<'p> {
         !self.nodes[node].ops.is_empty()
     }
 
+    /// The hoist that is the first op at `node`: it decides over the items as written, so
+    /// the stream can narrow it item by item as it writes them ([`Narrowing`]).
+    pub(crate) fn leading_hoist(&self, node: usize) -> Option<Narrowing<'p>> {
+        match self.nodes[node].ops.first() {
+            Some(ListOp::Hoist(hoist)) => Some(Narrowing {
+                hoist,
+                candidates: None,
+                seen: 0,
+            }),
+            _ => None,
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.nodes.len()
     }
@@ -125,6 +139,7 @@ impl<'p> Lists<'p> {
         out: &mut String,
         (member, start): (usize, usize),
         mut written: Written,
+        mut narrowed: Option<Narrowing>,
     ) -> Vec<String> {
         let mut siblings: Vec<(String, String)> = Vec::new();
         let mut groups = None;
@@ -138,7 +153,11 @@ impl<'p> Lists<'p> {
             };
             match op {
                 ListOp::Hoist(h) => {
-                    let at = h.constant(&spans);
+                    // The leading hoist, narrowed as the items were written, goes on from there.
+                    let at = match narrowed.take().and_then(Narrowing::so_far) {
+                        Some((candidates, seen)) => h.constant_after(&spans, candidates, seen),
+                        None => h.constant(&spans),
+                    };
                     if at.is_empty() {
                         continue;
                     }
@@ -227,6 +246,45 @@ impl<'p> Lists<'p> {
             out.push_str(&again);
         }
         siblings.into_iter().map(|(name, _)| name).collect()
+    }
+}
+
+/// A list's leading hoist, decided item by item while the stream writes the items (each
+/// still in the cache): the first item's fields that every item so far has alike.
+pub(crate) struct Narrowing<'p> {
+    hoist: &'p Hoist,
+    candidates: Option<Vec<usize>>,
+    /// Items the candidates are narrowed by.
+    seen: usize,
+}
+
+impl Narrowing<'_> {
+    /// Narrow by the items of `written` (at `out`) not yet seen.
+    pub(crate) fn narrow(&mut self, out: &str, written: &Written) {
+        let spans = Spans {
+            out: out.as_bytes(),
+            w: written,
+        };
+        let count = spans.count();
+        if self.seen == count {
+            return;
+        }
+        let candidates = self.candidates.get_or_insert_with(|| {
+            self.seen = 1;
+            self.hoist.candidates(&spans).unwrap_or_default()
+        });
+        for i in self.seen..count {
+            if candidates.is_empty() {
+                break;
+            }
+            self.hoist.narrow(&spans, i, candidates);
+        }
+        self.seen = count;
+    }
+
+    /// The candidates and how many items narrowed them, once there were items.
+    fn so_far(self) -> Option<(Vec<usize>, usize)> {
+        Some((self.candidates?, self.seen))
     }
 }
 

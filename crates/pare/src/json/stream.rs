@@ -31,7 +31,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use super::find_special;
 use super::fork::{self, Offers};
-use super::lists::{ItemSpan, Lists, MemberSpan, ROOT, Written};
+use super::lists::{ItemSpan, Lists, MemberSpan, Narrowing, ROOT, Written};
 use super::omit::{Emptiness, KEEP, Omit, Omitted};
 use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
 use super::write::write_string;
@@ -177,6 +177,8 @@ struct Stream<'a, const LISTS: bool> {
     /// noted, and what was noted of them.
     item_depth: Option<usize>,
     written: Written,
+    /// The noted list's leading hoist, decided item by item.
+    narrowing: Option<Narrowing<'a>>,
 }
 
 /// The keys one object has had, beside its stretch of [`Stream::keys`]: a bit filter while
@@ -231,6 +233,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             reached: Vec::new(),
             item_depth: None,
             written: Written::default(),
+            narrowing: None,
         }
     }
 
@@ -337,6 +340,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         let members = members..self.written.members.len();
         let span = ItemSpan::new(start..self.out.len(), members, object);
         self.written.items.push(span.ok_or(Stop)?);
+        if let Some(narrowing) = &mut self.narrowing {
+            narrowing.narrow(&self.out, &self.written);
+        }
         Ok(empty)
     }
 
@@ -345,7 +351,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
     /// of the list being noted. True when they closed the array.
     #[cold]
     fn take_offers(&mut self, offers: &Offers, items: &mut usize, noting: bool) -> bool {
-        let (out, noted) = (&mut self.out, &mut self.written);
+        let (out, noted, narrowing) = (&mut self.out, &mut self.written, &mut self.narrowing);
         self.p.take_offers_with(offers, |_, offered| match offered {
             Items::Text(text, n, written) => {
                 out.push(',');
@@ -355,6 +361,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                     return false;
                 }
                 out.push_str(&text);
+                if let Some(narrowing) = narrowing.as_mut().filter(|_| noting) {
+                    narrowing.narrow(out, noted);
+                }
                 *items += n;
                 true
             }
@@ -380,17 +389,20 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         let start = self.out.len();
         let depth = self.p.depth_left.checked_sub(2).ok_or(Stop)?;
         let rest = self.p.text.len() - self.p.pos;
+        let lists = self.lists.expect("a node is only set with lists");
         let outer = (
             self.item_depth.replace(depth),
             std::mem::replace(&mut self.written, Written::with_room(rest)),
+            std::mem::replace(&mut self.narrowing, lists.leading_hoist(node)),
         );
         let empty = self.array();
         self.item_depth = outer.0;
         let written = std::mem::replace(&mut self.written, outer.1);
+        let narrowed = std::mem::replace(&mut self.narrowing, outer.2);
         let empty = empty?;
-        let lists = self.lists.expect("a node is only set with lists");
         let key = &self.keys[k];
-        siblings.extend(lists.apply(node, key, &mut self.out, (member, start), written));
+        let at = (member, start);
+        siblings.extend(lists.apply(node, key, &mut self.out, at, written, narrowed));
         Ok(empty)
     }
 

@@ -75,19 +75,61 @@ impl Hoist {
         if items.count() < self.min_items {
             return Vec::new();
         }
-        let Some(first) = items.members(0) else {
+        let Some(candidates) = self.candidates(items) else {
             return Vec::new();
         };
-        first
-            .enumerate()
-            .filter(|(_, (k, _))| {
-                self.fields
-                    .as_ref()
-                    .is_none_or(|f| f.iter().any(|f| items.spells(k, f)))
-            })
-            .filter(|(_, (k, v))| (1..items.count()).all(|i| items.get(i, k) == Some(*v)))
-            .map(|(j, _)| j)
-            .collect()
+        self.constant_after(items, candidates, 1)
+    }
+
+    /// The first item's fields that may be hoisted (their positions among its members), for
+    /// [`Hoist::narrow`]; `None` when it is not an object. There is a first item.
+    pub(crate) fn candidates<'r>(&self, items: &impl Records<'r>) -> Option<Vec<usize>> {
+        let first = items.members(0)?.enumerate();
+        let allowed = |k: &[u8]| {
+            self.fields
+                .as_ref()
+                .is_none_or(|f| f.iter().any(|f| items.spells(k, f)))
+        };
+        Some(
+            first
+                .filter(|(_, (k, _))| allowed(k))
+                .map(|(j, _)| j)
+                .collect(),
+        )
+    }
+
+    /// Keeps the candidates item `i` has with the first item's value.
+    pub(crate) fn narrow<'r>(
+        &self,
+        items: &impl Records<'r>,
+        i: usize,
+        candidates: &mut Vec<usize>,
+    ) {
+        candidates.retain(|&j| {
+            items
+                .member_at(0, j)
+                .is_some_and(|(k, v)| items.get(i, k) == Some(v))
+        });
+    }
+
+    /// [`Hoist::constant`] from `candidates` narrowed by the items before `from` (as the
+    /// stream narrows them while it writes a list).
+    pub(crate) fn constant_after<'r>(
+        &self,
+        items: &impl Records<'r>,
+        mut candidates: Vec<usize>,
+        from: usize,
+    ) -> Vec<usize> {
+        if items.count() < self.min_items {
+            return Vec::new();
+        }
+        for i in from..items.count() {
+            if candidates.is_empty() {
+                break;
+            }
+            self.narrow(items, i, &mut candidates);
+        }
+        candidates
     }
 
     /// The sibling's name beside the list under `key` (before it is made unique).

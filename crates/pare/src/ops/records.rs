@@ -33,6 +33,10 @@ pub(crate) trait Records<'r> {
     fn get(&self, i: usize, key: &[u8]) -> Option<Self::Value> {
         self.members(i)?.find(|(k, _)| *k == key).map(|(_, v)| v)
     }
+    /// Item `i`'s `j`th member.
+    fn member_at(&self, i: usize, j: usize) -> Option<(&'r [u8], Self::Value)> {
+        self.members(i)?.nth(j)
+    }
     /// The value of item `i`'s member named `name`.
     fn named(&self, i: usize, name: &str) -> Option<Self::Value> {
         self.members(i)?
