@@ -41,7 +41,6 @@
 //! ```
 
 use super::cheapest::Choice;
-use super::read_back;
 use super::toon;
 use crate::join;
 use crate::json;
@@ -92,7 +91,7 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
     let (dialect_tokens, dialect_reads_back) = join(
         parallel,
         || tokenizer.count(&dialect),
-        || parallel.then(|| read_back::reads_back(&dialect, &json, value)),
+        || parallel.then(|| reads_back(&dialect, value)),
     );
     let mut json = Choice::floored(json, json_floor);
     let mut order = vec![Choice::counted(dialect, dialect_tokens, dialect_reads_back)];
@@ -114,13 +113,17 @@ pub fn encode_auto_counted(value: &Value, tokenizer: &dyn Tokenizer) -> (String,
         if json.above(tokens, tokenizer)
             && choice
                 .reads_back
-                .unwrap_or_else(|| read_back::reads_back(&choice.text, &json.text, value))
+                .unwrap_or_else(|| reads_back(&choice.text, value))
         {
             return (choice.text, tokens);
         }
     }
     let tokens = json.tokens(tokenizer);
     (json.text, tokens)
+}
+
+fn reads_back(text: &str, value: &Value) -> bool {
+    toon::decode(text, &toon::DecodeOptions::default()).is_ok_and(|back| back == *value)
 }
 
 /// pare's dialect, with its legend line when it uses an extension.

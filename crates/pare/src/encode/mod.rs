@@ -81,7 +81,6 @@ pub fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) 
 }
 pub mod auto;
 mod cheapest;
-mod read_back;
 pub mod toon;
 
 /// Which encoding [`expand`] found.
