@@ -341,6 +341,9 @@ fn flush(out: &str, run: Option<Range<usize>>, runs: &mut usize, again: &mut Str
     }
 }
 
+/// The most [`Written::with_room`] reserves for each of its two lists.
+const ROOM_BYTES: usize = 64 << 20;
+
 /// What the stream noted of a list's items as it wrote them: offsets into its output (32
 /// bits: a longer output stops the stream, see [`ItemSpan::new`]).
 #[derive(Default)]
@@ -352,11 +355,14 @@ pub(crate) struct Written {
 impl Written {
     /// Room for the items and members of up to `bytes` of text, reserved (not touched) so
     /// that a large list is seldom copied as it grows: a member takes at least 6 bytes of
-    /// text (`"k":0,`), most take several times that.
+    /// text (`"k":0,`), most take several times that. At most [`ROOM_BYTES`] each: past
+    /// that the lists grow as they go, so a huge text never asks for address space it may
+    /// not be given.
     pub(crate) fn with_room(bytes: usize) -> Written {
+        let room = |per: usize, size: usize| (bytes / per).min(ROOM_BYTES / size);
         Written {
-            items: Vec::with_capacity(bytes / 64),
-            members: Vec::with_capacity(bytes / 24),
+            items: Vec::with_capacity(room(64, size_of::<ItemSpan>())),
+            members: Vec::with_capacity(room(24, size_of::<MemberSpan>())),
         }
     }
 
