@@ -153,7 +153,7 @@ pub fn run(args: Args) -> Result<()> {
         measure: setup.reporting,
         hint: Hint::Flags,
         reject_duplicate_keys: args.strict,
-        // Only the text is printed: a policy the parser does alone is written as it reads.
+        // Only the text is printed: a policy the stream can do is written as it reads.
         want_value: false,
         ..Request::new(Input::Json(&text), &setup.policy)
     })

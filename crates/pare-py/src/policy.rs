@@ -451,7 +451,7 @@ fn respond_pages(
     let mut text = String::new();
     let mut request = opts.request(given.into_input(&mut text), policy);
     request.measure = false;
-    // Only the pages are handed back: a policy the parser does alone is written as it reads.
+    // Only the pages are handed back: a policy the stream can do is written as it reads.
     request.want_value = false;
     let response = respond::respond(request)?;
     let mut pages = vec![response.page];

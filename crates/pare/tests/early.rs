@@ -3,8 +3,8 @@
 //! example policy at every level, for hand-written policies that mix the ops the parser does
 //! with those it leaves to the walk, on random values, on texts with repeated keys, and on a
 //! text large enough to be parsed on two threads. And a response written as the text is read
-//! (no value built: [`Request::want_value`] off, for policies the parser does alone) is the
-//! response the value gives, page and record.
+//! (no value built: [`Request::want_value`] off, for policies the stream can do: the parser's
+//! ops, and list ops on the lists it wrote) is the response the value gives, page and record.
 
 mod common;
 

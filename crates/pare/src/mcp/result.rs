@@ -108,7 +108,7 @@ impl Call<'_> {
             budget,
             keep_input_text: true,
             hint: self.hint(),
-            // Only the pages go back: a policy the parser does alone is written as it reads.
+            // Only the pages go back: a policy the stream can do is written as it reads.
             want_value: false,
             ..Request::new(input, &tool.policy)
         }

@@ -119,9 +119,10 @@ pub struct Request<'a> {
     /// the key, line and column) instead of keeping its last value with a warning.
     pub reject_duplicate_keys: bool,
     /// Hand back the shaped value in [`Response::shaped`] (the default). A door that sends
-    /// only the text says no: then, for a policy whose every op the parser does (`$..name`
-    /// drops and a plain `prune`) with JSON out, the text is written as the input is read,
-    /// with no value built ([`crate::json`]'s stream), and `shaped` is `None`.
+    /// only the text says no: then, for a policy whose every op the stream does (`$..name`
+    /// drops and a plain `prune` as it reads; `hoist` and `partition` at paths of member
+    /// names, on the lists it wrote) with JSON out, the text is written as the input is
+    /// read, with no value built ([`crate::json`]'s stream), and `shaped` is `None`.
     pub want_value: bool,
 }
 

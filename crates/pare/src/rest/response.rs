@@ -115,7 +115,7 @@ pub fn shape(
             cursor: "pare_cursor",
             detail: "pare_detail",
         },
-        // Only the pages are sent: a policy the parser does alone is written as it reads.
+        // Only the pages are sent: a policy the stream can do is written as it reads.
         want_value: false,
         ..Request::new(Input::Json(text), &route.policy)
     };
