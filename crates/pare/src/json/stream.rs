@@ -516,8 +516,8 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         // The walk would make a sibling's name unique among the object's keys: rare, and
         // left to it.
         for (i, name) in siblings.iter().enumerate().filter(|_| LISTS) {
-            let kept = kept_keys.iter().map(|&k| self.keys[k].as_ref());
-            if siblings[..i].contains(name) || kept.into_iter().any(|k| k == name) {
+            let mut kept_names = kept_keys.iter().map(|&k| self.keys[k].as_ref());
+            if siblings[..i].contains(name) || kept_names.any(|k| k == name) {
                 return Err(Stop);
             }
         }

@@ -223,7 +223,7 @@ fn stream(
         early: RefCell::new(None),
         stages: &stages,
     };
-    let response = run.streamed(streamed, plan)?;
+    let response = run.streamed(streamed, plan, &opts)?;
     Some(Response {
         stages: stages.get(),
         ..response
@@ -487,11 +487,14 @@ impl<'a> Run<'_, 'a> {
         self.paged(first, before, &g)
     }
 
-    /// The text [`json::compact_omitting`] wrote, following `plan`, as the one page; `None`
-    /// when it is over the budget (the value is then built and paged).
-    fn streamed(&self, streamed: json::Streamed, plan: &early::Plan) -> Option<Response> {
-        let req = self.req;
-        let opts = shape_options(req, &self.params, self.level);
+    /// The text [`json::compact_omitting`] wrote, following `plan` (shaped with `opts`), as
+    /// the one page; `None` when it is over the budget (the value is then built and paged).
+    fn streamed(
+        &self,
+        streamed: json::Streamed,
+        plan: &early::Plan,
+        opts: &ShapeOptions,
+    ) -> Option<Response> {
         let json::Streamed {
             text,
             omitted,
@@ -500,7 +503,7 @@ impl<'a> Run<'_, 'a> {
         // The parser did the ops, or the stream did list ops: the walk records what the
         // parser left out, and the selectors the stream reached are noted.
         let mut shaped =
-            crate::shape::shape_planned(Value::Null, self.policy(), &opts, Some((plan, omitted)));
+            crate::shape::shape_planned(Value::Null, self.policy(), opts, Some((plan, omitted)));
         for s in selectors_hit {
             self.policy()
                 .selectors
