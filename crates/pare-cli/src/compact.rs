@@ -24,7 +24,7 @@ use crate::policy_cmd;
 pub struct Args {
     /// Input JSON file; `-` or nothing for stdin.
     pub file: Option<PathBuf>,
-    /// Policy file (TOML or JSON). Default: built-in (drop null and empty members).
+    /// Policy file (TOML or JSON). Default: built-in (lossless: no ops, only re-encoded).
     #[arg(long, short)]
     pub policy: Option<PathBuf>,
     /// Detail level (the policy's levels; `full` is the input unchanged). Default: the policy's.

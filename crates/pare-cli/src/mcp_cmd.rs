@@ -18,7 +18,7 @@ use crate::io::{listen_addr, tokenizer, usage_error};
 )]
 pub struct Args {
     /// Policy file (TOML or JSON); its `[mcp]` section picks a policy, format and level per
-    /// tool. Default: drop null and empty members, format auto.
+    /// tool. Default: lossless (no ops, only re-encoded), format auto.
     #[arg(long, short)]
     pub policy: Option<PathBuf>,
     /// Token budget of one tool result; longer results are shaped harder, then paged.

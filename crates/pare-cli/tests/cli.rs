@@ -1971,3 +1971,16 @@ fn regression_nan_param_said_untagged_enum_scalar() {
          `maxGapMinutes`: it takes a finite number, not nan or inf (its default is 2)\n"
     );
 }
+
+/// Regression: `pare mcp --help` (and `compact --help`) said the default policy drops null
+/// and empty members; the built-in policy has no ops and keeps them (lossless).
+#[test]
+fn help_says_the_default_policy_is_lossless() {
+    for cmd in ["mcp", "compact"] {
+        let help = ok(&[cmd, "--help"], "");
+        assert!(!help.contains("drop null"), "pare {cmd} --help: {help}");
+        assert!(help.contains("lossless"), "pare {cmd} --help: {help}");
+    }
+    let kept = ok(&["compact"], r#"{"a":null,"b":[]}"#);
+    assert_eq!(kept.trim(), r#"{"a":null,"b":[]}"#);
+}

@@ -138,7 +138,11 @@ fn mcp_a_shaped_result_keeps_the_servers_other_bytes_and_exact_counts() {
         .sum();
     assert_eq!(r["_meta"]["server"], "kept");
     assert_eq!(r["_meta"]["pare"]["tokensBefore"], tok.count(&server_text));
-    assert_eq!(r["_meta"]["pare"]["tokensAfter"], sent);
+    // The structuredContent is another value, small: kept, and counted as sent.
+    let structured = tok.count(r#"{"big":123456789012345678901234567890,"s":"caf\u00e9"}"#);
+    assert_eq!(r["_meta"]["pare"]["structuredContent"], "kept");
+    assert_eq!(r["_meta"]["pare"]["structuredTokens"], structured);
+    assert_eq!(r["_meta"]["pare"]["tokensAfter"], sent + structured);
 }
 
 #[test]

@@ -59,8 +59,23 @@ pub(crate) fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRe
     }
 }
 
-/// Shape a call's result in place; whether it changed.
-pub(crate) fn call_result(shared: &Shared, result: &mut Json, pending: CallPending) -> bool {
+/// What a call's result became.
+pub(crate) enum Rewritten {
+    /// Sent as the server wrote it.
+    No,
+    /// `result` was rewritten; `drop_structured`: its `structuredContent` is not sent
+    /// (a lazily read result, which has it only as raw bytes, leaves it out).
+    Yes { drop_structured: bool },
+}
+
+/// Shape a call's result in place. `structured`: its `structuredContent` as the server wrote
+/// it, when `result` lacks it (read lazily).
+pub(crate) fn call_result(
+    shared: &Shared,
+    result: &mut Json,
+    structured: Option<&str>,
+    pending: CallPending,
+) -> Rewritten {
     // Fail open: a panic while shaping forwards the original.
     let shaped = catch_unwind(AssertUnwindSafe(|| {
         let mut pages = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -69,30 +84,37 @@ pub(crate) fn call_result(shared: &Shared, result: &mut Json, pending: CallPendi
             pages: &mut pages,
             originals: &mut originals,
         };
-        shape_result(result, &pending.call(), shared.opts.budget, stores)
+        shape_result(
+            result,
+            structured,
+            &pending.call(),
+            shared.opts.budget,
+            stores,
+        )
     }));
     let name = &pending.tool_name;
     match shaped {
         Ok(Shaped::Result {
             result: new,
             needs_more,
+            drop_structured,
         }) => {
             if needs_more {
                 list_more(shared);
             }
             *result = new;
-            true
+            Rewritten::Yes { drop_structured }
         }
-        Ok(Shaped::AsIs) => false,
+        Ok(Shaped::AsIs) => Rewritten::No,
         Ok(Shaped::Unchanged(why)) => {
             log(&format!("`{name}` result forwarded unchanged: {why}"));
-            false
+            Rewritten::No
         }
         Err(_) => {
             log(&format!(
                 "`{name}` result forwarded unchanged: shaping failed"
             ));
-            false
+            Rewritten::No
         }
     }
 }

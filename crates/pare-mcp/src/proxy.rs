@@ -374,7 +374,10 @@ fn rewrite(shared: &Shared, result: &mut Json, pending: Pending) -> bool {
             }
             true
         }
-        Pending::Call(call) => calls::call_result(shared, result, call),
+        Pending::Call(call) => matches!(
+            calls::call_result(shared, result, None, call),
+            calls::Rewritten::Yes { .. }
+        ),
     }
 }
 
@@ -385,7 +388,18 @@ fn lazy_response(shared: &Shared, line: &[u8], mut response: lazy::Response) -> 
         Pending::Other => None,
         Pending::Call(call) => {
             let mut result = response.decoded();
-            calls::call_result(shared, &mut result, call).then(|| response.splice(line, &result))
+            let structured = response.raw(line, "structuredContent");
+            match calls::call_result(shared, &mut result, structured, call) {
+                calls::Rewritten::No => None,
+                calls::Rewritten::Yes { drop_structured } => {
+                    let drop: &[&str] = if drop_structured {
+                        &["structuredContent"]
+                    } else {
+                        &[]
+                    };
+                    Some(response.splice(line, &result, drop))
+                }
+            }
         }
         // Small, and rewritten whole: read the general way.
         pending => rewrite_whole(shared, &mut serde_json::from_slice(line).ok()?, pending),

@@ -156,3 +156,110 @@ def test_the_standalone_fastmcp_package_takes_the_same_hook():
     assert schema["properties"]["detail"]["enum"] == ["standard", "full"]
     assert r.content[0].text == pare.Policy.from_str(POLICY_TEXT).shape(PAYLOAD).text
     assert json.loads(full.content[0].text) == PAYLOAD
+
+
+def structured_server(shaped: bool = True, max_tokens: int = 2000) -> MCPServer:
+    """The SDK's dual emit (a dict as text and again as structuredContent, with an
+    outputSchema), a returned list of 10,000 str (10,000 text items and the list again), and a
+    wrapped str."""
+    from pydantic import BaseModel
+
+    class Row(BaseModel):
+        id: int
+        name: str
+        note: str | None
+
+    class Report(BaseModel):
+        rows: list[Row]
+
+    s = MCPServer("structured")
+
+    @s.tool()
+    def report() -> Report:
+        """A large report."""
+        return Report(rows=[Row(id=i, name=f"row {i}", note=None if i % 3 else f"day {i % 28}") for i in range(1500)])
+
+    @s.tool()
+    def scan() -> list[str]:
+        """Every key."""
+        return [f"session:{i:05d}:user" for i in range(10_000)]
+
+    @s.tool()
+    def word() -> str:
+        """One word."""
+        return "hello"
+
+    if shaped:
+        pare.mcp.shape(s, max_tokens=max_tokens)
+    return s
+
+
+def _merge(pages):
+    """Pages back into their value, by the engine's rule (pare::respond::merge): objects by
+    key, arrays concatenated, and along a page's `continues` pointer its first item (or
+    string) joined to the last one so far."""
+
+    def into(a, b, ptr):
+        if isinstance(a, dict):
+            for k, v in b.items():
+                follow = ptr[1:] if ptr and ptr[0] == k else None
+                a[k] = into(a[k], v, follow) if k in a else v
+            return a
+        if isinstance(a, list):
+            if ptr and b:
+                a[-1] = into(a[-1], b[0], ptr[1:])
+                return a + b[1:]
+            return a + b
+        if isinstance(a, str) and ptr == []:
+            return a + b
+        raise AssertionError(f"pages do not merge: {a!r} / {b!r}")
+
+    whole = pages[0][0]
+    for value, continues in pages[1:]:
+        ptr = None if continues is None else [p for p in continues.split("/")[1:]]
+        whole = into(whole, value, ptr)
+    return whole
+
+
+def _reply_tokens(r) -> int:
+    texts = sum(pare.count_tokens(c.text) for c in r.content if c.type == "text")
+    structured = 0 if r.structured_content is None else pare.count_tokens(json.dumps(r.structured_content, separators=(",", ":"), ensure_ascii=False))
+    return texts + structured
+
+
+def test_structured_content_and_many_items_fit_the_budget_and_merge_back():
+    """Regression: the SDK's structuredContent beside the text, and a list sent as one item
+    per element, went out unshaped and uncounted (41,294 tokens at max_tokens=5000)."""
+    budget = 2000
+
+    async def walk(s):
+        async with Client(s) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            walks = {}
+            for name in ("report", "scan", "word"):
+                r = await c.call_tool(name, {})  # the client validates against any outputSchema listed
+                pages = [r]
+                cursor = (r.meta or {}).get("pare", {}).get("nextCursor")
+                while cursor:
+                    r = await c.call_tool("pare_more", {"cursor": cursor})
+                    pages.append(r)
+                    cursor = r.meta["pare"].get("nextCursor")
+                walks[name] = pages
+            return tools, walks
+
+    own_tools, own = run(walk(structured_server(shaped=False)))
+    tools, walks = run(walk(structured_server(max_tokens=budget)))
+    assert all(t.output_schema is not None for t in own_tools.values())
+    assert all(t.output_schema is None for t in tools.values())
+    assert _reply_tokens(own["report"][0]) > 25_000
+    for name, want in (("report", own["report"][0].structured_content), ("scan", own["scan"][0].structured_content["result"])):
+        pages = walks[name]
+        assert len(pages) > 1, name
+        for p in pages:
+            assert _reply_tokens(p) <= budget, (name, _reply_tokens(p))
+            assert p.structured_content is None
+            assert p.meta["pare"]["tokensAfter"] == _reply_tokens(p)
+        merged = _merge([(pare.expand(p.content[0].text), p.meta["pare"].get("continues")) for p in pages])
+        assert merged == want, name
+    assert [c.text for c in walks["word"][0].content] == ["hello"]
+    assert walks["word"][0].structured_content is None

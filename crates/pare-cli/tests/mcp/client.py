@@ -6,10 +6,11 @@ print what the client observed as one JSON document on stdout.
     client.py SCENARIO [--arg K=V]... -- http://HOST:PORT/mcp   (streamable HTTP)
 
 Scenarios: memory, paging, everything (tests/mcp_peers.rs, mcp_http.rs, mcp_listen.rs);
-calls, edit (tests/mcp_real.rs). The Rust tests run a scenario through pare and directly and
+calls, edit (tests/mcp_real.rs); walk (tests/mcp_structured.rs). The Rust tests run a scenario through pare and directly and
 compare, so the assertions live there.
 
     --arg calls=JSON   calls: [[TOOL, ARGUMENTS], ...], each result's texts recorded
+    --arg tools=A,B    walk: the tools to call, each result followed through its pages
     --arg file=PATH    edit: the file to read with read_text_file and edit with edit_file
     --arg root=DIR     the one root the client offers (default /tmp/pare-root); the
                        filesystem server takes the client's roots as its allowed directories
@@ -121,6 +122,23 @@ async def calls(s, out, args):
             out["calls"].append({"error": str(e)})
 
 
+async def walk(s, out, args):
+    """Each tool of --arg tools=A,B,... called with no arguments, then every later page by
+    `pare_more`: each page's texts, structured content and `_meta.pare` (the SDK validates
+    each result against the tool's listed outputSchema as it comes)."""
+    out["tools"] = dump(await s.list_tools())
+    out["walks"] = {}
+    for name in args["tools"].split(","):
+        r = await s.call_tool(name, {})
+        pages = [result(r)]
+        cursor = (pages[0]["meta"] or {}).get("nextCursor")
+        while cursor and len(pages) < 500:
+            r = await s.call_tool("pare_more", {"cursor": cursor})
+            pages.append(result(r))
+            cursor = (pages[-1]["meta"] or {}).get("nextCursor")
+        out["walks"][name] = pages
+
+
 async def edit(s, out, args):
     """What a model does to change a config file: read it, then edit_file with the text it
     was shown as oldText (one changed value in newText), then read it again."""
@@ -154,7 +172,8 @@ async def main():
                                  list_roots_callback=roots_cb) as s:
             init = await s.initialize()
             out["server"] = init.server_info.name
-            scenarios = {"memory": memory, "paging": paging, "everything": everything, "calls": calls, "edit": edit}
+            scenarios = {"memory": memory, "paging": paging, "everything": everything, "calls": calls, "edit": edit,
+                         "walk": walk}
             await scenarios[scenario](s, out, args)
     json.dump(out, sys.stdout)
 

@@ -64,9 +64,17 @@ impl Response {
         Json::Object(out)
     }
 
+    /// The result's member `key` as the server wrote it (JSON text), if it has one.
+    pub fn raw<'l>(&self, line: &'l [u8], key: &str) -> Option<&'l str> {
+        let m = self.members.iter().find(|m| m.key == key)?;
+        // The line was read as strict JSON, so UTF-8.
+        std::str::from_utf8(&line[m.value.clone()]).ok()
+    }
+
     /// `line` with the decoded members replaced by those of `new` (a result object from
-    /// [`Self::decoded`], changed); a member `new` adds goes last, as a tree would put it.
-    pub fn splice(&self, line: &[u8], new: &Json) -> Vec<u8> {
+    /// [`Self::decoded`], changed) and the members `drop` left out; a member `new` adds goes
+    /// last, as a tree would put it.
+    pub fn splice(&self, line: &[u8], new: &Json, drop: &[&str]) -> Vec<u8> {
         let empty = Map::new();
         let new = new.as_object().unwrap_or(&empty);
         let mut out = Vec::with_capacity(line.len());
@@ -79,6 +87,9 @@ impl Response {
             }
         };
         for m in &self.members {
+            if drop.contains(&m.key.as_str()) {
+                continue;
+            }
             if !is_decoded(&m.key) {
                 comma(&mut out);
                 out.extend_from_slice(&line[m.key_span.start..m.value.end]);
@@ -125,7 +136,7 @@ mod tests {
             .unwrap()
             .entry("_meta")
             .or_insert(json!({}))["pare"] = json!({"n": 1});
-        r.splice(line, &result)
+        r.splice(line, &result, &[])
     }
 
     #[test]

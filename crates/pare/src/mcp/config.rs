@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::encode::Format;
 use crate::params::Scalar;
 use crate::policy::Policy;
-use crate::schema::mcp::{McpOptions, ToolList, glob_match};
+use crate::schema::mcp::{McpOptions, StructuredContent, ToolList, glob_match};
 
 /// An `[mcp]` section that cannot be used. `E` is the door's error for a policy file an
 /// entry names (the engine reads no files: the door's resolver does).
@@ -28,7 +28,7 @@ pub enum ConfigError<E: std::error::Error + 'static> {
 }
 
 /// How one tool's results are shaped.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ToolPolicy {
     pub policy: Arc<Policy>,
     pub format: Format,
@@ -39,6 +39,8 @@ pub struct ToolPolicy {
     pub verbatim: Option<bool>,
     /// Policy parameters a caller may set per call, with their defaults (which type them).
     pub params: Vec<(String, Scalar)>,
+    /// What becomes of the result's `structuredContent`.
+    pub structured: StructuredContent,
 }
 
 impl ToolPolicy {
@@ -142,6 +144,7 @@ impl Config {
                     format,
                     verbatim: t.verbatim,
                     params,
+                    structured: t.structured_content.unwrap_or(mcp.structured_content),
                 })),
             });
         }
@@ -152,6 +155,7 @@ impl Config {
                 format: mcp.format.format(),
                 verbatim: None,
                 params: Vec::new(),
+                structured: mcp.structured_content,
             })
         });
         Ok(Config {

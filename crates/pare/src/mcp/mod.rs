@@ -18,6 +18,7 @@ pub mod originals;
 pub mod result;
 pub mod session;
 pub mod store;
+pub mod structured;
 pub mod tools_compact;
 pub mod tools_list;
 pub mod verbatim;

@@ -28,7 +28,10 @@ use serde_json::{Map, Value as Json, json};
 use crate::mcp::config::ToolPolicy;
 use crate::mcp::originals::{Original, Originals};
 use crate::mcp::store::{CachedPage, PageCache};
+use crate::mcp::structured::same_value;
 use crate::mcp::tools_list::PARE_MORE;
+use crate::schema::mcp::StructuredContent;
+use std::borrow::Cow;
 
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +47,15 @@ impl Budget {
         respond::Budget {
             tokens: self.max_tokens,
             chars4: self.max_chars4,
+        }
+    }
+
+    /// The budget less `cost` (tokens, chars/4).
+    fn less(&self, cost: (usize, usize)) -> Budget {
+        Budget {
+            max_tokens: self.max_tokens.saturating_sub(cost.0),
+            max_chars4: self.max_chars4.saturating_sub(cost.1),
+            ..*self
         }
     }
 
@@ -65,8 +77,34 @@ pub enum Shaped {
     /// Forward the upstream bytes unchanged: shaping failed for this reason (logged).
     Unchanged(&'static str),
     /// The new `result` object; `needs_more`: it names a page or an original, so
-    /// `pare_more` must be listed.
-    Result { result: Json, needs_more: bool },
+    /// `pare_more` must be listed; `drop_structured`: the server's `structuredContent` is
+    /// not sent (a door that kept it out of `result`, as raw text, leaves it out).
+    Result {
+        result: Json,
+        needs_more: bool,
+        drop_structured: bool,
+    },
+}
+
+/// What became of a result's `structuredContent` (`_meta.pare.structuredContent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Sent as the server wrote it, and counted.
+    Kept,
+    /// Not sent: the text carries the same value.
+    Dropped,
+    /// Not sent: its value is the last item of the list the text shows.
+    Moved,
+}
+
+impl Fate {
+    fn word(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Dropped => "dropped: the text carries the same value",
+            Fate::Moved => "moved into the text: the last item of its list",
+        }
+    }
 }
 
 /// The call a result answers.
@@ -121,8 +159,22 @@ pub struct Stores<'s> {
     pub originals: &'s mut Originals,
 }
 
-/// Shape `result` (a `tools/call` result object).
-pub fn shape_result(result: &Json, call: &Call, budget: Budget, stores: Stores) -> Shaped {
+/// Shape `result` (a `tools/call` result object). `structured`: the result's
+/// `structuredContent` as the server wrote it, when the door kept it out of `result` (the
+/// proxy copies it as raw bytes); `None`: `result`'s own, if any.
+///
+/// The reply's text items and its `structuredContent` together are within the budget
+/// (by default; `structured_content = "keep"` keeps it unchanged and counts it): a
+/// `structuredContent` that is the text's value is dropped, any other is kept when all of it
+/// fits, else moved into the text. Several text items are shaped as one value, the list of
+/// their values, when they do not pass as they are.
+pub fn shape_result(
+    result: &Json,
+    structured: Option<&str>,
+    call: &Call,
+    budget: Budget,
+    mut stores: Stores,
+) -> Shaped {
     let Some(obj) = result.as_object() else {
         return Shaped::Unchanged("the result is not an object");
     };
@@ -132,47 +184,295 @@ pub fn shape_result(result: &Json, call: &Call, budget: Budget, stores: Stores) 
     let Some(content) = obj.get("content").and_then(Json::as_array) else {
         return Shaped::Unchanged("the result has no content list");
     };
+    let written;
+    let structured = match (structured, obj.get("structuredContent")) {
+        (Some(s), _) => Some(s),
+        (None, Some(value)) => {
+            written = serde_json::to_string(value).expect("a JSON value serializes");
+            Some(written.as_str())
+        }
+        (None, None) => None,
+    };
     let texts: Vec<Option<&str>> = content.iter().map(text_of).collect();
-    let (new_content, meta, needs_more) = match texts.iter().flatten().count() {
-        0 => return Shaped::Unchanged("no text content"),
-        1 => {
-            let at = texts.iter().position(Option::is_some).expect("one text");
-            let text = texts[at].expect("a text");
-            match one_text(text, call, &budget, stores) {
-                Ok(one) => {
-                    let mut items = content.clone();
-                    if one.page.record.kind != PageKind::Input {
-                        items[at] = with_text(&content[at], one.page.text);
+    let Some(s) = structured else {
+        let shaped = shape_content(content, &texts, None, call, &budget, &mut stores);
+        return finish(obj, shaped, None, call, &budget);
+    };
+    let listed: Vec<&str> = texts.iter().flatten().copied().collect();
+    if call.tool.structured == StructuredContent::Fit && same_value(s, &listed) {
+        let shaped = shape_content(content, &texts, None, call, &budget, &mut stores);
+        return finish(obj, shaped, Some((Fate::Dropped, 0)), call, &budget);
+    }
+    let cost = budget.cost([s]);
+    let within = cost.0 < budget.max_tokens && cost.1 < budget.max_chars4;
+    if call.tool.structured == StructuredContent::Keep {
+        // The text gets what the structured content leaves; when it leaves nothing, the
+        // text keeps the whole budget and a note says the policy's choice broke it.
+        let less = if within { budget.less(cost) } else { budget };
+        let mut shaped = shape_content(content, &texts, None, call, &less, &mut stores);
+        if !within {
+            shaped.warn(format!(
+                "pare: structuredContent ({} tokens) is kept unchanged, as the policy asks, and alone is over the budget ({} tokens)",
+                cost.0, budget.max_tokens
+            ));
+        }
+        return finish(obj, shaped, Some((Fate::Kept, cost.0)), call, &budget);
+    }
+    if within {
+        let less = budget.less(cost);
+        let shaped = shape_content(content, &texts, None, call, &less, &mut stores);
+        let fits = match &shaped {
+            // The server's own text beside it: whether both fit.
+            ContentOut::Same { .. } => {
+                let (t, c) = budget.cost(listed.iter().copied());
+                t <= less.max_tokens && c <= less.max_chars4
+            }
+            ContentOut::Shaped { whole, .. } => *whole,
+        };
+        if fits {
+            return finish(obj, shaped, Some((Fate::Kept, cost.0)), call, &budget);
+        }
+    }
+    let shaped = shape_content(content, &texts, Some(s), call, &budget, &mut stores);
+    finish(obj, shaped, Some((Fate::Moved, 0)), call, &budget)
+}
+
+/// The content as shaped, or the server's.
+enum ContentOut {
+    /// The server's content as it is: what was asked (`None`), or shaping failed (why).
+    Same {
+        failed: Option<&'static str>,
+        notes: Vec<String>,
+    },
+    Shaped {
+        items: Vec<Json>,
+        meta: Map<String, Json>,
+        needs_more: bool,
+        /// Shown whole, on one page, at the level asked or the default.
+        whole: bool,
+        /// The last item is pare's note.
+        noted: bool,
+        /// A line was added to the note after `meta` counted it.
+        recount: bool,
+    },
+}
+
+impl ContentOut {
+    /// A line for the note item.
+    fn warn(&mut self, line: String) {
+        match self {
+            ContentOut::Same { notes, .. } => notes.push(line),
+            ContentOut::Shaped {
+                items,
+                noted,
+                recount,
+                ..
+            } => {
+                // Joined to pare's note item when there is one, so one item says it all.
+                match items.last_mut() {
+                    Some(last) if *noted => {
+                        let text = last["text"].as_str().unwrap_or_default();
+                        last["text"] = Json::String(format!("{text}\n{line}"));
                     }
-                    // One note item: the engine's lines, then the handle's.
-                    let lines = match (one.page.note, one.handle_line) {
-                        (Some(n), Some(h)) => Some(format!("{n}\n{h}")),
-                        (n, h) => n.or(h),
-                    };
-                    items.extend(lines.map(note));
-                    (items, one.meta, one.needs_more)
+                    _ => items.push(note(line)),
                 }
-                Err(Unchanged::AsAsked) => return Shaped::AsIs,
-                Err(Unchanged::Failed(why)) => return Shaped::Unchanged(why),
+                *noted = true;
+                *recount = true;
             }
         }
-        // Each file of a verbatim result stays as it is; several items cannot be paged.
-        _ if call.verbatim => return Shaped::AsIs,
-        _ => match several_texts(content, &texts, call, &budget) {
-            Ok((items, meta)) => (items, meta, false),
-            Err(why) => return Shaped::Unchanged(why),
-        },
+    }
+}
+
+/// The result with its new content and `structuredContent` (`fate`, and the tokens it costs
+/// when kept), `_meta.pare` saying what was sent.
+fn finish(
+    obj: &Map<String, Json>,
+    content: ContentOut,
+    fate: Option<(Fate, usize)>,
+    call: &Call,
+    budget: &Budget,
+) -> Shaped {
+    let dropped = matches!(fate, Some((Fate::Dropped | Fate::Moved, _)));
+    let (items, mut meta, needs_more, recount) = match content {
+        ContentOut::Same { failed, notes } if notes.is_empty() && !dropped => {
+            return failed.map_or(Shaped::AsIs, Shaped::Unchanged);
+        }
+        ContentOut::Same { notes, .. } => {
+            // The server's content, but not its whole result: say what was sent.
+            let server: Vec<&str> = obj["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(text_of)
+                .collect();
+            let tokens: usize = server.iter().map(|t| budget.tokenizer.count(t)).sum();
+            let mut items = obj["content"].as_array().cloned().unwrap_or_default();
+            let note_tokens = if notes.is_empty() {
+                0
+            } else {
+                let text = notes.join("\n");
+                let n = budget.tokenizer.count(&text);
+                items.push(note(text));
+                n
+            };
+            let mut meta = Map::new();
+            meta.insert("tool".into(), json!(call.tool_name));
+            meta.insert("tokenizer".into(), json!(budget.tokenizer.name()));
+            meta.insert("tokensBefore".into(), json!(tokens));
+            meta.insert("tokensAfter".into(), json!(tokens + note_tokens));
+            (items, meta, false, false)
+        }
+        ContentOut::Shaped {
+            items,
+            meta,
+            needs_more,
+            recount,
+            ..
+        } => (items, meta, needs_more, recount),
     };
+    if recount {
+        // A line added to a note item that was not there: counted as sent.
+        let sent: usize = items
+            .iter()
+            .filter_map(text_of)
+            .map(|t| budget.tokenizer.count(t))
+            .sum();
+        meta.insert("tokensAfter".into(), json!(sent));
+    }
+    if let Some((fate, tokens)) = fate {
+        meta.insert("structuredContent".into(), json!(fate.word()));
+        if fate == Fate::Kept {
+            let after = meta.get("tokensAfter").and_then(Json::as_u64).unwrap_or(0);
+            meta.insert("tokensAfter".into(), json!(after + tokens as u64));
+            meta.insert("structuredTokens".into(), json!(tokens));
+        }
+    }
     let mut out = obj.clone();
-    out.insert("content".into(), Json::Array(new_content));
+    out.insert("content".into(), Json::Array(items));
+    if dropped {
+        out.remove("structuredContent");
+    }
     set_meta(&mut out, meta);
     Shaped::Result {
         result: Json::Object(out),
         needs_more,
+        drop_structured: dropped,
     }
 }
 
+/// The content shaped under `budget`: one text item through the whole pipeline; several
+/// (or one and a `structuredContent` moved in, `extra`) as one value, the list of their
+/// values, when they do not pass as they are.
+fn shape_content(
+    content: &[Json],
+    texts: &[Option<&str>],
+    extra: Option<&str>,
+    call: &Call,
+    budget: &Budget,
+    stores: &mut Stores,
+) -> ContentOut {
+    let same = |failed| ContentOut::Same {
+        failed,
+        notes: Vec::new(),
+    };
+    let listed: Vec<&str> = texts.iter().flatten().copied().collect();
+    let (text, at) = match (listed.len(), extra) {
+        (0, None) => return same(Some("no text content")),
+        (1, None) => {
+            let at = texts.iter().position(Option::is_some).expect("one text");
+            (Cow::Borrowed(listed[0]), Some(at))
+        }
+        // Each file of a verbatim result stays as it is.
+        (_, None) if call.verbatim => return same(None),
+        _ => (Cow::Owned(list_text(&listed, extra)), None),
+    };
+    let mut one = match one_text(&text, call, budget, stores) {
+        Ok(one) => one,
+        Err(Unchanged::AsAsked) => return same(None),
+        Err(Unchanged::Failed(why)) => return same(Some(why)),
+    };
+    let record = &one.page.record;
+    let whole = record.pages == 1 && record.lowered_from.is_none();
+    let input = record.kind == PageKind::Input;
+    if at.is_none() {
+        // `tokensBefore` counts the server's text items, not the list made of them.
+        let (t, c) = budget.cost(listed.iter().copied());
+        let fits = t <= budget.max_tokens && c <= budget.max_chars4;
+        let shown = one.meta.get("tokensAfter").and_then(Json::as_u64);
+        let lossless = input || !lossy(call.tool, &one.page);
+        if extra.is_none() && whole && lossless && fits && shown.is_none_or(|s| s >= t as u64) {
+            // Several items that pass as they are, and the list is no cheaper.
+            return same(None);
+        }
+        one.meta.insert("tokensBefore".into(), json!(t));
+    }
+    let mut items = Vec::with_capacity(content.len() + 1);
+    let kind = one.page.record.kind;
+    let page_item = |template: Option<&Json>| match template {
+        Some(item) if kind == PageKind::Input => item.clone(),
+        Some(item) => with_text(item, one.page.text.clone()),
+        None => json!({"type": "text", "text": one.page.text}),
+    };
+    match at {
+        Some(at) => {
+            items.extend(content.iter().cloned());
+            items[at] = page_item(Some(&content[at]));
+        }
+        None => {
+            // The list's page where its first text item was; other items as they were.
+            let first = texts.iter().position(Option::is_some);
+            for (i, item) in content.iter().enumerate() {
+                if Some(i) == first {
+                    items.push(page_item(None));
+                } else if texts[i].is_none() {
+                    items.push(item.clone());
+                }
+            }
+            if first.is_none() {
+                items.push(page_item(None));
+            }
+        }
+    }
+    // One note item: the engine's lines, then the handle's.
+    let lines = match (one.page.note, one.handle_line) {
+        (Some(n), Some(h)) => Some(format!("{n}\n{h}")),
+        (n, h) => n.or(h),
+    };
+    let noted = lines.is_some();
+    items.extend(lines.map(note));
+    ContentOut::Shaped {
+        items,
+        meta: one.meta,
+        needs_more: one.needs_more,
+        whole,
+        noted,
+        recount: false,
+    }
+}
+
+/// The JSON array of the items' values (an item that is not JSON is the string it is),
+/// then `extra` (a JSON text), as one text.
+fn list_text(items: &[&str], extra: Option<&str>) -> String {
+    let mut out = String::with_capacity(items.iter().map(|t| t.len() + 8).sum::<usize>() + 2);
+    out.push('[');
+    for (i, text) in items.iter().copied().chain(extra).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let is_json =
+            Some(text) == extra || serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+        if is_json {
+            out.push_str(text);
+        } else {
+            out.push_str(&serde_json::to_string(text).expect("a string serializes"));
+        }
+    }
+    out.push(']');
+    out
+}
+
 /// A one-text result, shaped.
+#[derive(Debug)]
 struct OneText {
     page: Page,
     meta: Map<String, Json>,
@@ -186,7 +486,7 @@ fn one_text(
     text: &str,
     call: &Call,
     budget: &Budget,
-    stores: Stores,
+    stores: &mut Stores,
 ) -> Result<OneText, Unchanged> {
     let refused = |_: RespondError| Unchanged::Failed("the engine refused it");
     let engine = Some(budget.engine());
@@ -404,49 +704,6 @@ fn subtree(text: &str, path: &str) -> Result<crate::Value, String> {
     }
 }
 
-/// Several text items: each JSON one shaped at the call's level, none paged; over the
-/// budget, the result is left alone.
-fn several_texts(
-    content: &[Json],
-    texts: &[Option<&str>],
-    call: &Call,
-    budget: &Budget,
-) -> Result<(Vec<Json>, Map<String, Json>), &'static str> {
-    let gate = respond::budget::Gate::new(budget.tokenizer, budget.engine());
-    let (mut before, mut after, mut gate_total) = (0, 0, 0);
-    let mut items = Vec::with_capacity(content.len());
-    let mut first_json: Option<Page> = None;
-    for (item, text) in content.iter().zip(texts) {
-        let Some(text) = text else {
-            items.push(item.clone());
-            continue;
-        };
-        let page = respond::respond(call.request(Input::Text(text), None, budget.tokenizer))
-            .map_err(|_| "the engine refused it")?
-            .page;
-        let tokens = page.record.tokens_after.unwrap_or(0);
-        before += page.record.tokens_before.unwrap_or(0);
-        after += tokens;
-        gate_total += gate.count_known(&page.text, tokens);
-        if page.record.kind == PageKind::Input {
-            items.push(item.clone());
-        } else {
-            items.push(with_text(item, page.text.clone()));
-        }
-        if page.record.format != "text" {
-            first_json.get_or_insert(page);
-        }
-    }
-    let mut page = first_json.ok_or("no content text is JSON")?;
-    if gate_total > budget.max_tokens {
-        return Err("several text items over the budget (only one can be paged)");
-    }
-    page.record.tokens_before = Some(before);
-    page.record.tokens_after = Some(after);
-    page.record.note_tokens = Some(0);
-    Ok((items, meta_of(call.tool_name, &page)))
-}
-
 /// The `pare_more` answer for a cached page.
 pub fn page_result(cached: CachedPage) -> Json {
     let mut content = vec![json!({"type": "text", "text": cached.page.text})];
@@ -533,6 +790,7 @@ mod tests {
             format: crate::encode::Format::Json,
             verbatim: None,
             params: Vec::new(),
+            structured: Default::default(),
         };
         (tool, json!({"content": [{"type": "text", "text": text}]}))
     }
@@ -556,7 +814,7 @@ mod tests {
                 pages: &mut self.pages,
                 originals: &mut self.originals,
             };
-            shape_result(result, call, budget(), stores)
+            shape_result(result, None, call, budget(), stores)
         }
     }
 
@@ -719,6 +977,7 @@ mod tests {
         let Shaped::Result {
             result: r,
             needs_more,
+            ..
         } = held.shape(&big, &call(&tool, true))
         else {
             panic!("not paged")
@@ -742,6 +1001,7 @@ mod tests {
         let Shaped::Result {
             result: r,
             needs_more,
+            ..
         } = held.shape(&result, &call(&tool, false))
         else {
             panic!("not shaped")
@@ -815,5 +1075,263 @@ mod tests {
         let total = sent_tokens(&r);
         assert!(total <= 1500, "{total}");
         assert_eq!(meta["tokensAfter"], total);
+    }
+
+    /// The first page's result, then each later page's, following the cursors.
+    fn walk(held: &mut Held, first: &Json) -> Vec<Json> {
+        let mut pages = vec![first.clone()];
+        let mut cursor = first["_meta"]["pare"]["nextCursor"]
+            .as_str()
+            .map(str::to_owned);
+        while let Some(c) = cursor {
+            let next = page_result(held.pages.get(&c).expect("a cached page"));
+            cursor = next["_meta"]["pare"]["nextCursor"]
+                .as_str()
+                .map(str::to_owned);
+            pages.push(next);
+        }
+        pages
+    }
+
+    /// Every text item plus the serialized `structuredContent`, as a client may show them.
+    fn reply_tokens(r: &Json) -> usize {
+        let structured = r
+            .get("structuredContent")
+            .map_or(0, |s| budget().tokenizer.count(&s.to_string()));
+        sent_tokens(r) + structured
+    }
+
+    /// The value the pages' first items merge back to.
+    fn merged(pages: &[Json]) -> crate::Value {
+        let values = pages.iter().map(|p| {
+            let text = p["content"][0]["text"].as_str().unwrap();
+            let continues = p["_meta"]["pare"]["continues"].as_str().map(str::to_owned);
+            (crate::encode::expand(text).unwrap().0, continues)
+        });
+        crate::respond::merge::merge(values).unwrap()
+    }
+
+    fn lossless_tool() -> Arc<ToolPolicy> {
+        Arc::new(ToolPolicy {
+            policy: Arc::new(crate::Policy::builtin_default()),
+            default_level: 0,
+            ..setup().0
+        })
+    }
+
+    fn graph(n: usize) -> Json {
+        let entities: Vec<Json> = (0..n)
+            .map(|i| json!({"name": format!("entity {i}"), "entityType": "thing",
+                            "observations": [format!("observation {i} says {}", "words ".repeat(8))]}))
+            .collect();
+        json!({"entities": entities, "relations": []})
+    }
+
+    /// The memory server's `read_graph` sends the graph as text and again as
+    /// `structuredContent`: the regression let the second copy through unshaped and
+    /// uncounted, past the budget.
+    #[test]
+    fn structured_content_dual_emitted_beside_the_text_is_sent_once_within_the_budget() {
+        let tool = lossless_tool();
+        let g = graph(200);
+        let result = json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&g).unwrap()}],
+                            "structuredContent": g});
+        let mut held = Held::new();
+        let Shaped::Result {
+            result: r,
+            drop_structured,
+            ..
+        } = held.shape(&result, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        assert!(drop_structured);
+        assert!(r.get("structuredContent").is_none());
+        assert_eq!(
+            r["_meta"]["pare"]["structuredContent"],
+            "dropped: the text carries the same value"
+        );
+        let pages = walk(&mut held, &r);
+        assert!(pages.len() > 1);
+        for p in &pages {
+            assert!(reply_tokens(p) <= 1500, "{}", reply_tokens(p));
+        }
+        assert!(merged(&pages) == crate::json::parse(&g.to_string()).unwrap());
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], sent_tokens(&r));
+    }
+
+    /// `full` within the budget is the server's text as it is, but the copy in
+    /// `structuredContent` still goes: it would cost the value twice.
+    #[test]
+    fn structured_content_dual_emitted_goes_at_full_too() {
+        let tool = lossless_tool();
+        let g = graph(3);
+        let text = serde_json::to_string_pretty(&g).unwrap();
+        let result = json!({"content": [{"type": "text", "text": text}], "structuredContent": g});
+        let call = Call {
+            level: Some("full"),
+            ..call(&tool, false)
+        };
+        let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call) else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["content"], result["content"]);
+        assert!(r.get("structuredContent").is_none());
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], sent_tokens(&r));
+    }
+
+    /// FastMCP and the Python SDK wrap a returned `str` as `{"result": str}`.
+    #[test]
+    fn structured_content_wrapping_a_plain_text_is_the_same_value() {
+        let tool = lossless_tool();
+        let result = json!({"content": [{"type": "text", "text": "hello there"}],
+                            "structuredContent": {"result": "hello there"}});
+        let Shaped::Result {
+            result: r,
+            drop_structured: true,
+            ..
+        } = Held::new().shape(&result, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["content"], result["content"]);
+        assert!(r.get("structuredContent").is_none());
+    }
+
+    /// Another value in `structuredContent` is kept when the whole reply fits, counted in
+    /// `tokensAfter`; too big to fit beside the text, it is moved into the text's list and
+    /// paged with it, nothing lost.
+    #[test]
+    fn structured_content_of_another_value_is_kept_when_it_fits_else_moved_into_the_pages() {
+        let tool = lossless_tool();
+        let small = json!({"content": [{"type": "text", "text": "{\"a\": 1}"}],
+                           "structuredContent": {"status": "ok"}});
+        let Shaped::Result { result: r, .. } = Held::new().shape(&small, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["structuredContent"], json!({"status": "ok"}));
+        assert_eq!(r["_meta"]["pare"]["structuredContent"], "kept");
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], reply_tokens(&r));
+        // Beside plain text too, which pare passes as it is.
+        let plain = json!({"content": [{"type": "text", "text": "Done."}],
+                           "structuredContent": {"status": "ok"}});
+        assert!(matches!(
+            Held::new().shape(&plain, &call(&tool, false)),
+            Shaped::AsIs | Shaped::Unchanged(_)
+        ));
+
+        let g = graph(200);
+        let big = json!({"content": [{"type": "text", "text": "{\"summary\": \"200 entities\"}"}],
+                         "structuredContent": g});
+        let mut held = Held::new();
+        let Shaped::Result {
+            result: r,
+            drop_structured: true,
+            ..
+        } = held.shape(&big, &call(&tool, false))
+        else {
+            panic!("not moved")
+        };
+        assert!(r.get("structuredContent").is_none());
+        let pages = walk(&mut held, &r);
+        for p in &pages {
+            assert!(reply_tokens(p) <= 1500, "{}", reply_tokens(p));
+        }
+        let want = json!([{"summary": "200 entities"}, g]);
+        assert!(merged(&pages) == crate::json::parse(&want.to_string()).unwrap());
+    }
+
+    /// `structured_content = "keep"`: unchanged and counted; the text gets what is left, and
+    /// a note says so when the structured content alone breaks the budget.
+    #[test]
+    fn structured_content_kept_by_the_policy_is_counted_and_the_text_fits_beside_it() {
+        let tool = Arc::new(ToolPolicy {
+            structured: StructuredContent::Keep,
+            ..Arc::unwrap_or_clone(lossless_tool())
+        });
+        let g = graph(200);
+        let s = json!({"status": "ok", "n": 200});
+        let result =
+            json!({"content": [{"type": "text", "text": g.to_string()}], "structuredContent": s});
+        let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["structuredContent"], s);
+        assert!(reply_tokens(&r) <= 1500, "{}", reply_tokens(&r));
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], reply_tokens(&r));
+
+        let result =
+            json!({"content": [{"type": "text", "text": "{\"a\": 1}"}], "structuredContent": g});
+        let Shaped::Result { result: r, .. } = Held::new().shape(&result, &call(&tool, false))
+        else {
+            panic!("no warning")
+        };
+        assert_eq!(r["structuredContent"], g);
+        let last = r["content"].as_array().unwrap().last().unwrap()["text"]
+            .as_str()
+            .unwrap();
+        assert!(last.contains("alone is over the budget"), "{last}");
+        assert_eq!(r["_meta"]["pare"]["tokensAfter"], reply_tokens(&r));
+    }
+
+    /// A Redis server's scan returned one text item per key: the regression sent 12,005
+    /// items, far past the budget, because several items were never paged.
+    #[test]
+    fn many_content_items_are_paged_as_one_list_within_the_budget() {
+        let tool = lossless_tool();
+        let keys: Vec<String> = (0..10_000).map(|i| format!("session:{i:05}")).collect();
+        let content: Vec<Json> = keys
+            .iter()
+            .map(|k| json!({"type": "text", "text": k}))
+            .collect();
+        let result = json!({"content": content});
+        let mut held = Held::new();
+        let Shaped::Result { result: r, .. } = held.shape(&result, &call(&tool, false)) else {
+            panic!("not shaped")
+        };
+        let pages = walk(&mut held, &r);
+        assert!(pages.len() > 1);
+        for p in &pages {
+            assert!(reply_tokens(p) <= 1500, "{}", reply_tokens(p));
+        }
+        assert!(merged(&pages) == crate::json::parse(&json!(keys).to_string()).unwrap());
+        // And as the Python SDK sends a returned list: the items, and the list again,
+        // wrapped, in `structuredContent`.
+        let items: Vec<Json> = (0..300)
+            .map(|i| json!({"id": i, "name": format!("row {i}")}))
+            .collect();
+        let content: Vec<Json> = items
+            .iter()
+            .map(|v| json!({"type": "text", "text": v.to_string()}))
+            .collect();
+        let result = json!({"content": content, "structuredContent": {"result": items}});
+        let mut held = Held::new();
+        let Shaped::Result {
+            result: r,
+            drop_structured: true,
+            ..
+        } = held.shape(&result, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        let pages = walk(&mut held, &r);
+        for p in &pages {
+            assert!(reply_tokens(p) <= 1500, "{}", reply_tokens(p));
+        }
+        assert!(merged(&pages) == crate::json::parse(&json!(items).to_string()).unwrap());
+    }
+
+    /// A few items that fit pass as they are unless their list is cheaper.
+    #[test]
+    fn a_few_items_that_fit_pass_as_they_are() {
+        let tool = lossless_tool();
+        let result = json!({"content": [{"type": "text", "text": "Found 2:"}, {"type": "text", "text": "{\"a\":1}"},
+                                        {"type": "image", "data": "AAAA", "mimeType": "image/png"}]});
+        assert!(matches!(
+            Held::new().shape(&result, &call(&tool, false)),
+            Shaped::AsIs
+        ));
     }
 }

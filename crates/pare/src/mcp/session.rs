@@ -110,8 +110,11 @@ impl Session {
             pages: &mut self.pages,
             originals: &mut self.originals,
         };
-        match shape_result(result, &pending.call(), self.budget, stores) {
-            Shaped::Result { result, needs_more } => Outcome::Shaped {
+        // The result is whole here: its `structuredContent`, if any, is in it.
+        match shape_result(result, None, &pending.call(), self.budget, stores) {
+            Shaped::Result {
+                result, needs_more, ..
+            } => Outcome::Shaped {
                 list_changed: needs_more && self.tools.need_more(),
                 result,
             },

@@ -16,6 +16,10 @@
 //!   schema, when the schema uses no keyword whose meaning differs between JSON Schema
 //!   draft-06/07 and 2020-12 (MCP's default dialect), so validation is the same either way.
 //!   `additionalProperties: false` stays: it changes what a client lets through.
+//! - **`outputSchema`** is dropped from a shaped tool unless `structured_content = "keep"`:
+//!   pare may drop or move its `structuredContent` to keep the reply within the budget
+//!   ([`crate::mcp::result`]), and a client that validates against the schema would refuse
+//!   a result without one.
 //!
 //! What pare learns here (which tools are verbatim, which arguments it added) is kept per
 //! tool name ([`Learned`]) for the calls that follow.
@@ -24,7 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value as Json, json};
 
-use crate::schema::mcp::ToolList;
+use crate::schema::mcp::{StructuredContent, ToolList};
 
 use crate::mcp::config::{Config, ToolPolicy};
 use crate::mcp::verbatim;
@@ -89,6 +93,13 @@ pub fn rewrite(result: &mut Json, config: &Config, state: &mut ToolsState) -> Ve
             state.tools.remove(&name);
             continue;
         };
+        if policy.structured == StructuredContent::Fit
+            && let Some(tool) = tool.as_object_mut()
+        {
+            // pare may drop or move the tool's `structuredContent` (its value reaches the
+            // model once, in the text): a client must not expect one.
+            tool.remove("outputSchema");
+        }
         let learned = learn(tool, &name, &policy, &mut warnings);
         state.tools.insert(name, learned);
     }
@@ -340,12 +351,49 @@ mod tests {
             {"name": "t", "inputSchema": tuple},
             {"name": "d", "inputSchema": draft4}
         ]});
-        rewrite(&mut r, &Config::builtin(), &mut ToolsState::default());
+        rewrite(&mut r, &keep_structured(), &mut ToolsState::default());
         let mut want = plain.clone();
         want.as_object_mut().unwrap().remove("$schema");
         assert_eq!(r["tools"][0]["inputSchema"], want);
         assert_eq!(r["tools"][0]["outputSchema"], want);
         assert_eq!(r["tools"][1]["inputSchema"], tuple);
         assert_eq!(r["tools"][2]["inputSchema"], draft4);
+    }
+
+    fn keep_structured() -> Config {
+        let policy = crate::Policy::parse("[mcp]\nstructured_content = \"keep\"\n").unwrap();
+        Config::from_policy(policy, &mut |_: &str| {
+            Err::<crate::Policy, std::io::Error>(std::io::Error::other("no files"))
+        })
+        .unwrap()
+    }
+
+    /// pare may drop or move a shaped tool's `structuredContent`, so a client must not
+    /// expect one: the tool list declares none, unless the policy keeps it; an unshaped
+    /// tool keeps its schema.
+    #[test]
+    fn output_schemas_go_from_shaped_tools_unless_structured_content_is_kept() {
+        let out = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+        let list = json!({"tools": [
+            {"name": "a", "inputSchema": {"type": "object"}, "outputSchema": out},
+            {"name": "secret", "inputSchema": {"type": "object"}, "outputSchema": out}
+        ]});
+        let mut r = list.clone();
+        rewrite(&mut r, &Config::builtin(), &mut ToolsState::default());
+        assert!(r["tools"][0].get("outputSchema").is_none());
+        let mut r = list.clone();
+        rewrite(&mut r, &keep_structured(), &mut ToolsState::default());
+        assert_eq!(r["tools"][0]["outputSchema"], out);
+        let policy =
+            crate::Policy::parse("[mcp]\n[[mcp.tools]]\nmatch = [\"secret\"]\nshape = false\n")
+                .unwrap();
+        let config = Config::from_policy(policy, &mut |_: &str| {
+            Err::<crate::Policy, std::io::Error>(std::io::Error::other("no files"))
+        })
+        .unwrap();
+        let mut r = list;
+        rewrite(&mut r, &config, &mut ToolsState::default());
+        assert!(r["tools"][0].get("outputSchema").is_none());
+        assert_eq!(r["tools"][1]["outputSchema"], out);
     }
 }

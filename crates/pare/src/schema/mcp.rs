@@ -36,6 +36,10 @@ pub struct McpOptions {
     /// minus what no client or model uses).
     #[serde(default)]
     pub tool_list: ToolList,
+    /// What becomes of a result's `structuredContent`. Default: `fit` (within the budget,
+    /// sent once; the tool list then declares no `outputSchema` for shaped tools).
+    #[serde(default)]
+    pub structured_content: StructuredContent,
     /// Per-tool settings; the first entry whose `match` names a tool wins.
     #[serde(default)]
     pub tools: Vec<McpTool>,
@@ -60,6 +64,7 @@ impl Default for McpOptions {
             format: McpFormat::default(),
             shape_unmatched: true,
             tool_list: ToolList::default(),
+            structured_content: StructuredContent::default(),
             tools: Vec::new(),
         }
     }
@@ -101,6 +106,27 @@ pub struct McpTool {
     /// forwarded, like `detail`). Each must be in the tool's policy `[params]`. Default: none.
     #[serde(default)]
     pub params: Vec<String>,
+    /// What becomes of these tools' `structuredContent`. Default: `[mcp] structured_content`.
+    #[serde(default)]
+    pub structured_content: Option<StructuredContent>,
+}
+
+/// What a shaped tool's `structuredContent` becomes. Clients increasingly show it to the
+/// model beside (or instead of) the text, so the budget covers it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StructuredContent {
+    /// Within the budget, sent once: when it is the value the text carries (the SDKs' dual
+    /// emit) it is dropped and the text, shaped, carries it; any other is kept when the
+    /// whole reply fits, else moved into the text (a list of the items' values and it) and
+    /// paged with it. Because pare may drop it, `tools/list` declares no `outputSchema` for
+    /// the tool, so no client expects it.
+    #[default]
+    Fit,
+    /// Passed unchanged and declared as the server declares it: counted in `_meta.pare`,
+    /// the text shaped under the budget less its cost, and a note line when it alone is
+    /// over the budget.
+    Keep,
 }
 
 /// An output format of shaped tool results.
