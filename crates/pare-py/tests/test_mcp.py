@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+from typing import List, Optional
+
 import pytest
+from pydantic import BaseModel
 
 import pare
 import pare.mcp
@@ -158,20 +161,20 @@ def test_the_standalone_fastmcp_package_takes_the_same_hook():
     assert json.loads(full.content[0].text) == PAYLOAD
 
 
+class Row(BaseModel):
+    id: int
+    name: str
+    note: Optional[str]
+
+
+class Report(BaseModel):
+    rows: List[Row]
+
+
 def structured_server(shaped: bool = True, max_tokens: int = 2000) -> MCPServer:
     """The SDK's dual emit (a dict as text and again as structuredContent, with an
     outputSchema), a returned list of 10,000 str (10,000 text items and the list again), and a
     wrapped str."""
-    from pydantic import BaseModel
-
-    class Row(BaseModel):
-        id: int
-        name: str
-        note: str | None
-
-    class Report(BaseModel):
-        rows: list[Row]
-
     s = MCPServer("structured")
 
     @s.tool()
