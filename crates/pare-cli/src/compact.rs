@@ -13,7 +13,7 @@ use pare::manifest::{Kind, Manifest};
 use pare::policy::Policy;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
-use pare::respond::{Budget, Hint, Input, Record, Request, RespondError, note, respond};
+use pare::respond::{Budget, Hint, Input, PageKind, Record, Request, RespondError, note, respond};
 use pare::shape::{ShapeOptions, shape};
 use rayon::prelude::*;
 
@@ -177,6 +177,10 @@ pub fn run(args: Args) -> Result<()> {
         let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
         report.tokens_input = page.record.tokens_before;
         let printed = setup.tok.count(&out);
+        if page.record.kind == PageKind::Packed {
+            // What was printed is the pack's text, not the value's JSON: count that.
+            report = report.packed(out.clone(), printed);
+        }
         let paged = PagedReport {
             report,
             record: &page.record,
@@ -577,6 +581,7 @@ impl Total {
                 manifest: Manifest::default(),
                 text: String::new(),
                 matches: Seen::default(),
+                packed: false,
             },
         }
     }

@@ -15,7 +15,6 @@ use pare::pack::response::pack_response;
 use pare::pack::source::{SourceOptions, chunk_files};
 use pare::pack::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
 use pare::schema::pack::{PackOptions, PackOrder};
-use serde_json::json;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
 use crate::policy_cmd;
@@ -262,6 +261,7 @@ fn pack_chunks(
         max_tier: Tier::cap_for_level(level),
         level,
         total: None,
+        cursor_in_text: true,
     };
     Ok(match &args.cursor {
         Some(cursor) => pack_from_cursor(list, &settings, cache, cursor)
@@ -272,23 +272,7 @@ fn pack_chunks(
 
 /// `--format json`: the pack as data (see `Args::format`), one JSON document and a newline.
 fn as_json(packed: &Packed, level: &str, skipped: Option<&[walk::Skipped]>) -> String {
-    let left_out = packed
-        .shown
-        .iter()
-        .filter(|s| s.tier == Tier::Out.name())
-        .count();
-    let mut doc = json!({
-        "mode": level,
-        "tokenizer": packed.metrics.tokenizer,
-        "budget": packed.metrics.budget,
-        "tokens": packed.tokens,
-        "total_chunks": packed.metrics.total_chunks,
-        "shown": packed.shown.len() - left_out,
-        "left_out": left_out,
-        "has_more": packed.next_cursor.is_some(),
-        "next_cursor": packed.next_cursor,
-        "chunks": packed.shown,
-    });
+    let mut doc = packed.data(level);
     if let Some(skipped) = skipped {
         doc["skipped"] = skipped.iter().map(walk::Skipped::json).collect();
     }

@@ -1984,3 +1984,43 @@ fn help_says_the_default_policy_is_lossless() {
     let kept = ok(&["compact"], r#"{"a":null,"b":[]}"#);
     assert_eq!(kept.trim(), r#"{"a":null,"b":[]}"#);
 }
+
+/// Regression: `pare compact` with a `[pack]` policy reported the JSON rendering's count
+/// (457) while it printed packed text (285), and `--level full` printed packed text though
+/// `full` is the input.
+#[test]
+fn a_pack_policy_reports_what_it_prints_and_full_is_the_input() {
+    let dir = root();
+    let input =
+        std::fs::read_to_string(dir.join("examples/payloads/semantic_search_full.json")).unwrap();
+    let policy = "examples/policies/search.toml";
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("report.json");
+    let out = run(
+        &[
+            "compact",
+            "-p",
+            policy,
+            "--report-json",
+            file.to_str().unwrap(),
+        ],
+        input.as_str(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let printed = out.stdout.as_str();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    assert!(printed.contains("```"), "not packed: {printed:.200}");
+    assert_eq!(report["format"], "pack");
+    assert_eq!(report["tokens_after"], tok.count(printed));
+    let full = ok(
+        &["compact", "-p", policy, "--level", "full"],
+        input.as_str(),
+    );
+    let want: serde_json::Value = serde_json::from_str(&input).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&full).unwrap(),
+        want
+    );
+}

@@ -295,7 +295,7 @@ fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget()
     let list = p.request(1, "tools/list", json!({}))["result"].clone();
     assert_eq!(
         list["tools"][4]["inputSchema"]["properties"]["detail"]["enum"],
-        json!(["ids_only", "metadata", "preview", "full"])
+        json!(["ids_only", "metadata", "preview", "standard", "full"])
     );
     let r = call(&mut p, 2, "search", json!({"query": "handler", "n": 20}));
     let r = &r["result"];
@@ -321,6 +321,68 @@ fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget()
     let ids = call(&mut p, 3, "search", json!({"n": 20, "detail": "ids_only"}));
     let ids = ids["result"]["content"][0]["text"].as_str().unwrap();
     assert!(!ids.contains("```"), "ids only: {ids}");
+}
+
+/// Regressions, a `[pack]` tool through `pare mcp`: the packed text said `next page:
+/// --cursor …` (the CLI's words) beside pare's own `pare_more` note; `detail: "full"`
+/// returned packed text, not the server's; the original handle returned the packed view
+/// again, and `path` on it failed ("no `results` in the input").
+#[test]
+fn mcp_a_pack_tool_speaks_the_doors_words_and_full_and_the_original_are_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let search = examples().join("policies/search.toml");
+    let pol = policy(
+        dir.path(),
+        &format!(
+            "[mcp]\n[[mcp.tools]]\nmatch = [\"search\"]\npolicy = {:?}\n",
+            search.display().to_string()
+        ),
+    );
+    let mut p = start(&["--policy", &pol, "--max-tokens", "1500"], &[]);
+    p.request(1, "tools/list", json!({}));
+    let r = call(&mut p, 2, "search", json!({"query": "handler", "n": 20}));
+    let texts: Vec<&str> = r["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.iter().all(|t| !t.contains("--cursor")), "{texts:?}");
+    assert!(texts[1].contains("pare_more"), "{texts:?}");
+    let meta = &r["result"]["_meta"]["pare"];
+    assert_eq!(meta["format"], "pack");
+    let original = meta["original"]
+        .as_str()
+        .expect("a packed result names its original");
+
+    // `full` is the server's text: JSON (paged under the budget), not a pack.
+    let full = call(
+        &mut p,
+        3,
+        "search",
+        json!({"query": "handler", "n": 20, "detail": "full"}),
+    );
+    let full_text = full["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!full_text.contains("```"), "{full_text:.200}");
+    assert!(pare::encode::expand(full_text).is_ok(), "{full_text:.200}");
+
+    // The original, whole, is the server's text too, and `path` selects in it.
+    let whole = call(&mut p, 4, "pare_more", json!({"cursor": original}));
+    let whole_text = whole["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(whole_text, full_text);
+    let one = call(
+        &mut p,
+        5,
+        "pare_more",
+        json!({"cursor": original, "path": "$.results[0].chunk_id"}),
+    );
+    assert!(one.get("error").is_none(), "{one}");
+    assert!(
+        !one["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]

@@ -60,6 +60,7 @@ fn bench_pack(c: &mut Criterion) {
             max_tier: Tier::Full,
             level: "full",
             total: None,
+            cursor_in_text: true,
         };
         group.bench_with_input(BenchmarkId::new("cold", budget), &budget, |b, _| {
             b.iter(|| pack(black_box(&list), &settings, &mut PreviewCache::new(256)))

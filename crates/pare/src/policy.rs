@@ -257,8 +257,11 @@ impl Policy {
     /// op rules) that run at them. `full` is alike the levels that run nothing.
     pub fn levels_alike(&self, a: usize, b: usize) -> bool {
         if self.options.pack.is_some() {
+            // `full` is the input, as for any policy; the other levels pack, and differ by
+            // the tier they allow.
+            let last = self.levels.len() - 1;
             let cap = |i: usize| crate::pack::Tier::cap_for_level(&self.levels[i]);
-            return cap(a) == cap(b);
+            return (a == last) == (b == last) && cap(a) == cap(b);
         }
         self.level_masks
             .iter()
@@ -539,12 +542,13 @@ mod tests {
             Policy::parse("levels = [\"a\", \"b\", \"full\"]\n[[ops]]\nop = \"prune\"\n").unwrap();
         assert!(p.levels_alike(0, 1) && !p.levels_alike(1, 2));
 
-        // A packing policy's levels differ by the tier they allow, not by ops.
+        // A packing policy's levels differ by the tier they allow, not by ops; `full` is
+        // the input.
         let p = Policy::parse(
-            "levels = [\"ids_only\", \"standard\", \"full\"]\n[pack]\nitems = \"results\"\n\
+            "levels = [\"ids_only\", \"standard\", \"wide\", \"full\"]\n[pack]\nitems = \"results\"\n\
              id = \"id\"\ntext = \"text\"\n",
         )
         .unwrap();
-        assert!(!p.levels_alike(0, 1) && p.levels_alike(1, 2));
+        assert!(!p.levels_alike(0, 1) && p.levels_alike(1, 2) && !p.levels_alike(2, 3));
     }
 }

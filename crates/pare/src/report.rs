@@ -71,9 +71,34 @@ pub struct Report {
     pub text: String,
     /// Which selectors matched ([`Policy::unmatched_warnings`]).
     pub matches: crate::query::selector::Seen,
+    /// The output is packed search results (a `[pack]` policy), not the value in `format`:
+    /// `tokens_after` and `text` are the pack's, and the report says `pack`.
+    pub packed: bool,
 }
 
 impl Report {
+    /// What the output is: the format's name, or `pack`.
+    pub fn output_name(&self) -> &'static str {
+        if self.packed {
+            "pack"
+        } else {
+            self.format.name()
+        }
+    }
+
+    /// This report for packed output: what was printed is the pack's `text`, so that is
+    /// what it counts; no op ran on the way to it (a pack reads the response as it is).
+    pub fn packed(self, text: String, tokens: usize) -> Report {
+        Report {
+            packed: true,
+            tokens_after: tokens,
+            text,
+            ops: Vec::new(),
+            manifest: Manifest::default(),
+            ..self
+        }
+    }
+
     pub fn saved(&self) -> i64 {
         self.tokens_before as i64 - self.tokens_after as i64
     }
@@ -116,7 +141,7 @@ impl Report {
         serde_json::json!({
             "tokenizer": self.tokenizer,
             "level": self.level,
-            "format": self.format.name(),
+            "format": self.output_name(),
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "saved": self.saved(),
@@ -142,7 +167,7 @@ impl Report {
             self.saved(),
             self.rate(),
             self.level,
-            self.format.name()
+            self.output_name()
         );
         let rows = self.baselines();
         let width = rows
@@ -260,6 +285,7 @@ pub fn measure(
         manifest: shaped.manifest,
         text,
         matches: shaped.matches,
+        packed: false,
     }
 }
 

@@ -28,6 +28,7 @@ fn run(list: &[Chunk], opts: &PackOptions, budget: usize, cache: &mut PreviewCac
         max_tier: Tier::Full,
         level: "full",
         total: None,
+        cursor_in_text: true,
     };
     pack(list, &settings, cache)
 }

@@ -32,6 +32,7 @@ fn settings<'a>(opts: &'a PackOptions, budget: usize, total: Option<usize>) -> P
         max_tier: Tier::Full,
         level: "full",
         total,
+        cursor_in_text: true,
     }
 }
 

@@ -67,10 +67,10 @@ impl ToolPolicy {
             .collect()
     }
 
-    /// Whether the level `index` shows the whole input (it runs what `full` runs: nothing).
+    /// Whether the level `index` shows the whole input (it runs what `full` runs: nothing;
+    /// a `[pack]` policy packs at every level but `full`).
     pub fn is_lossless(&self, index: usize) -> bool {
-        self.policy.options().pack.is_none()
-            && self.policy.levels_alike(index, self.levels().len() - 1)
+        self.policy.levels_alike(index, self.levels().len() - 1)
     }
 }
 

@@ -690,12 +690,19 @@ pub fn original_result(
     Ok(Json::Object(out))
 }
 
-/// What `path` selects in the JSON `text`: the node, or an array of the nodes when several.
+/// What `path` selects in the value `text` holds (JSON, or a value pare reads in text:
+/// [`crate::embedded`]): the node, or an array of the nodes when several.
 fn subtree(text: &str, path: &str) -> Result<crate::Value, String> {
     let selector =
         crate::query::selector::Selector::parse(path).map_err(|e| format!("`path`: {e}"))?;
-    let value = crate::json::parse(text)
-        .map_err(|_| "`path` needs a JSON original; this one is plain text".to_owned())?;
+    let value = match crate::json::parse(text) {
+        Ok(v) => v,
+        Err(_) => crate::embedded::find(text)
+            .map(|found| found.value)
+            .ok_or_else(|| {
+                "`path` needs an original that holds a value; this one is plain text".to_owned()
+            })?,
+    };
     let mut found = crate::query::select(&value, &selector).map_err(|e| format!("`path`: {e}"))?;
     match found.len() {
         0 => Err(format!("`path` {path} selects nothing in the original")),
@@ -1333,5 +1340,33 @@ mod tests {
             Held::new().shape(&result, &call(&tool, false)),
             Shaped::AsIs
         ));
+    }
+
+    /// Regression: `path` was refused on an original pare had itself read as a value
+    /// (a Python server's `str(dict)`), "needs a JSON original".
+    #[test]
+    fn path_works_on_an_original_pare_read_out_of_a_python_repr() {
+        let (tool, _) = setup();
+        let tool = Arc::new(tool);
+        let items: Vec<String> = (0..40)
+            .map(|i| format!("{{'id': {i}, 'body': '{}'}}", format!("{i} ").repeat(60)))
+            .collect();
+        let text = format!("{{'items': [{}]}}", items.join(", "));
+        let result = json!({"content": [{"type": "text", "text": text}]});
+        let mut held = Held::new();
+        let Shaped::Result { result: r, .. } = held.shape(&result, &call(&tool, false)) else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["_meta"]["pare"]["level"], "brief");
+        let handle = r["_meta"]["pare"]["original"].as_str().unwrap();
+        let original = held.originals.get(handle).unwrap();
+        let one = original_result(
+            &original,
+            Ask::Path("$.items[7].id"),
+            budget(),
+            &mut held.pages,
+        )
+        .unwrap();
+        assert_eq!(one["content"][0]["text"], "7");
     }
 }

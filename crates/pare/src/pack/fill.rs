@@ -46,6 +46,9 @@ pub struct Filler<'a> {
     pub common: String,
     /// The cursor of the next page, named in the left-out note.
     pub next_cursor: Option<String>,
+    /// Name the cursor in the note (`pare pack`), or only say a next page shows the rest
+    /// (a door whose own note names it).
+    pub name_cursor: bool,
     /// The envelope line for given decisions and the whole text's token count.
     pub envelope: Option<EnvelopeFn<'a>>,
 }
@@ -213,6 +216,7 @@ impl Filler<'_> {
             self.ranked,
             decisions,
             self.next_cursor.as_deref().filter(|_| progress),
+            self.name_cursor,
         )
     }
 }
@@ -223,6 +227,7 @@ fn footer(
     ranked: &[usize],
     decisions: &[Decision],
     next_cursor: Option<&str>,
+    name_cursor: bool,
 ) -> String {
     let out: Vec<&str> = ranked
         .iter()
@@ -244,8 +249,12 @@ fn footer(
     }
     let plural = if out.len() == 1 { "" } else { "s" };
     match next_cursor {
-        Some(cursor) => format!(
+        Some(cursor) if name_cursor => format!(
             "[left out] {} more result{plural} (ids {ids}); next page: --cursor {cursor}",
+            out.len()
+        ),
+        Some(_) => format!(
+            "[left out] {} more result{plural} (ids {ids}): on the next page",
             out.len()
         ),
         None => format!(

@@ -17,7 +17,7 @@
 //! let list = chunks::from_response(&input, &opts).unwrap();
 //! let tok = pare::tokens::builtin("o200k_base").unwrap();
 //! let settings = PackSettings {
-//!     options: &opts, budget: 200, tokenizer: tok, max_tier: Tier::Full, level: "full", total: None,
+//!     options: &opts, budget: 200, tokenizer: tok, max_tier: Tier::Full, level: "full", total: None, cursor_in_text: true,
 //! };
 //! let packed = pack(&list, &settings, &mut PreviewCache::new(64));
 //! assert!(packed.tokens <= 200);
@@ -131,6 +131,10 @@ pub struct PackSettings<'a> {
     /// The response's count of all matches (the envelope's `total`); by default the number
     /// of chunks given.
     pub total: Option<usize>,
+    /// The left-out line names the next page (`next page: --cursor C`), as `pare pack`
+    /// prints it. The response pipeline says no: each door's page note says how to go on,
+    /// in that door's words (`pare_more`, `pare_cursor`, `--cursor`).
+    pub cursor_in_text: bool,
 }
 
 /// The packed text, its exact token count, and the metrics.
@@ -143,6 +147,31 @@ pub struct Packed {
     /// This page's chunks as data (`pare pack --format json`): the shown ones in the text's
     /// order, then the left-out ones best first.
     pub shown: Vec<Shown>,
+}
+
+impl Packed {
+    /// This page as data (`pare pack --format json`, and a JSON client of the REST door):
+    /// the mode (`level`), its budget and tokens, how many chunks were shown and left out,
+    /// the next page's cursor, and each chunk ([`Shown`]).
+    pub fn data(&self, level: &str) -> serde_json::Value {
+        let left_out = self
+            .shown
+            .iter()
+            .filter(|s| s.tier == Tier::Out.name())
+            .count();
+        serde_json::json!({
+            "mode": level,
+            "tokenizer": self.metrics.tokenizer,
+            "budget": self.metrics.budget,
+            "tokens": self.tokens,
+            "total_chunks": self.metrics.total_chunks,
+            "shown": self.shown.len() - left_out,
+            "left_out": left_out,
+            "has_more": self.next_cursor.is_some(),
+            "next_cursor": self.next_cursor,
+            "chunks": self.shown,
+        })
+    }
 }
 
 /// One chunk of a page as data: where it is from, its tier, what it shows and what that

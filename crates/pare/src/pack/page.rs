@@ -145,6 +145,7 @@ fn pack_page(
             breadth: opts.breadth,
             common: common.clone(),
             next_cursor: next_cursor.clone(),
+            name_cursor: settings.cursor_in_text,
             envelope: opts.envelope.then_some(&make_envelope as _),
         };
         let (decisions, text, tokens) = filler.fill(cache);

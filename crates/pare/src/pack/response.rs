@@ -37,6 +37,7 @@ pub fn pack_response(
         max_tier: Tier::cap_for_level(level),
         level,
         total: chunks::total(input, options),
+        cursor_in_text: true,
     };
     match cursor {
         Some(c) => pack_from_cursor(&list, &settings, cache, c),

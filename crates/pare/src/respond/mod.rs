@@ -124,6 +124,10 @@ pub struct Request<'a> {
     /// names, on the lists it wrote) with JSON out, the text is written as the input is
     /// read, with no value built ([`crate::json`]'s stream), and `shaped` is `None`.
     pub want_value: bool,
+    /// A `[pack]` policy's pages as data: each page is the JSON `pare pack --format json`
+    /// prints ([`crate::pack::Packed::data`]), within the budget, instead of packed text
+    /// (a client that reads only JSON). The record's format says which: `json` or `pack`.
+    pub pack_data: bool,
 }
 
 impl<'a> Request<'a> {
@@ -146,6 +150,7 @@ impl<'a> Request<'a> {
             hint: Hint::Flags,
             reject_duplicate_keys: false,
             want_value: true,
+            pack_data: false,
         }
     }
 }

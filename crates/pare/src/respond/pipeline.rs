@@ -168,9 +168,10 @@ fn respond_counting(
         early: RefCell::new(plan.zip(omitted)),
         stages: &stages,
     };
+    // `full` is the input at every door, a packing policy's too.
     let response = match &policy.options().pack {
-        Some(options) => run.packed(&value, options),
-        None => run.shaped(value),
+        Some(options) if level + 1 < policy.levels().len() => run.packed(&value, options),
+        _ => run.shaped(value),
     };
     response.map(|r| Response {
         stages: stages.get(),
@@ -846,10 +847,19 @@ impl<'a> Run<'_, 'a> {
                 max_tier: Tier::cap_for_level(&level),
                 level: &level,
                 total: chunks::total(value, options),
+                // Every door's page note says how to go on, in its own words.
+                cursor_in_text: false,
             };
             let mut packs = vec![pack::pack(&list, &settings, &mut cache)];
             while let Some(next) = packs.last().and_then(|p| p.next_cursor.clone()) {
                 packs.push(pack::pack_from_cursor(&list, &settings, &mut cache, &next)?);
+            }
+            if req.pack_data {
+                // Each page as data: its text is the JSON, counted as such.
+                for p in &mut packs {
+                    p.text = p.data(&level).to_string();
+                    p.tokens = req.tokenizer.count(&p.text);
+                }
             }
             let worst = gate.map_or(0, |g| {
                 packs
@@ -875,7 +885,8 @@ impl<'a> Run<'_, 'a> {
                 tokens: Some(p.tokens),
             })
             .collect();
-        let template = self.record(self.level, before, &Manifest::default());
+        let mut template = self.record(self.level, before, &Manifest::default());
+        template.format = if req.pack_data { "json" } else { "pack" };
         let pages = self.number_pages(cuts, template, check, None)?;
         self.pick(pages, check, None)
     }

@@ -22,6 +22,9 @@ pub struct Ask {
     pub format: Option<Format>,
     pub max_tokens: Option<usize>,
     pub cursor: Option<String>,
+    /// The caller's `Accept` names JSON only (`application/json`, `application/*+json`):
+    /// a body that is not JSON (packed search results) is sent as data instead.
+    pub accepts_only_json: bool,
 }
 
 /// A bad parameter.
@@ -88,6 +91,7 @@ impl Ask {
                 "accept" if ask.format.is_none() && asks_toon(value) => {
                     ask.format = Some(Format::Toon)
                 }
+                "accept" => ask.accepts_only_json = only_json(value),
                 _ => {}
             }
         }
@@ -123,6 +127,25 @@ pub fn is_pare_header(name: &str) -> bool {
         n.as_str(),
         "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens"
     )
+}
+
+/// Every media type `accept` lists is JSON.
+fn only_json(accept: &str) -> bool {
+    let mut media = accept
+        .split(',')
+        .map(|part| {
+            part.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|m| !m.is_empty())
+        .peekable();
+    media.peek().is_some()
+        && media.all(|m| {
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
 }
 
 fn asks_toon(accept: &str) -> bool {

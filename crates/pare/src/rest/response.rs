@@ -15,6 +15,7 @@
 //! `X-Pare-Note`, its lines joined by ` | ` with anything outside printable ASCII escaped
 //! (`\u{e9}`), since a JSON body has no room for it.
 
+use crate::encode::Format;
 use crate::respond::cursor::Cursor;
 use crate::respond::{self, Budget, Hint, Input, Page, Record, Request, RespondError};
 use crate::tokens;
@@ -117,6 +118,9 @@ pub fn shape(
         },
         // Only the pages are sent: a policy the stream can do is written as it reads.
         want_value: false,
+        // Packed search results are text; a caller that asked for JSON gets them as data.
+        pack_data: matches!(ask.format, Some(Format::Json | Format::Pretty))
+            || ask.accepts_only_json,
         ..Request::new(Input::Json(text), &route.policy)
     };
     let (page, rest) = match respond::respond(request) {
@@ -203,6 +207,8 @@ pub fn content_type_of(format: &str) -> &'static str {
     match format {
         "json" | "pretty" => "application/json",
         "toon" => "text/toon; charset=utf-8",
+        // Packed search results: blocks of text with fenced code, as a model reads them.
+        "pack" => "text/markdown; charset=utf-8",
         _ => "text/plain; charset=utf-8",
     }
 }
@@ -220,7 +226,10 @@ pub fn link(path: &str, query: &str, ask: &Ask, next: &str) -> String {
     if let Some(level) = &ask.level {
         q.push(format!("pare_detail={}", encode_component(level)));
     }
-    if let Some(format) = ask.format {
+    // A caller whose `Accept` made the pages data gets data on the next page too, even
+    // from a client that does not send the header again.
+    let format = ask.format.or(ask.accepts_only_json.then_some(Format::Json));
+    if let Some(format) = format {
         q.push(format!("pare_format={}", format.name()));
     }
     if let Some(n) = ask.max_tokens {
@@ -410,11 +419,82 @@ mod tests {
             format: Some(Format::Toon),
             max_tokens: Some(400),
             cursor: Some("old".into()),
+            accepts_only_json: false,
         };
         assert_eq!(
             link("/a", "", &asked, "C9"),
             "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_cursor=C9>; rel=\"next\""
         );
         assert_eq!(header_text("é\nb"), "\\u{e9} | b");
+    }
+
+    fn search_route() -> RoutePolicy {
+        let policy = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/policies/search.toml"
+        ))
+        .unwrap();
+        RoutePolicy {
+            policy: Arc::new(Policy::parse(&policy).unwrap()),
+            default_level: "standard".into(),
+            format: Format::Json,
+            max_tokens: Some(1500),
+        }
+    }
+
+    fn search_body() -> Vec<u8> {
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/payloads/semantic_search_full.json"
+        ))
+        .unwrap()
+    }
+
+    /// Regression: packed search results went out labelled `application/json` (a JSON
+    /// client's `json.load` failed) and `pare_format=json` was ignored. Packed text is
+    /// labelled as what it is; a caller asking for JSON (the parameter, or an `Accept` of
+    /// JSON only) gets each page as data, within the budget, and JSON on every next page.
+    #[test]
+    fn pack_text_is_labelled_as_text_and_a_json_caller_gets_data() {
+        let r = search_route();
+        let body = search_body();
+        let Outcome::Shaped(text) = shape(
+            &r,
+            &Ask::default(),
+            200,
+            Some("application/json"),
+            false,
+            &body,
+        ) else {
+            panic!("not shaped")
+        };
+        assert_eq!(text.content_type, "text/markdown; charset=utf-8");
+        assert!(text.body.contains("```"));
+        let (json_param, _) = Ask::parse("pare_format=json", &[]).unwrap();
+        let (json_accept, _) = Ask::parse("", &[("Accept", "application/json")]).unwrap();
+        let (either, _) = Ask::parse("", &[("Accept", "application/json, text/*;q=0.5")]).unwrap();
+        assert!(json_accept.accepts_only_json && !either.accepts_only_json);
+        for ask in [json_param, json_accept] {
+            let Outcome::Shaped(data) =
+                shape(&r, &ask, 200, Some("application/json"), false, &body)
+            else {
+                panic!("not shaped")
+            };
+            assert_eq!(data.content_type, "application/json");
+            let doc: serde_json::Value = serde_json::from_str(&data.body).unwrap();
+            assert_eq!(doc["mode"], "standard");
+            assert!(doc["chunks"].as_array().unwrap().len() > 1);
+            let tokens = tokens::builtin("o200k_base").unwrap();
+            for page in std::iter::once(&*data).chain(&data.later) {
+                serde_json::from_str::<serde_json::Value>(&page.body).unwrap();
+                assert!(tokens.count(&page.body) <= 1500);
+            }
+            if let Some(next) = &data.record.next_cursor {
+                assert!(link("/s", "", &ask, next).contains("pare_format=json"));
+            }
+        }
+        // `full` is the upstream's response, as for every route.
+        let (full, _) = Ask::parse("pare_detail=full", &[]).unwrap();
+        assert!(full.is_full());
     }
 }
