@@ -490,22 +490,36 @@ fn one_text(
 ) -> Result<OneText, Unchanged> {
     let refused = |_: RespondError| Unchanged::Failed("the engine refused it");
     let engine = Some(budget.engine());
-    if call.verbatim {
+    // The text byte for byte: as it is when it fits (`fits`), else pages cut at line ends.
+    let plain = |stores: &mut Stores, fits: Unchanged| {
         let response = respond::respond(call.request(Input::Plain(text), engine, budget.tokenizer))
             .map_err(refused)?;
         if response.page.record.pages == 1 {
-            return Err(Unchanged::AsAsked);
+            return Err(fits);
         }
-        let (page, meta) = keep_pages(call.tool_name, response, stores.pages);
-        return Ok(OneText {
+        let (page, meta) = keep_pages(call.tool_name, response, &mut *stores.pages);
+        Ok(OneText {
             page,
             meta,
             handle_line: None,
             needs_more: true,
-        });
+        })
+    };
+    if call.verbatim {
+        return plain(stores, Unchanged::AsAsked);
     }
-    let mut response = respond::respond(call.request(Input::Text(text), engine, budget.tokenizer))
-        .map_err(refused)?;
+    let mut request = call.request(Input::Text(text), engine, budget.tokenizer);
+    // A value cannot hold a key twice: shaped, the text would lose all but one silently.
+    request.reject_duplicate_keys = true;
+    let mut response = match respond::respond(request) {
+        Err(RespondError::Json(_)) => {
+            return plain(
+                stores,
+                Unchanged::Failed("the text repeats a key within an object: passed as it is"),
+            );
+        }
+        other => other.map_err(refused)?,
+    };
     let record = &response.page.record;
     if record.kind == PageKind::Input && record.pages == 1 {
         if record.format == "text" {
@@ -568,18 +582,29 @@ fn one_text(
 }
 
 /// Whether `page` shows less than the server's whole result: packed, lowered, or at a
-/// level that runs ops. The input text itself and plain-text pages are all of it.
+/// level whose ops removed something. The input text itself and plain-text pages are all
+/// of it, and so is a level that runs only removing ops (`prune`, `drop`, `keep`, which
+/// count every removal in the record) when they removed nothing from this result: naming
+/// the original would only cost the line.
 fn lossy(tool: &ToolPolicy, page: &Page) -> bool {
     let r = &page.record;
     match r.kind {
         PageKind::Input | PageKind::Text => false,
         PageKind::Packed => true,
         PageKind::Value => {
+            let removed_nothing = |i: usize| {
+                r.omitted.is_empty()
+                    && tool
+                        .policy
+                        .ops_at(i)
+                        .iter()
+                        .all(|op| matches!(*op, "prune" | "drop" | "keep"))
+            };
             r.lowered_from.is_some()
                 || tool
                     .policy
                     .level_index(&r.level)
-                    .is_ok_and(|i| !tool.is_lossless(i))
+                    .is_ok_and(|i| !tool.is_lossless(i) && !removed_nothing(i))
         }
     }
 }
@@ -737,6 +762,9 @@ fn meta_of(tool: &str, page: &Page) -> Map<String, Json> {
         meta.insert("loweredFrom".into(), json!(from));
     }
     meta.insert("format".into(), json!(r.format));
+    if let Some(kind) = r.embedded {
+        meta.insert("embedded".into(), json!(kind));
+    }
     meta.insert("page".into(), json!(r.page));
     meta.insert("pages".into(), json!(r.pages));
     if let Some(c) = &r.next_cursor {
@@ -1368,5 +1396,75 @@ mod tests {
         )
         .unwrap();
         assert_eq!(one["content"][0]["text"], "7");
+    }
+
+    /// Regression: a result a prune-only policy found nothing to remove from still named its
+    /// original (40 tokens became 55): the line costs and shows nothing new.
+    #[test]
+    fn no_original_line_when_the_policy_removed_nothing() {
+        let policy = crate::Policy::parse("[[ops]]\nop = \"prune\"\n").unwrap();
+        let tool = Arc::new(ToolPolicy {
+            policy: Arc::new(policy),
+            default_level: 0,
+            format: crate::encode::Format::Json,
+            ..setup().0
+        });
+        let clean = json!({"content": [{"type": "text", "text": "{\"id\": 1, \"name\": \"a\"}"}]});
+        match Held::new().shape(&clean, &call(&tool, false)) {
+            Shaped::Result { result: r, .. } => {
+                assert!(r["_meta"]["pare"].get("original").is_none(), "{r}");
+                assert_eq!(r["content"].as_array().unwrap().len(), 1, "{r}");
+            }
+            Shaped::AsIs | Shaped::Unchanged(_) => {}
+        }
+        let with_null =
+            json!({"content": [{"type": "text", "text": "{\"id\": 1, \"name\": null}"}]});
+        let Shaped::Result { result: r, .. } = Held::new().shape(&with_null, &call(&tool, false))
+        else {
+            panic!("not shaped")
+        };
+        assert!(r["_meta"]["pare"]["original"].is_string(), "{r}");
+    }
+
+    /// Regressions: with no policy, `"dup":1,"dup":2` came back as `"dup":2`, the first
+    /// value lost without a word; and `_meta.pare.embedded` was documented but never set.
+    #[test]
+    fn a_repeated_key_passes_verbatim_and_embedded_is_said() {
+        let tool = lossless_tool();
+        let dup =
+            json!({"content": [{"type": "text", "text": "{\"dup\": 1, \"dup\": 2, \"n\": null}"}]});
+        assert!(matches!(
+            Held::new().shape(&dup, &call(&tool, false)),
+            Shaped::Unchanged(why) if why.contains("repeats a key")
+        ));
+        // Over the budget, it is paged as text: the pages joined are the text.
+        let rows: Vec<String> = (0..400)
+            .map(|i| format!("  {{\"id\": {i}, \"id\": {i}}}"))
+            .collect();
+        let big = format!("[\n{}\n]", rows.join(",\n"));
+        let mut held = Held::new();
+        let Shaped::Result { result: r, .. } = held.shape(
+            &json!({"content": [{"type": "text", "text": big}]}),
+            &call(&tool, false),
+        ) else {
+            panic!("not paged")
+        };
+        let joined: String = walk(&mut held, &r)
+            .iter()
+            .map(|p| p["content"][0]["text"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(joined, big);
+
+        let items: Vec<String> = (0..30)
+            .map(|i| format!("{{'id': {i}, 'ok': True, 'note': None}}"))
+            .collect();
+        let repr = format!("Rows:\n[{}]", items.join(", "));
+        let Shaped::Result { result: r, .. } = Held::new().shape(
+            &json!({"content": [{"type": "text", "text": repr}]}),
+            &call(&tool, false),
+        ) else {
+            panic!("not shaped")
+        };
+        assert_eq!(r["_meta"]["pare"]["embedded"], "py-repr");
     }
 }

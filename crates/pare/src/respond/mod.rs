@@ -115,8 +115,9 @@ pub struct Request<'a> {
     pub measure: bool,
     /// How the notes tell the reader to go on.
     pub hint: Hint<'a>,
-    /// Refuse JSON input that repeats a key within an object ([`RespondError::Json`], naming
-    /// the key, line and column) instead of keeping its last value with a warning.
+    /// Refuse JSON input (or text that is JSON) that repeats a key within an object
+    /// ([`RespondError::Json`], naming the key, line and column) instead of keeping its last
+    /// value with a warning.
     pub reject_duplicate_keys: bool,
     /// Hand back the shaped value in [`Response::shaped`] (the default). A door that sends
     /// only the text says no: then, for a policy whose every op the stream does (`$..name`

@@ -116,6 +116,11 @@ fn respond_counting(
         }
         Input::Text(t) => match parse(t) {
             Ok(parsed) => {
+                if req.reject_duplicate_keys
+                    && let Some(d) = parsed.duplicates.first()
+                {
+                    return Err(RespondError::Json(d.to_error()));
+                }
                 warnings = duplicate_warnings(&parsed.duplicates);
                 (Some(*t), Some(parsed.value))
             }
