@@ -3,7 +3,7 @@
 # share), pinned:
 #   http_peers.sh install   install what is missing (what .ci/run does); idempotent
 #   http_peers.sh check     print why the peers cannot be used here (nothing when they can)
-# json-server@0.17.4 (npm) into $PARE_HTTP_PEERS (default /tmp/pare-http-peers); the FastAPI
+# json-server@0.17.4 and Octokit (npm, a client) into $PARE_HTTP_PEERS (default /tmp/pare-http-peers); the FastAPI
 # app's packages (crates/pare-cli/tests/rest/requirements.txt) into a venv at
 # $PARE_HTTP_VENV (default /tmp/pare-http-venv); nginx and redis-server from Debian.
 set -euo pipefail
@@ -12,10 +12,13 @@ peers="${PARE_HTTP_PEERS:-/tmp/pare-http-peers}"
 venv="${PARE_HTTP_VENV:-/tmp/pare-http-venv}"
 requirements=crates/pare-cli/tests/rest/requirements.txt
 JSON_SERVER=json-server@0.17.4
+OCTOKIT=(@octokit/core@7.0.8 @octokit/plugin-paginate-rest@16.0.0)
 
 why_not() {
   grep -q '"version": "0.17.4"' "$peers/node_modules/json-server/package.json" 2>/dev/null \
     || { echo "$JSON_SERVER is not in $peers"; return; }
+  grep -q '"version": "16.0.0"' "$peers/node_modules/@octokit/plugin-paginate-rest/package.json" 2>/dev/null \
+    || { echo "Octokit (${OCTOKIT[*]}) is not in $peers"; return; }
   cmp -s "$requirements" "$venv/.requirements" 2>/dev/null \
     || { echo "$venv lacks the packages of $requirements"; return; }
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is not installed"; return; }
@@ -29,6 +32,11 @@ case "${1:-}" in
       mkdir -p "$peers"
       [ -f "$peers/package.json" ] || echo '{"name":"pare-http-peers","private":true}' > "$peers/package.json"
       (cd "$peers" && npm install --silent --no-audit --no-fund --save-exact "$JSON_SERVER" >/dev/null)
+    fi
+    if ! grep -q '"version": "16.0.0"' "$peers/node_modules/@octokit/plugin-paginate-rest/package.json" 2>/dev/null; then
+      mkdir -p "$peers"
+      [ -f "$peers/package.json" ] || echo '{"name":"pare-http-peers","private":true}' > "$peers/package.json"
+      (cd "$peers" && npm install --silent --no-audit --no-fund --save-exact "${OCTOKIT[@]}" >/dev/null)
     fi
     if ! cmp -s "$requirements" "$venv/.requirements" 2>/dev/null; then
       [ -x "$venv/bin/python" ] || python3 -m venv "$venv"

@@ -2024,3 +2024,28 @@ fn a_pack_policy_reports_what_it_prints_and_full_is_the_input() {
         want
     );
 }
+
+/// Regression: a cursor whose input now fits one page printed page 1 (exit 0), so a script
+/// walking the pages printed it twice; now it is an error, exit 2.
+#[test]
+fn a_cursor_past_a_one_page_input_exits_2() {
+    let rows: Vec<String> = (0..60)
+        .map(|i| format!(r#"{{"id":{i},"text":"{}"}}"#, "word ".repeat(20)))
+        .collect();
+    let big = format!("[{}]", rows.join(","));
+    let first = run(&["compact", "--budget", "300"], big.as_str());
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let at = first.stderr.find("--cursor ").expect("a next page") + "--cursor ".len();
+    let cursor = first.stderr[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_end_matches('.');
+    let stale = run(
+        &["compact", "--budget", "300", "--cursor", cursor],
+        r#"[{"id":1}]"#,
+    );
+    assert_eq!(stale.code, 2, "{}", stale.stderr);
+    assert!(stale.stderr.contains("one page"), "{}", stale.stderr);
+    assert!(stale.stdout.is_empty());
+}

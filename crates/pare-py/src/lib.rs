@@ -28,6 +28,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rest::Rest>()?;
     m.add_class::<rest::RestCall>()?;
     m.add_function(wrap_pyfunction!(rest::is_pare_header_name, m)?)?;
+    m.add_function(wrap_pyfunction!(rest::link_without_next, m)?)?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;

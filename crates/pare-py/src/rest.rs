@@ -139,6 +139,14 @@ impl RestCall {
     }
 }
 
+/// A `Link` header value without its `rel="next"` links (`None` when nothing is left): while
+/// pare's pages go on, pare's `next` comes first and the handler's own follows pare's last
+/// page (`pare::rest::response::without_next`).
+#[pyfunction]
+pub fn link_without_next(value: &str) -> Option<String> {
+    response::without_next(value)
+}
+
 /// Whether a request header is one of pare's (the middleware strips them).
 #[pyfunction]
 pub fn is_pare_header_name(name: &str) -> bool {

@@ -249,3 +249,16 @@ def test_the_stubs_name_what_the_module_has():
             stubbed = {b.name for b in node.body if isinstance(b, ast.FunctionDef)}
             stubbed |= {b.target.id for b in node.body if isinstance(b, ast.AnnAssign)}
             assert members - stubbed == set(), f"{name}: missing from _pare.pyi"
+
+
+def test_a_stale_cursor_or_one_without_a_budget_is_a_cursor_error():
+    """Regressions: a cursor whose input now fits one page answered page 1, and a cursor
+    without a budget was ignored; both raise CursorError now."""
+    policy = pare.Policy.builtin()
+    rows = [{"id": i, "text": "word " * 20} for i in range(60)]
+    first = policy.shape(rows, budget=300)
+    assert first.next_cursor
+    with pytest.raises(pare.CursorError):
+        policy.shape(rows[:1], budget=300, cursor=first.next_cursor)
+    with pytest.raises(pare.CursorError):
+        policy.shape(rows, cursor=first.next_cursor)

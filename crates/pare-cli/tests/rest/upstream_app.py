@@ -136,5 +136,53 @@ def text() -> Response:
     return PlainTextResponse("plain text, not JSON: {\"a\": null}\n")
 
 
+TOKENS = {"alice-token": "alice", "bob-token": "bob"}
+
+
+@app.get("/api/private")
+def private(request: Request) -> Response:
+    """A user's own rows, by a credential in a header other than Authorization (GitLab's
+    PRIVATE-TOKEN, or X-Auth-Token), with a session cookie set for that user; 401 without."""
+    token = request.headers.get("private-token") or request.headers.get("x-auth-token")
+    user = TOKENS.get(token or "")
+    if user is None:
+        return JSONResponse({"message": "401 Unauthorized"}, status_code=401)
+    rows = [{"row": i, "owner": user, "secret": f"{user}'s note {i} " + "word " * 10} for i in range(40)]
+    r = JSONResponse({"user": user, "rows": rows})
+    r.set_cookie("session", f"{user}-session")
+    return r
+
+
+shrinking_calls = itertools.count(1)
+
+
+@app.get("/api/shrinking")
+def shrinking() -> Response:
+    """Sixty rows on the first call, one on every later one: a cursor from the first does
+    not fit the later ones, which fit one page."""
+    n = 60 if next(shrinking_calls) == 1 else 1
+    return JSONResponse({"rows": [{"row": i, "text": "word " * 12} for i in range(n)]})
+
+
+ISSUE_PAGES = 3
+PER_PAGE = 30
+
+
+@app.get("/api/issues")
+def issues(request: Request, page: int = 1) -> Response:
+    """GitHub-style pagination: a JSON array per page and `Link: rel="next"`/`rel="last"`,
+    built from the host the client asked (X-Forwarded-Host behind a proxy), as APIs behind
+    a reverse proxy do."""
+    host = request.headers.get("x-forwarded-host") or request.headers.get("host")
+    base = f"http://{host}/api/issues"
+    rows = [{"number": (page - 1) * PER_PAGE + i, "title": f"issue {(page - 1) * PER_PAGE + i} " + "word " * 8,
+             "state": "open"} for i in range(PER_PAGE)]
+    links = []
+    if page < ISSUE_PAGES:
+        links.append(f'<{base}?page={page + 1}>; rel="next"')
+    links.append(f'<{base}?page={ISSUE_PAGES}>; rel="last"')
+    return JSONResponse(rows, headers={"Link": ", ".join(links)})
+
+
 if __name__ == "__main__":
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

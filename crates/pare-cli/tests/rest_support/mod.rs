@@ -127,16 +127,35 @@ impl Drop for Server {
 
 /// The FastAPI app (tests/rest/upstream_app.py) under uvicorn.
 pub fn fastapi() -> Server {
-    let venv = std::env::var("PARE_HTTP_VENV").unwrap_or_else(|_| "/tmp/pare-http-venv".into());
-    let python = found(
-        Path::new(&venv).join("bin/python"),
-        &format!("the FastAPI upstream's venv ({venv})"),
-    );
+    let python = http_python();
     let port = free_port();
     let mut cmd = Command::new(python);
     cmd.arg(rest_dir().join("upstream_app.py"))
         .arg(port.to_string());
     Server::start(cmd, port, None, Some("/api/entities/sys-0000"))
+}
+
+/// The HTTP peers' Python (the FastAPI app's venv, with python-requests).
+pub fn http_python() -> PathBuf {
+    let venv = std::env::var("PARE_HTTP_VENV").unwrap_or_else(|_| "/tmp/pare-http-venv".into());
+    found(
+        Path::new(&venv).join("bin/python"),
+        &format!("the FastAPI upstream's venv ({venv})"),
+    )
+}
+
+/// The node_modules holding Octokit (@octokit/core, @octokit/plugin-paginate-rest).
+pub fn octokit_modules() -> PathBuf {
+    let peers = std::env::var("PARE_HTTP_PEERS").unwrap_or_else(|_| "/tmp/pare-http-peers".into());
+    let modules = Path::new(&peers).join("node_modules");
+    found(
+        modules.join("@octokit/plugin-paginate-rest/package.json"),
+        &format!(
+            "Octokit in {} (scripts/http_peers.sh install)",
+            modules.display()
+        ),
+    );
+    modules
 }
 
 /// json-server 0.17.4 serving the payload's collections under /api.
@@ -316,10 +335,26 @@ impl Reply {
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
 
-    /// The `Link: <…>; rel="next"` target.
+    /// The `Link: <…>; rel="next"` target, of every `Link` header and link-value.
     pub fn next(&self) -> Option<String> {
-        let link = self.header("link")?;
-        Some(link[link.find('<')? + 1..link.find('>')?].to_owned())
+        self.headers
+            .iter()
+            .filter(|(n, _)| n == "link")
+            .flat_map(|(_, v)| v.split(", <"))
+            .find(|value| value.contains("rel=\"next\"") || value.contains("rel=next"))
+            .and_then(|value| {
+                let value = value.trim_start_matches('<');
+                Some(value[..value.find('>')?].to_owned())
+            })
+    }
+
+    /// Every `Set-Cookie` value.
+    pub fn cookies(&self) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n == "set-cookie")
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 }
 

@@ -257,7 +257,7 @@ async fn route(
             .get(hyper::header::ACCEPT_ENCODING)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
-        identity: identity(&req),
+        identity: identity(&req, &headers, opts.routes.identity()),
     };
     if let Some(cursor) = &call.ask.cursor {
         let key = cache::key(cursor, &call.identity_parts(&call.query));
@@ -283,21 +283,18 @@ async fn route(
     }
 }
 
-/// Who a request is, for the page cache's keys: credentials decide what the upstream
-/// shows, so they decide whose pages a cursor reaches.
-fn identity(req: &Request<Incoming>) -> Vec<Vec<u8>> {
-    let header = |name: &str| {
-        req.headers()
-            .get_all(name)
-            .iter()
-            .flat_map(|v| v.as_bytes().iter().copied().chain([b'\n']))
-            .collect::<Vec<u8>>()
-    };
+/// Who a request is, for the page cache's keys: method, path, and the headers that could
+/// say who is asking (`pare::rest::identity`: by default every header but a short list
+/// that cannot), since credentials decide what the upstream shows, so they decide whose
+/// pages a cursor reaches.
+fn identity(
+    req: &Request<Incoming>,
+    headers: &[(&str, &str)],
+    who: &pare::rest::identity::Identity,
+) -> Vec<Vec<u8>> {
     vec![
         req.method().as_str().as_bytes().to_vec(),
         req.uri().path().as_bytes().to_vec(),
-        header("authorization"),
-        header("cookie"),
-        header("x-api-key"),
+        who.of(headers),
     ]
 }

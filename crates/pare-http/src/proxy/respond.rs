@@ -41,6 +41,15 @@ const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
     "accept-ranges",
 ];
 
+/// The upstream's headers that belong to the one response they came with and never go
+/// out again with a cached page: a cookie or authentication state set for one caller.
+const NOT_REPLAYED: [&str; 4] = [
+    "set-cookie",
+    "set-cookie2",
+    "authentication-info",
+    "proxy-authentication-info",
+];
+
 const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
 
 /// One request on a shaped route.
@@ -249,10 +258,16 @@ async fn store(
     }
     let mut cursor = first.record.next_cursor.clone();
     let mut pages = Vec::with_capacity(first.later.len());
+    // What the upstream set for this one response is not sent again with a later page.
+    let replayable: Vec<(String, String)> = upstream
+        .iter()
+        .filter(|(k, _)| !NOT_REPLAYED.contains(&k.to_ascii_lowercase().as_str()))
+        .cloned()
+        .collect();
     for later in &first.later {
         let Some(c) = cursor.take() else { break };
         let key = cache::key(&c, &call.identity_parts(&call.query));
-        pages.push((key, page_of(status, upstream, later)));
+        pages.push((key, page_of(status, &replayable, later)));
         cursor = later.record.next_cursor.clone();
     }
     if let Err(why) = opts.cache.put(pages).await {
@@ -275,7 +290,17 @@ fn record(log: &mut Entry, s: &Shaped) {
 fn send(call: &Call, page: CachedPage, cache_state: Option<&str>) -> Response<Body> {
     let mut headers = HeaderMap::new();
     for (k, v) in &page.headers {
-        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k.as_str()), HeaderValue::from_str(v)) {
+        // While pare's pages go on, pare's `rel="next"` is the next page: the upstream's
+        // (its own next page) follows pare's last page, so a client following `next` walks
+        // pare's pages, then the upstream's.
+        let v = match (k.eq_ignore_ascii_case("link"), &page.next) {
+            (true, Some(_)) => match response::without_next(v) {
+                Some(kept) => kept,
+                None => continue,
+            },
+            _ => v.clone(),
+        };
+        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k.as_str()), HeaderValue::from_str(&v)) {
             headers.append(k, v);
         }
     }

@@ -142,6 +142,17 @@ class _Shaper:
         shaped, content_type, extra = out
         drop = {b"content-length", b"content-type", b"etag", b"content-md5"}
         new_headers = [(k, v) for k, v in headers if k.lower() not in drop]
+        if any(k.lower() == "link" for k, _ in extra):
+            # pare's next page comes first; the handler's own `next` follows pare's last page.
+            kept = []
+            for k, v in new_headers:
+                if k.lower() == b"link":
+                    rest = _pare.link_without_next(v.decode("latin-1"))
+                    if rest is None:
+                        continue
+                    v = rest.encode("latin-1")
+                kept.append((k, v))
+            new_headers = kept
         new_headers.append((b"content-type", content_type.encode("latin-1")))
         new_headers.append((b"content-length", str(len(shaped)).encode()))
         new_headers.extend((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra)

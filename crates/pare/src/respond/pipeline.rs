@@ -31,6 +31,29 @@ use super::{Input, Page, PageKind, Record, Request, RespondError, Response, Stag
 
 /// Shape one response: see the [module docs](super).
 pub fn respond(req: Request) -> Result<Response, RespondError> {
+    let cursor = req.cursor.map(str::to_owned);
+    if let Some(c) = &cursor
+        && req.budget.is_none()
+    {
+        // Pages exist only under a budget: a cursor without one would be ignored.
+        return Err(RespondError::Cursor(format!(
+            "cursor `{c}` needs the budget it was given under (a cursor names a page, and \
+             there are pages only under a budget)"
+        )));
+    }
+    let response = respond_any(req)?;
+    match cursor {
+        // A cursor names page 2 or later; this response now has one page: answering page 1
+        // would give a reader walking the pages what it has already read.
+        Some(c) if response.page.record.page < 2 => Err(RespondError::Cursor(format!(
+            "cursor `{c}` does not fit this input: it now fits on one page (the input has \
+             changed since, or the request's settings differ); ask again without the cursor"
+        ))),
+        _ => Ok(response),
+    }
+}
+
+fn respond_any(req: Request) -> Result<Response, RespondError> {
     // The level and parameters first: a request refused for them counts nothing.
     let policy = req.policy;
     let level_index = |name: &str| {

@@ -20,5 +20,6 @@
 //! ```
 
 pub mod ask;
+pub mod identity;
 pub mod response;
 pub mod routes;

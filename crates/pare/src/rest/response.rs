@@ -105,6 +105,17 @@ pub fn shape(
         (Some(a), Some(r)) => Some(a.min(r)),
         (a, r) => a.or(r),
     };
+    if let (Some(cursor), None) = (&ask.cursor, budget) {
+        // Pages exist only under a budget: ignoring the cursor would answer page 1.
+        return Outcome::Refuse {
+            status: 400,
+            body: serde_json::json!({
+                "error": format!("pare_cursor: cursor `{cursor}` needs a budget: this route has none, so give the pare_max_tokens the cursor came with"),
+                "param": "pare_cursor",
+            })
+            .to_string(),
+        };
+    }
     let request = Request {
         level: ask.level.as_deref(),
         default_level: Some(&route.default_level),
@@ -211,6 +222,69 @@ pub fn content_type_of(format: &str) -> &'static str {
         "pack" => "text/markdown; charset=utf-8",
         _ => "text/plain; charset=utf-8",
     }
+}
+
+/// A `Link` header value without its `rel="next"` links (a link whose relations include
+/// `next` loses only that relation); `None` when nothing is left.
+///
+/// ```
+/// use pare::rest::response::without_next;
+/// let link = r#"<https://api/x?page=2>; rel="next", <https://api/x?page=9>; rel="last""#;
+/// assert_eq!(without_next(link).as_deref(), Some(r#"<https://api/x?page=9>; rel="last""#));
+/// assert_eq!(without_next(r#"<https://api/x?page=2>; rel=next"#), None);
+/// ```
+pub fn without_next(link: &str) -> Option<String> {
+    let mut kept = Vec::new();
+    for value in split_links(link) {
+        let mut params: Vec<String> = Vec::new();
+        let mut dropped = false;
+        for (i, part) in value.split(';').enumerate() {
+            let p = part.trim();
+            let is_rel = i > 0
+                && p.len() > 3
+                && p[..3].eq_ignore_ascii_case("rel")
+                && p[3..].trim_start().starts_with('=');
+            if !is_rel {
+                params.push(p.to_owned());
+                continue;
+            }
+            let rels = p[3..].trim_start()[1..].trim().trim_matches('"');
+            let left: Vec<&str> = rels
+                .split_ascii_whitespace()
+                .filter(|r| !r.eq_ignore_ascii_case("next"))
+                .collect();
+            if left.is_empty() {
+                dropped = true;
+            } else {
+                params.push(format!("rel=\"{}\"", left.join(" ")));
+            }
+        }
+        // A link that was only `next` goes; one with other relations keeps them.
+        if !dropped {
+            kept.push(params.join("; "));
+        }
+    }
+    (!kept.is_empty()).then(|| kept.join(", "))
+}
+
+/// The link-values of a `Link` header: split at commas outside `<…>` and quotes.
+fn split_links(link: &str) -> Vec<&str> {
+    let (mut out, mut start, mut in_url, mut in_quote) = (Vec::new(), 0, false, false);
+    for (i, c) in link.char_indices() {
+        match c {
+            '<' if !in_quote => in_url = true,
+            '>' if !in_quote => in_url = false,
+            '"' if !in_url => in_quote = !in_quote,
+            ',' if !in_url && !in_quote => {
+                out.push(link[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(link[start..].trim());
+    out.retain(|v| !v.is_empty());
+    out
 }
 
 /// The `Link` header value naming the next page: `path`, the query without pare's

@@ -7,6 +7,7 @@
 //! match one segment, `**` matches any number of segments (none included). A trailing `/`
 //! on either side is ignored; the query string is not part of the path.
 
+use super::identity::Identity;
 use std::sync::Arc;
 
 use crate::encode::Format;
@@ -77,6 +78,8 @@ pub struct Routes {
     entries: Vec<Entry>,
     /// For requests no entry matches; `None` unless `shape_unmatched`.
     default: Option<Arc<RoutePolicy>>,
+    /// Which request headers say who is asking (`[http] identity_headers`).
+    identity: Identity,
 }
 
 impl Routes {
@@ -148,7 +151,20 @@ impl Routes {
                 max_tokens: None,
             })
         });
-        Ok(Routes { entries, default })
+        let identity = http
+            .identity_headers
+            .as_deref()
+            .map_or_else(Identity::default, Identity::named);
+        Ok(Routes {
+            entries,
+            default,
+            identity,
+        })
+    }
+
+    /// Which request headers say who is asking, for a page cache's keys.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
     }
 
     /// How a `method` request for `path` (no query string) is shaped; `None`: untouched.

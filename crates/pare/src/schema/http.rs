@@ -27,6 +27,13 @@ pub struct HttpOptions {
     /// own ops. Default: false (they pass untouched).
     #[serde(default)]
     pub shape_unmatched: bool,
+    /// The request headers that say who is asking: a later page waiting in the cache is
+    /// served only to a request with the same values of these (else pare asks the upstream
+    /// again, as that caller). Default: every header but a short list that cannot identify
+    /// a caller (`pare::rest::identity::NOT_IDENTITY`: `Accept*`, `User-Agent`, caching
+    /// and tracing headers, …), so credentials in any header count.
+    #[serde(default)]
+    pub identity_headers: Option<Vec<String>>,
     /// Per-route settings; the first entry whose `match` names a request wins.
     #[serde(default)]
     pub routes: Vec<HttpRoute>,

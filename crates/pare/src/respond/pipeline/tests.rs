@@ -324,3 +324,38 @@ fn plain_input_is_never_parsed_and_pages_merge_back_to_the_text() {
         text
     );
 }
+
+/// Regressions: a cursor given with no budget was ignored (page 1 came back), and a cursor
+/// whose input now fits one page got page 1 instead of an error, so a reader walking the
+/// pages read page 1 twice.
+#[test]
+fn a_cursor_without_a_budget_or_past_a_one_page_input_is_refused() {
+    let (text, p) = items_and_policy();
+    let paged = respond(Request {
+        budget: Some(Budget::tokens(300)),
+        level: Some("standard"),
+        ..Request::new(Input::Json(&text), &p)
+    })
+    .unwrap();
+    let cursor = paged.page.record.next_cursor.clone().unwrap();
+    let no_budget = respond(Request {
+        cursor: Some(&cursor),
+        level: Some("standard"),
+        ..Request::new(Input::Json(&text), &p)
+    });
+    assert!(
+        matches!(&no_budget, Err(RespondError::Cursor(m)) if m.contains("budget")),
+        "{no_budget:?}"
+    );
+    let small = r#"{"items":[{"id":1}]}"#;
+    let stale = respond(Request {
+        cursor: Some(&cursor),
+        budget: Some(Budget::tokens(300)),
+        level: Some("standard"),
+        ..Request::new(Input::Json(small), &p)
+    });
+    assert!(
+        matches!(&stale, Err(RespondError::Cursor(m)) if m.contains("one page")),
+        "{stale:?}"
+    );
+}
