@@ -758,3 +758,45 @@ print(json.dumps({"numbers": numbers, "pages": pages}))
     let numbers: Vec<u64> = rows.iter().map(|r| r["number"].as_u64().unwrap()).collect();
     assert_eq!(numbers, want, "Octokit");
 }
+
+/// Regression: `pare http` forwarded `?maxGapMinutes=5` upstream and ignored it. A route's
+/// policy parameters come as `pare_param_<name>` or `X-Pare-Param-<name>`, are checked as
+/// the MCP door checks them (400 naming the parameter, the value and what is allowed), give
+/// what `pare compact --param` gives, and never reach the upstream.
+#[test]
+#[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
+fn http_policy_parameters_are_pare_params_checked_and_kept_from_the_upstream() {
+    let api = fastapi();
+    let pare = Pare::spawn(&api.url(), &policy(), &[]);
+    let payload = std::fs::read(repo().join("examples/payloads/narrative_day.json")).unwrap();
+    let narrative = repo().join("examples/policies/narrative.toml");
+    let want = compact(&payload, &narrative, &["--param", "maxGapMinutes=5"]);
+    let plain = compact(&payload, &narrative, &[]);
+    assert_ne!(want, plain, "the parameter changes the output");
+    for (path, headers) in [
+        ("/api/narrative?pare_param_maxGapMinutes=5", vec![]),
+        ("/api/narrative", vec![("X-Pare-Param-maxGapMinutes", "5")]),
+        ("/api/narrative", vec![("x-pare-param-maxgapminutes", "5")]),
+    ] {
+        let r = pare.get(path, &headers);
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        assert_eq!(r.body, want, "{path} {headers:?}");
+        assert_eq!(
+            r.header("x-query-seen"),
+            Some("-"),
+            "{path}: the upstream saw pare's parameter"
+        );
+    }
+    let bad = pare.get("/api/narrative?pare_param_maxGapMinutes=soon", &[]);
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    let body = bad.json();
+    assert_eq!(body["param"], "pare_param_maxGapMinutes");
+    assert_eq!(body["value"], "soon");
+    assert!(body["error"].as_str().unwrap().contains("number"), "{body}");
+    let unknown = pare.get("/api/narrative?pare_param_nope=1", &[]);
+    assert_eq!(unknown.status, 400);
+    assert_eq!(
+        unknown.json()["allowed"],
+        serde_json::json!(["maxGapMinutes"])
+    );
+}

@@ -65,7 +65,7 @@ impl Rest {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let parsed = Ask::parse(query, &pairs).and_then(|(ask, rest)| {
+        let parsed = Ask::parse(query, &pairs).and_then(|(mut ask, rest)| {
             ask.check(&route)?;
             Ok((ask, rest))
         });

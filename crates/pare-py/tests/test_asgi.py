@@ -14,10 +14,10 @@ import pytest
 import pare
 import pare.asgi
 import pare.mcp
-from conftest import PAYLOADS, POLICIES
+from conftest import PAYLOADS, POLICIES, run_pare
 
 fastapi = pytest.importorskip("fastapi", reason="fastapi is not installed (scripts/test installs it)")
-from fastapi import FastAPI  # noqa: E402
+from fastapi import FastAPI, Request, Response  # noqa: E402
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from mcp import Client  # noqa: E402
@@ -154,3 +154,34 @@ def test_pages_fit_the_budget_and_link_to_the_next(client):
     assert len(texts) == int(client.get("/api/paged").headers["x-pare-pages"]) > 1
     policy = pare.Policy.from_file(POLICIES / "entities.toml")
     assert texts == [p.text for p in policy.pages(BIG, budget=1500)]
+
+
+def test_policy_parameters_are_pare_params_checked_and_kept_from_the_handler(tmp_path, pare_bin):
+    """Regression: `?maxGapMinutes=5` went to the handler and the policy ignored it. A route's
+    parameters come as `pare_param_<name>` or `X-Pare-Param-<name>`, give what `pare compact
+    --param` gives, are checked (400 naming the parameter), and never reach the handler."""
+    narrative = PAYLOADS / "narrative_day.json"
+    policy_file = tmp_path / "p.toml"
+    policy_file.write_text(
+        f'[http]\n[[http.routes]]\nmatch = ["GET /api/narrative"]\npolicy = "{POLICIES / "narrative.toml"}"\n'
+    )
+    app = FastAPI()
+    seen = []
+
+    @app.get("/api/narrative")
+    def get_narrative(request: Request):
+        seen.append(str(request.query_params))
+        return Response(narrative.read_bytes(), media_type="application/json")
+
+    app.add_middleware(pare.asgi.PareMiddleware, policy=pare.Policy.from_file(policy_file))
+    c = TestClient(app)
+    want = run_pare(pare_bin, "compact", str(narrative), "--policy", str(POLICIES / "narrative.toml"),
+                    "--param", "maxGapMinutes=5").stdout.rstrip(b"\n")
+    for r in (c.get("/api/narrative", params={"pare_param_maxGapMinutes": "5"}),
+              c.get("/api/narrative", headers={"X-Pare-Param-maxGapMinutes": "5"})):
+        assert r.status_code == 200, r.text
+        assert r.content == want
+    assert seen == ["", ""]
+    bad = c.get("/api/narrative", params={"pare_param_maxGapMinutes": "soon"})
+    assert bad.status_code == 400
+    assert (bad.json()["param"], bad.json()["value"]) == ("pare_param_maxGapMinutes", "soon")

@@ -76,6 +76,19 @@ def test_detail_full_is_the_servers_own_result():
     assert [c.text for c in full.content] == [c.text for c in own.content]
 
 
+def test_a_call_before_any_tools_list_still_has_detail_taken_out():
+    """Regression: a `tools/call` with `detail` that came before any `tools/list` in the
+    process (a restarted server, one of several workers) reached the tool, which refused it."""
+
+    async def go():
+        async with Client(server()) as c:
+            return await c.call_tool("list_entities", {"detail": "full"})
+
+    r = run(go())
+    assert not r.is_error, r.content
+    assert json.loads(r.content[0].text) == PAYLOAD
+
+
 def test_a_bad_detail_is_an_invalid_params_error_naming_the_levels():
     from mcp.shared.exceptions import MCPError
 

@@ -136,6 +136,16 @@ def text() -> Response:
     return PlainTextResponse("plain text, not JSON: {\"a\": null}\n")
 
 
+NARRATIVE_BYTES = (ROOT / "examples/payloads/narrative_day.json").read_bytes()
+
+
+@app.get("/api/narrative")
+def narrative(request: Request) -> Response:
+    """Seed 002's activity narrative, with the query it was asked with in a header (so a
+    test sees that pare's parameters never reach the upstream)."""
+    return raw(NARRATIVE_BYTES, **{"X-Query-Seen": request.url.query or "-"})
+
+
 TOKENS = {"alice-token": "alice", "bob-token": "bob"}
 
 

@@ -222,7 +222,7 @@ async fn route(
         .iter()
         .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
         .collect();
-    let (ask, rest_of_query) = match Ask::parse(&query, &headers).and_then(|(ask, rest)| {
+    let (ask, rest_of_query) = match Ask::parse(&query, &headers).and_then(|(mut ask, rest)| {
         ask.check(&route)?;
         Ok((ask, rest))
     }) {

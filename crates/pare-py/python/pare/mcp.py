@@ -69,15 +69,33 @@ def shape(
     if listing is None or calling is None:
         raise ValueError("pare.mcp.shape: the server has no tools/list or tools/call handler (define its tools first)")
     list_handler, call_handler = listing.handler, calling.handler
+    learned = {"tools": False}
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         result = await list_handler(ctx, params)
         text, warnings = session.list_tools(_dump(result))
+        learned["tools"] = True
         for w in warnings:
             log.warning("%s", w)
         return type(result).model_validate_json(text)
 
+    async def learn_tools(ctx: Any) -> None:
+        """What pare adds to each tool (``detail``, parameters), learned from the server's own
+        list when a call comes before any ``tools/list`` in this process (a restarted server,
+        one of several workers): otherwise the tool would get arguments it does not take."""
+        cursor = None
+        while True:
+            page_params = None if cursor is None else listing.params_type(cursor=cursor)
+            result = await list_handler(ctx, page_params)
+            session.list_tools(_dump(result))
+            cursor = getattr(result, "next_cursor", None)
+            if not cursor:
+                break
+        learned["tools"] = True
+
     async def call_tool(ctx: Any, params: Any) -> Any:
+        if not learned["tools"]:
+            await learn_tools(ctx)
         arguments = None if params.arguments is None else json.dumps(params.arguments)
         kind, text, handle = session.call_request(params.name, arguments)
         if kind == "more":

@@ -25,7 +25,15 @@ pub struct Ask {
     /// The caller's `Accept` names JSON only (`application/json`, `application/*+json`):
     /// a body that is not JSON (packed search results) is sent as data instead.
     pub accepts_only_json: bool,
+    /// The route policy's parameters the caller set (`pare_param_maxGapMinutes=5`, or the
+    /// header `X-Pare-Param-maxGapMinutes: 5`), checked by [`Ask::check`]; never forwarded.
+    pub params: Vec<(String, String)>,
 }
+
+/// The query parameter prefix of a policy parameter: `pare_param_<name>`.
+pub const PARAM_QUERY: &str = "pare_param_";
+/// The header prefix of a policy parameter: `X-Pare-Param-<name>` (any case).
+pub const PARAM_HEADER: &str = "x-pare-param-";
 
 /// A bad parameter.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -71,6 +79,10 @@ impl Ask {
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let name = decode(k);
+            if let Some(param) = name.strip_prefix(PARAM_QUERY) {
+                set_param(&mut ask.params, param, decode(v));
+                continue;
+            }
             if matches!(
                 name.as_str(),
                 "pare_detail" | "pare_format" | "pare_max_tokens" | "pare_cursor"
@@ -80,9 +92,23 @@ impl Ask {
                 kept.push(pair);
             }
         }
+        let from_query = ask.params.len();
         for (name, value) in headers {
             let value = value.trim();
-            match name.to_ascii_lowercase().as_str() {
+            let lower = name.to_ascii_lowercase();
+            if lower.starts_with(PARAM_HEADER) {
+                // A header names the parameter in any case: take the policy's spelling
+                // later (`check`); the query wins over a header.
+                let param = &name[PARAM_HEADER.len()..];
+                if !ask.params[..from_query]
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case(param))
+                {
+                    set_param(&mut ask.params, param, value.to_owned());
+                }
+                continue;
+            }
+            match lower.as_str() {
                 "x-pare-detail" if ask.level.is_none() => ask.level = Some(value.to_owned()),
                 "x-pare-format" if ask.format.is_none() => ask.format = Some(format(name, value)?),
                 "x-pare-max-tokens" if ask.max_tokens.is_none() => {
@@ -98,10 +124,13 @@ impl Ask {
         Ok((ask, kept.join("&")))
     }
 
-    /// Check the level against the route's policy.
-    pub fn check(&self, route: &RoutePolicy) -> Result<(), AskError> {
-        match &self.level {
-            Some(l) if route.policy.level_index(l).is_err() => Err(AskError {
+    /// Check the level and the policy parameters against the route's policy (a header's
+    /// parameter name takes the policy's spelling, as HTTP header names have no case).
+    pub fn check(&mut self, route: &RoutePolicy) -> Result<(), AskError> {
+        if let Some(l) = &self.level
+            && route.policy.level_index(l).is_err()
+        {
+            return Err(AskError {
                 param: "pare_detail".into(),
                 value: l.clone(),
                 allowed: route.policy.levels().to_vec(),
@@ -109,9 +138,40 @@ impl Ask {
                     "unknown level {l:?}; this route's levels: {}",
                     route.policy.levels().join(", ")
                 ),
-            }),
-            _ => Ok(()),
+            });
         }
+        let declared = &route.policy.options().params;
+        for (name, value) in &mut self.params {
+            let allowed: Vec<String> = declared.keys().cloned().collect();
+            let Some(spelled) = declared.keys().find(|k| k.eq_ignore_ascii_case(name)) else {
+                let message = if allowed.is_empty() {
+                    format!(
+                        "unknown parameter `{name}`: this route's policy declares no parameters"
+                    )
+                } else {
+                    format!(
+                        "unknown parameter `{name}`; this route's policy declares: {}",
+                        allowed.join(", ")
+                    )
+                };
+                return Err(AskError {
+                    param: format!("{PARAM_QUERY}{name}"),
+                    value: value.clone(),
+                    allowed,
+                    message,
+                });
+            };
+            name.clone_from(spelled);
+            if let Err(e) = route.policy.params(&[(name.clone(), value.clone())]) {
+                return Err(AskError {
+                    param: format!("{PARAM_QUERY}{name}"),
+                    value: value.clone(),
+                    allowed: Vec::new(),
+                    message: e.to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The caller asked for the handler's exact response.
@@ -126,7 +186,15 @@ pub fn is_pare_header(name: &str) -> bool {
     matches!(
         n.as_str(),
         "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens"
-    )
+    ) || n.starts_with(PARAM_HEADER)
+}
+
+/// Set `name` to `value`, the last setting winning.
+fn set_param(params: &mut Vec<(String, String)>, name: &str, value: String) {
+    match params.iter_mut().find(|(k, _)| k == name) {
+        Some(p) => p.1 = value,
+        None => params.push((name.to_owned(), value)),
+    }
 }
 
 /// Every media type `accept` lists is JSON.
@@ -254,5 +322,48 @@ mod tests {
         let e = Ask::parse("", &[("X-Pare-Max-Tokens", "lots")]).unwrap_err();
         assert_eq!(e.param, "X-Pare-Max-Tokens");
         assert!(Ask::parse("pare_max_tokens=0", &[]).is_err());
+    }
+
+    #[test]
+    fn policy_parameters_come_from_the_query_or_headers_and_are_checked() {
+        let (mut ask, rest) = Ask::parse(
+            "a=1&pare_param_maxGapMinutes=5&b=2",
+            &[
+                ("X-Pare-Param-Other", "x"),
+                ("x-pare-param-maxgapminutes", "9"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(rest, "a=1&b=2");
+        assert!(is_pare_header("X-Pare-Param-maxGapMinutes"));
+        // The query wins over a header naming the same parameter in another case.
+        assert_eq!(
+            ask.params,
+            [
+                ("maxGapMinutes".to_owned(), "5".to_owned()),
+                ("Other".to_owned(), "x".to_owned())
+            ]
+        );
+        let route = RoutePolicy {
+            policy: std::sync::Arc::new(
+                crate::Policy::parse("[params]\nmaxGapMinutes = 2.0\n").unwrap(),
+            ),
+            default_level: "standard".into(),
+            format: Format::Json,
+            max_tokens: None,
+        };
+        let err = ask.check(&route).unwrap_err();
+        assert_eq!(err.param, "pare_param_Other");
+        assert_eq!(err.allowed, ["maxGapMinutes"]);
+        let (mut ask, _) = Ask::parse("", &[("x-pare-param-maxgapminutes", "7")]).unwrap();
+        ask.check(&route).unwrap();
+        assert_eq!(ask.params, [("maxGapMinutes".to_owned(), "7".to_owned())]);
+        let (mut bad, _) = Ask::parse("pare_param_maxGapMinutes=soon", &[]).unwrap();
+        let err = bad.check(&route).unwrap_err();
+        assert_eq!(
+            (err.param.as_str(), err.value.as_str()),
+            ("pare_param_maxGapMinutes", "soon")
+        );
+        assert!(err.message.contains("number"), "{}", err.message);
     }
 }

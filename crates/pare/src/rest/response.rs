@@ -119,6 +119,7 @@ pub fn shape(
     let request = Request {
         level: ask.level.as_deref(),
         default_level: Some(&route.default_level),
+        params: &ask.params,
         format: ask.format.unwrap_or(route.format),
         tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),
         budget: budget.map(Budget::tokens),
@@ -299,6 +300,14 @@ pub fn link(path: &str, query: &str, ask: &Ask, next: &str) -> String {
         .collect();
     if let Some(level) = &ask.level {
         q.push(format!("pare_detail={}", encode_component(level)));
+    }
+    for (name, value) in &ask.params {
+        q.push(format!(
+            "{}{}={}",
+            super::ask::PARAM_QUERY,
+            encode_component(name),
+            encode_component(value)
+        ));
     }
     // A caller whose `Accept` made the pages data gets data on the next page too, even
     // from a client that does not send the header again.
@@ -494,6 +503,7 @@ mod tests {
             max_tokens: Some(400),
             cursor: Some("old".into()),
             accepts_only_json: false,
+            params: Vec::new(),
         };
         assert_eq!(
             link("/a", "", &asked, "C9"),
