@@ -71,9 +71,13 @@ pub struct Args {
     /// head has 10 s); a slower request gets 408 and its connection is closed.
     #[arg(long, default_value_t = 60, requires = "listen")]
     pub body_timeout: u64,
-    /// The server to run, with its arguments (after `--`).
+    /// The server to run, with its arguments: after `--`, or after pare's own options
+    /// without it (everything from the first word that is not one of pare's options on is
+    /// the server's, so `pare mcp npx -y server` works as launchers that drop `--` send it).
     #[arg(
-        last = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 1..,
         required_unless_present = "upstream_url",
         value_name = "COMMAND"
     )]

@@ -2049,3 +2049,46 @@ fn a_cursor_past_a_one_page_input_exits_2() {
     assert!(stale.stderr.contains("one page"), "{}", stale.stderr);
     assert!(stale.stdout.is_empty());
 }
+
+/// Regression: the MCP Inspector's CLI (`inspector --cli pare mcp -- server …`) drops the
+/// `--`, and pare refused the command; the server's command is taken without it too (all
+/// from the first word that is not one of pare's options is the server's).
+#[test]
+fn mcp_takes_the_server_command_without_the_double_dash() {
+    let server = "import sys, json\nfor line in sys.stdin:\n    m = json.loads(line)\n    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'seen': sys.argv[1:]}}), flush=True)\n";
+    for args in [
+        vec![
+            "mcp",
+            "--max-tokens",
+            "2000",
+            "python3",
+            "-c",
+            server,
+            "-x",
+            "--max-tokens",
+        ],
+        vec![
+            "mcp",
+            "--max-tokens",
+            "2000",
+            "--",
+            "python3",
+            "-c",
+            server,
+            "-x",
+            "--max-tokens",
+        ],
+    ] {
+        let out = run(
+            &args,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        );
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        let reply: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        assert_eq!(
+            reply["result"]["seen"],
+            serde_json::json!(["-x", "--max-tokens"]),
+            "{args:?}"
+        );
+    }
+}

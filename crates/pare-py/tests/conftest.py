@@ -48,3 +48,12 @@ def node_peers() -> Path:
     if not shutil.which("node") or not (peers / "gpt-tokenizer").is_dir():
         missing(f"the node peers: node and {peers}/gpt-tokenizer (.ci/run, or scripts/peers.sh install)")
     return peers
+
+
+@pytest.fixture(scope="session")
+def node_peers_mcp() -> Path:
+    """The official TypeScript MCP SDK (@modelcontextprotocol/sdk) under /tmp/pare-mcp-peers."""
+    peers = Path(os.environ.get("PARE_MCP_PEERS", "/tmp/pare-mcp-peers")) / "node_modules"
+    if not shutil.which("node") or not (peers / "@modelcontextprotocol" / "sdk").is_dir():
+        missing(f"node and {peers}/@modelcontextprotocol/sdk (.ci/run installs it)")
+    return peers

@@ -185,3 +185,37 @@ def test_policy_parameters_are_pare_params_checked_and_kept_from_the_handler(tmp
     bad = c.get("/api/narrative", params={"pare_param_maxGapMinutes": "soon"})
     assert bad.status_code == 400
     assert (bad.json()["param"], bad.json()["value"]) == ("pare_param_maxGapMinutes", "soon")
+
+
+def test_a_search_policy_is_the_same_at_the_python_doors():
+    """Regressions: `Policy.shape` and `pare.asgi` with a `[pack]` policy: the tokens reported
+    are the printed pack's, `full` is the input, and a body labelled `application/json`
+    parses (a JSON caller gets the pack as data; packed text is `text/markdown`)."""
+    search = pare.Policy.from_file(POLICIES / "search.toml")
+    body = (PAYLOADS / "semantic_search_full.json").read_bytes()
+    packed = search.shape(body, budget=1500)
+    assert packed.kind == "packed" and packed.format == "pack"
+    assert packed.tokens_after == pare.count_tokens(packed.text)
+    assert "--cursor" not in packed.text
+    assert json.loads(search.shape(body, level="full").text) == json.loads(body)
+
+    app = FastAPI()
+
+    @app.get("/api/search")
+    def get_search():
+        return Response(body, media_type="application/json")
+
+    policy_text = (POLICIES / "search.toml").read_text() + '\n[http]\n[[http.routes]]\nmatch = ["GET /api/search"]\nmax_tokens = 1500\n'
+    app.add_middleware(pare.asgi.PareMiddleware, policy=pare.Policy.from_str(policy_text))
+    c = TestClient(app)
+    text = c.get("/api/search")
+    assert text.headers["content-type"] == "text/markdown; charset=utf-8"
+    assert text.text == packed.text
+    for r in (c.get("/api/search", params={"pare_format": "json"}),
+              c.get("/api/search", headers={"Accept": "application/json"})):
+        assert r.headers["content-type"] == "application/json"
+        doc = r.json()
+        assert doc["mode"] == "standard" and doc["chunks"]
+        assert "pare_format=json" in r.headers["link"]
+    full = c.get("/api/search", params={"pare_detail": "full"})
+    assert full.content == body

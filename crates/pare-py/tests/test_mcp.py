@@ -279,3 +279,28 @@ def test_structured_content_and_many_items_fit_the_budget_and_merge_back():
         assert merged == want, name
     assert [c.text for c in walks["word"][0].content] == ["hello"]
     assert walks["word"][0].structured_content is None
+
+
+def test_the_typescript_sdk_client_accepts_every_reply_of_pare_mcp_in_process(node_peers_mcp):
+    """`pare.mcp.shape` on a stdio server, driven by the official TypeScript SDK client (it
+    validates each result against a listed outputSchema and refuses one that lacks
+    structuredContent): every page within 2,000 tokens, text plus structuredContent."""
+    import os
+    import subprocess
+    import sys
+    from conftest import REPO
+
+    server = REPO / "crates/pare-cli/tests/mcp/structured_server.py"
+    client = REPO / "crates/pare-cli/tests/mcp/ts_client.cjs"
+    out = subprocess.run(
+        ["node", str(client), "report,scan,word", sys.executable, str(server), "--pare", "2000"],
+        capture_output=True, env={**os.environ, "NODE_PATH": str(node_peers_mcp)}, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr.decode()
+    walks = json.loads(out.stdout)["walks"]
+    assert len(walks["report"]) > 1 and len(walks["scan"]) > 1
+    for pages in walks.values():
+        for r in pages:
+            texts = sum(pare.count_tokens(c["text"]) for c in r["content"] if c["type"] == "text")
+            assert "structuredContent" not in r
+            assert texts <= 2000
