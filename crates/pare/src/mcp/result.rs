@@ -382,8 +382,18 @@ fn shape_content(
             let at = texts.iter().position(Option::is_some).expect("one text");
             (Cow::Borrowed(listed[0]), Some(at))
         }
-        // Each file of a verbatim result stays as it is.
-        (_, None) if call.verbatim => return same(None),
+        // Each file of a verbatim result stays as it is; over the budget, each is paged at
+        // line ends, one piece a page.
+        (_, None) if call.verbatim => {
+            let (t, c) = budget.cost(listed.iter().copied());
+            if t <= budget.max_tokens && c <= budget.max_chars4 {
+                return same(None);
+            }
+            return match verbatim_pages(content, texts, call, budget, stores) {
+                Ok(out) => out,
+                Err(why) => same(Some(why)),
+            };
+        }
         _ => (Cow::Owned(list_text(&listed, extra)), None),
     };
     let mut one = match one_text(&text, call, budget, stores) {
@@ -448,6 +458,101 @@ fn shape_content(
         noted,
         recount: false,
     }
+}
+
+/// Several files of a verbatim tool, over the budget: each file's text cut at line ends into
+/// pieces that fit with a page note ([`respond`]'s plain-text paging, under the budget less
+/// the note), the pieces of all files numbered as one run of pages. Each page is one text
+/// item, one piece of one file; a file's pieces joined are its text byte for byte.
+fn verbatim_pages(
+    content: &[Json],
+    texts: &[Option<&str>],
+    call: &Call,
+    budget: &Budget,
+    stores: &mut Stores,
+) -> Result<ContentOut, &'static str> {
+    let hint = call.hint();
+    let c4 = crate::tokens::builtin("chars4").expect("chars4 is built in");
+    let room = respond::Budget {
+        tokens: budget
+            .max_tokens
+            .saturating_sub(respond::note::reserve(budget.tokenizer, &hint)),
+        chars4: budget
+            .max_chars4
+            .saturating_sub(respond::note::reserve(c4, &hint)),
+    };
+    let mut pieces: Vec<(Page, bool)> = Vec::new();
+    for text in texts.iter().flatten() {
+        let response =
+            respond::respond(call.request(Input::Plain(text), Some(room), budget.tokenizer))
+                .map_err(|_| "a file is too long to page under this budget")?;
+        let n = response.rest.len() + 1;
+        for (i, page) in std::iter::once(response.page)
+            .chain(response.rest)
+            .enumerate()
+        {
+            pieces.push((page, i + 1 < n));
+        }
+    }
+    let pages = pieces.len();
+    if pages > respond::cursor::MAX_PAGES {
+        return Err("too many pages");
+    }
+    let check = respond::cursor::check(
+        std::iter::once(call.tool_name.as_bytes())
+            .chain(texts.iter().flatten().map(|t| t.as_bytes())),
+    );
+    let cursor = |page: usize| {
+        respond::cursor::Cursor {
+            check,
+            page: page as u16,
+        }
+        .encode()
+    };
+    let mut numbered = pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, (mut page, inside))| {
+            let (number, next) = (i + 1, (i + 1 < pages).then(|| cursor(i + 2)));
+            let note = respond::note::page_note(&hint, number, pages, next.as_deref(), inside);
+            let r = &mut page.record;
+            r.page = number;
+            r.pages = pages;
+            r.kind = PageKind::Text;
+            r.tokens_after = Some(budget.tokenizer.count(&page.text));
+            r.note_tokens = Some(budget.tokenizer.count(&note));
+            r.next_cursor = next;
+            r.continues = None;
+            page.note = Some(note);
+            page
+        });
+    let first = numbered.next().expect("at least one page");
+    let response = respond::Response {
+        page: first,
+        rest: numbered.collect(),
+        shaped: None,
+        stages: Default::default(),
+    };
+    let (page, meta) = keep_pages(call.tool_name, response, &mut *stores.pages);
+    // Page 1 where the first file was; other items that are not text stay.
+    let first_text = texts.iter().position(Option::is_some);
+    let mut items = Vec::with_capacity(content.len());
+    for (i, item) in content.iter().enumerate() {
+        if Some(i) == first_text {
+            items.push(with_text(item, page.text.clone()));
+        } else if texts[i].is_none() {
+            items.push(item.clone());
+        }
+    }
+    items.extend(page.note.map(note));
+    Ok(ContentOut::Shaped {
+        items,
+        meta,
+        needs_more: true,
+        whole: false,
+        noted: true,
+        recount: false,
+    })
 }
 
 /// The JSON array of the items' values (an item that is not JSON is the string it is),
@@ -1466,5 +1571,47 @@ mod tests {
             panic!("not shaped")
         };
         assert_eq!(r["_meta"]["pare"]["embedded"], "py-repr");
+    }
+
+    /// Regression: a verbatim tool's several files went out whole, past the budget (only a
+    /// single file was paged). Now every page is within the budget and each file's pieces
+    /// join to it byte for byte.
+    #[test]
+    fn several_verbatim_files_over_the_budget_are_paged_piece_by_piece() {
+        let (tool, _) = setup();
+        let tool = Arc::new(tool);
+        let files: Vec<String> = (0..3)
+            .map(|f| {
+                (0..120)
+                    .map(|l| format!("file {f} line {l}: {}\n", "text ".repeat(6)))
+                    .collect()
+            })
+            .collect();
+        let content: Vec<Json> = files
+            .iter()
+            .map(|t| json!({"type": "text", "text": t}))
+            .collect();
+        let mut held = Held::new();
+        let Shaped::Result { result: r, .. } =
+            held.shape(&json!({"content": content}), &call(&tool, true))
+        else {
+            panic!("not paged")
+        };
+        let pages = walk(&mut held, &r);
+        assert!(pages.len() >= 3);
+        let mut joined = String::new();
+        for p in &pages {
+            assert!(sent_tokens(p) <= 1500, "{}", sent_tokens(p));
+            assert_eq!(p["_meta"]["pare"]["tokensAfter"], sent_tokens(p));
+            joined.push_str(p["content"][0]["text"].as_str().unwrap());
+        }
+        assert_eq!(joined, files.concat());
+        // Small files that fit pass as they are.
+        let small =
+            json!({"content": [{"type": "text", "text": "a\n"}, {"type": "text", "text": "b\n"}]});
+        assert!(matches!(
+            held.shape(&small, &call(&tool, true)),
+            Shaped::AsIs
+        ));
     }
 }
