@@ -11,7 +11,8 @@
 //! - `first`: the first record's value; `count`: how many records
 //!
 //! Keys appear in rule order. Records no rule takes are dropped and recorded by type (or kept
-//! under `other` with `unmatched = "keep"`). A rule may be limited to some levels.
+//! under `other` with `unmatched = "keep"`). A rule may be limited to some levels. A `null`
+//! where a list is selected is no records: `{}`, as an empty list gives.
 //!
 //! ```toml
 //! [[ops]]
@@ -223,7 +224,13 @@ impl GroupSpec {
 
 impl Op for Group {
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
-        if !matches!(node, Value::Array(_)) || !cx.matches_any(&self.at) {
+        if !matches!(node, Value::Array(_) | Value::Null) || !cx.matches_any(&self.at) {
+            return;
+        }
+        if matches!(node, Value::Null) {
+            // No list is no records: grouped, that is `{}`, as for an empty list (seed 001's
+            // PRD: a memory with no relations gets `{}`, never `null`).
+            *node = Value::Object(Map::new());
             return;
         }
         let Value::Array(records) = std::mem::take(node) else {
