@@ -420,3 +420,38 @@ fn against_baselines_at_equal_budgets() {
         );
     }
 }
+
+/// Regression: a chunk the response gave no score was printed `score 0` and demoted to
+/// metadata-only as "below the score threshold": it is unscored, shown as such, and its text
+/// is shown when the budget allows.
+#[test]
+fn a_chunk_without_a_score_is_unscored_not_zero() {
+    let input = pare::json::parse(
+        r#"{"results":[{"chunk_id":"a","hybrid_score":0.9,"chunk_text":"def a():\n    return 1","source_file":"a.py"},
+                      {"chunk_id":"b","chunk_text":"def b():\n    return 2","source_file":"b.py"}]}"#,
+    )
+    .unwrap();
+    let policy = pare::Policy::parse(
+        "[pack]\nitems = \"results\"\nid = \"chunk_id\"\nscore = \"hybrid_score\"\ntext = \"chunk_text\"\npath = \"source_file\"\nscore_threshold = 0.4\n",
+    )
+    .unwrap();
+    let opts = policy.options().pack.clone().unwrap();
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let packed = pare::pack::response::pack_response(
+        &input,
+        &opts,
+        "standard",
+        500,
+        tok,
+        None,
+        &mut pare::pack::cache::PreviewCache::new(8),
+    )
+    .unwrap();
+    assert!(packed.text.contains("b.py · unscored"), "{}", packed.text);
+    assert!(!packed.text.contains("b.py · score"), "{}", packed.text);
+    assert!(
+        packed.text.contains("return 2"),
+        "not demoted: {}",
+        packed.text
+    );
+}

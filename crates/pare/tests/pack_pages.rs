@@ -212,6 +212,7 @@ fn code_chunk(id: &str, score: f64, start: usize, lines: std::ops::RangeInclusiv
         id: id.into(),
         also: Vec::new(),
         score,
+        scored: true,
         text: text.join("\n"),
         path: "src/ledger.py".into(),
         line_start: start,

@@ -13,7 +13,11 @@ pub struct Chunk {
     pub id: String,
     /// Ids of chunks merged into this one ([`super::overlap`]), best first.
     pub also: Vec<String>,
+    /// The response's score; 0 (ranked last) when it gave none ([`Chunk::scored`]).
     pub score: f64,
+    /// The response gave a numeric score: an unscored chunk is shown as such and never
+    /// demoted by the score threshold.
+    pub scored: bool,
     pub text: String,
     pub path: String,
     /// The chunk's first line in its file (1 when the response doesn't say).
@@ -108,6 +112,7 @@ pub fn from_items<'a>(
             id: field_text(map, &opts.id).unwrap_or_else(|| format!("#{index}")),
             also: Vec::new(),
             score: map.get(&opts.score).and_then(Value::as_f64).unwrap_or(0.0),
+            scored: map.get(&opts.score).and_then(Value::as_f64).is_some(),
             lang: Lang::from_path(&path),
             text: text.unwrap_or_default(),
             path,

@@ -188,7 +188,8 @@ pub struct Shown {
     pub line_end: Option<usize>,
     /// 1 = best.
     pub rank: usize,
-    pub score: f64,
+    /// `null` when the response gave the chunk no score.
+    pub score: Option<f64>,
     /// `full`, `preview`, `metadata-only`, `id-only`, `duplicate` or `left-out`.
     pub tier: &'static str,
     pub reason: &'static str,
@@ -238,7 +239,8 @@ impl Metrics {
 pub struct ItemMetric {
     pub id: String,
     pub rank: usize,
-    pub score: f64,
+    /// `null` when the response gave the chunk no score.
+    pub score: Option<f64>,
     pub tier: &'static str,
     pub reason: &'static str,
 }

@@ -11,7 +11,7 @@
 //! use pare::pack::outline::Lang;
 //! use pare::pack::overlap::merge;
 //! let chunk = |id: &str, score, start, text: &str| Chunk {
-//!     index: 0, id: id.into(), also: vec![], score, text: text.into(), path: "a.py".into(),
+//!     index: 0, id: id.into(), also: vec![], score, scored: true, text: text.into(), path: "a.py".into(),
 //!     line_start: start, lines_known: true, header: None, lang: Lang::Python, fields: vec![], from_source: false,
 //! };
 //! let (merged, absorbed) = merge(vec![chunk("a", 0.9, 1, "x = 1\ny = 2"), chunk("b", 0.5, 2, "y = 2\nz = 3")]);

@@ -177,7 +177,7 @@ fn pack_page(
             ItemMetric {
                 id: chunks[i].id.clone(),
                 rank: rank_of[i],
-                score: chunks[i].score,
+                score: chunks[i].scored.then_some(chunks[i].score),
                 tier,
                 reason,
             }
@@ -187,7 +187,7 @@ fn pack_page(
         items.push(ItemMetric {
             id: input[i].id.clone(),
             rank: rank_of[into],
-            score: input[i].score,
+            score: input[i].scored.then_some(input[i].score),
             tier: "merged",
             reason: "same file, overlapping lines: merged into a better chunk",
         });
@@ -265,7 +265,7 @@ fn shown(
                 line_start: c.lines_known.then_some(c.line_start),
                 line_end: c.lines_known.then_some(c.line_end()),
                 rank: rank_of[i],
-                score: c.score,
+                score: c.scored.then_some(c.score),
                 tier: tier.name(),
                 reason: decisions[i].reason,
                 tokens,
@@ -304,7 +304,7 @@ fn caps(
                     Tier::Duplicate(rank_of[k]),
                     "near-duplicate of a better chunk",
                 )
-            } else if c.score < opts.score_threshold {
+            } else if c.scored && c.score < opts.score_threshold {
                 (Tier::Metadata, "below the score threshold")
             } else if c.text.chars().count() > opts.max_chars {
                 (Tier::Preview(0), "longer than max_chars: preview")

@@ -37,7 +37,7 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
         }
         Tier::Metadata => Some(metadata_line(chunk, cache)),
         Tier::IdOnly if chunk.from_source => Some(source_id_line(chunk, cache)),
-        Tier::IdOnly => Some(format!("[id-only] {} · score {}", ids(chunk), score(chunk))),
+        Tier::IdOnly => Some(format!("[id-only] {} · {}", ids(chunk), score(chunk))),
         Tier::Duplicate(of) if chunk.from_source => Some(format!(
             "[{rank}] {} · L{}–{} · near-duplicate of [{of}]",
             chunk.path,
@@ -45,7 +45,7 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
             chunk.line_end()
         )),
         Tier::Duplicate(of) => Some(format!(
-            "[{rank}] {} · score {} · {} · near-duplicate of [{of}]",
+            "[{rank}] {} · {} · {} · near-duplicate of [{of}]",
             chunk.path,
             score(chunk),
             id_field(chunk)
@@ -82,7 +82,7 @@ fn heading(chunk: &Chunk, rank: usize) -> String {
         format!("[{rank}] {}", chunk.path)
     } else {
         format!(
-            "[{rank}] {} · score {} · {}",
+            "[{rank}] {} · {} · {}",
             chunk.path,
             score(chunk),
             id_field(chunk)
@@ -114,7 +114,7 @@ fn metadata_line(chunk: &Chunk, cache: &mut PreviewCache) -> String {
         format!("[metadata-only] {}", chunk.path)
     } else {
         format!(
-            "[metadata-only] {} · score {} · {}",
+            "[metadata-only] {} · {} · {}",
             chunk.path,
             score(chunk),
             id_field(chunk)
@@ -179,10 +179,19 @@ pub fn common_line(common: &[(String, String)]) -> String {
     format!("all results: {}", fields.join(" · "))
 }
 
+/// `score 0.82`, or `unscored` for a chunk the response gave no score (never `score 0`,
+/// which would say it is irrelevant).
 fn score(chunk: &Chunk) -> String {
+    if !chunk.scored {
+        return "unscored".into();
+    }
     let s = format!("{:.4}", chunk.score);
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s.is_empty() { "0".into() } else { s.into() }
+    if s.is_empty() {
+        "score 0".into()
+    } else {
+        format!("score {s}")
+    }
 }
 
 /// The code fence's language tag: the language's name, none for unknown text.

@@ -129,6 +129,7 @@ pub fn chunk_file(path: &str, text: &str, opts: &SourceOptions) -> Vec<Chunk> {
                 id: format!("{path}:L{start}-{end}"),
                 also: Vec::new(),
                 score: score(path, role, prose),
+                scored: true,
                 text: body.join("\n"),
                 path: path.to_owned(),
                 line_start: start,
