@@ -720,20 +720,12 @@ while url:
         url = sys.argv[1].split("/api/")[0] + url
 print(json.dumps({"numbers": numbers, "pages": pages}))
 "#;
-    let out = Command::new(&py)
-        .args([
-            "-c",
-            script,
-            &format!("http://127.0.0.1:{}/api/issues", pare.port),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let walked: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = stdout_of(Command::new(&py).args([
+        "-c",
+        script,
+        &format!("http://127.0.0.1:{}/api/issues", pare.port),
+    ]));
+    let walked: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let numbers: Vec<u64> = serde_json::from_value(walked["numbers"].clone()).unwrap();
     assert_eq!(numbers, want, "python-requests");
     assert!(
@@ -742,19 +734,14 @@ print(json.dumps({"numbers": numbers, "pages": pages}))
     );
 
     let modules = rest_support::octokit_modules();
-    let out = Command::new("node")
-        .arg(rest_dir().join("octokit_walk.mjs"))
-        .arg(&modules)
-        .arg(format!("http://127.0.0.1:{}", pare.port))
-        .arg("GET /api/issues")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = stdout_of(
+        Command::new("node")
+            .arg(rest_dir().join("octokit_walk.mjs"))
+            .arg(&modules)
+            .arg(format!("http://127.0.0.1:{}", pare.port))
+            .arg("GET /api/issues"),
     );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
     let numbers: Vec<u64> = rows.iter().map(|r| r["number"].as_u64().unwrap()).collect();
     assert_eq!(numbers, want, "Octokit");
 }

@@ -280,8 +280,8 @@ fn mcp_caller_parameters_shape_the_result_and_never_reach_the_server() {
     );
 }
 
-#[test]
-fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget() {
+/// `pare mcp` at 1,500 tokens with the stand-in's `search` tool shaped by `search.toml`.
+fn search_tool() -> Proxy {
     let dir = tempfile::tempdir().unwrap();
     let search = examples().join("policies/search.toml");
     let pol = policy(
@@ -291,7 +291,12 @@ fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget()
             search.display().to_string()
         ),
     );
-    let mut p = start(&["--policy", &pol, "--max-tokens", "1500"], &[]);
+    start(&["--policy", &pol, "--max-tokens", "1500"], &[])
+}
+
+#[test]
+fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget() {
+    let mut p = search_tool();
     let list = p.request(1, "tools/list", json!({}))["result"].clone();
     assert_eq!(
         list["tools"][4]["inputSchema"]["properties"]["detail"]["enum"],
@@ -329,16 +334,7 @@ fn mcp_a_search_tool_with_a_pack_policy_returns_packed_tiers_within_the_budget()
 /// again, and `path` on it failed ("no `results` in the input").
 #[test]
 fn mcp_a_pack_tool_speaks_the_doors_words_and_full_and_the_original_are_the_servers() {
-    let dir = tempfile::tempdir().unwrap();
-    let search = examples().join("policies/search.toml");
-    let pol = policy(
-        dir.path(),
-        &format!(
-            "[mcp]\n[[mcp.tools]]\nmatch = [\"search\"]\npolicy = {:?}\n",
-            search.display().to_string()
-        ),
-    );
-    let mut p = start(&["--policy", &pol, "--max-tokens", "1500"], &[]);
+    let mut p = search_tool();
     p.request(1, "tools/list", json!({}));
     let r = call(&mut p, 2, "search", json!({"query": "handler", "n": 20}));
     let texts: Vec<&str> = r["result"]["content"]

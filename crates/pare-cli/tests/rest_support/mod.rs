@@ -443,24 +443,29 @@ pub fn dechunk(mut s: &[u8]) -> Vec<u8> {
 }
 
 /// `pare compact FILE --policy POLICY ARGS…` of `body`: what a shaped response must equal.
+/// What `cmd` printed on stdout; panics with its stderr unless it succeeded.
+pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 pub fn compact(body: &[u8], policy: &Path, args: &[&str]) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("body.json");
     std::fs::write(&input, body).unwrap();
-    let out = Command::new(pare_bin())
-        .arg("compact")
-        .arg(&input)
-        .arg("--policy")
-        .arg(policy)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let mut text = stdout_of(
+        Command::new(pare_bin())
+            .arg("compact")
+            .arg(&input)
+            .arg("--policy")
+            .arg(policy)
+            .args(args),
     );
-    let mut text = out.stdout;
     if text.last() == Some(&b'\n') {
         text.pop();
     }

@@ -28,7 +28,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::mcp::config::ToolPolicy;
 use crate::mcp::originals::{Original, Originals};
 use crate::mcp::store::{CachedPage, PageCache};
-use crate::mcp::structured::same_value;
+use crate::mcp::structured::{is_json_text, same_value};
 use crate::mcp::tools_list::PARE_MORE;
 use crate::schema::mcp::StructuredContent;
 use std::borrow::Cow;
@@ -57,6 +57,11 @@ impl Budget {
             max_chars4: self.max_chars4.saturating_sub(cost.1),
             ..*self
         }
+    }
+
+    /// Whether `cost` (tokens, chars/4) is within this budget.
+    fn admits(&self, cost: (usize, usize)) -> bool {
+        cost.0 <= self.max_tokens && cost.1 <= self.max_chars4
     }
 
     /// Real tokens and chars/4 of `texts`, each counted alone (they are separate items).
@@ -223,10 +228,7 @@ pub fn shape_result(
         let shaped = shape_content(content, &texts, None, call, &less, &mut stores);
         let fits = match &shaped {
             // The server's own text beside it: whether both fit.
-            ContentOut::Same { .. } => {
-                let (t, c) = budget.cost(listed.iter().copied());
-                t <= less.max_tokens && c <= less.max_chars4
-            }
+            ContentOut::Same { .. } => less.admits(budget.cost(listed.iter().copied())),
             ContentOut::Shaped { whole, .. } => *whole,
         };
         if fits {
@@ -385,8 +387,7 @@ fn shape_content(
         // Each file of a verbatim result stays as it is; over the budget, each is paged at
         // line ends, one piece a page.
         (_, None) if call.verbatim => {
-            let (t, c) = budget.cost(listed.iter().copied());
-            if t <= budget.max_tokens && c <= budget.max_chars4 {
+            if budget.admits(budget.cost(listed.iter().copied())) {
                 return same(None);
             }
             return match verbatim_pages(content, texts, call, budget, stores) {
@@ -406,8 +407,8 @@ fn shape_content(
     let input = record.kind == PageKind::Input;
     if at.is_none() {
         // `tokensBefore` counts the server's text items, not the list made of them.
-        let (t, c) = budget.cost(listed.iter().copied());
-        let fits = t <= budget.max_tokens && c <= budget.max_chars4;
+        let cost = budget.cost(listed.iter().copied());
+        let (t, fits) = (cost.0, budget.admits(cost));
         let shown = one.meta.get("tokensAfter").and_then(Json::as_u64);
         let lossless = input || !lossy(call.tool, &one.page);
         if extra.is_none() && whole && lossless && fits && shown.is_none_or(|s| s >= t as u64) {
@@ -416,33 +417,20 @@ fn shape_content(
         }
         one.meta.insert("tokensBefore".into(), json!(t));
     }
-    let mut items = Vec::with_capacity(content.len() + 1);
-    let kind = one.page.record.kind;
-    let page_item = |template: Option<&Json>| match template {
-        Some(item) if kind == PageKind::Input => item.clone(),
-        Some(item) => with_text(item, one.page.text.clone()),
-        None => json!({"type": "text", "text": one.page.text}),
-    };
-    match at {
+    let mut items = match at {
         Some(at) => {
-            items.extend(content.iter().cloned());
-            items[at] = page_item(Some(&content[at]));
-        }
-        None => {
-            // The list's page where its first text item was; other items as they were.
-            let first = texts.iter().position(Option::is_some);
-            for (i, item) in content.iter().enumerate() {
-                if Some(i) == first {
-                    items.push(page_item(None));
-                } else if texts[i].is_none() {
-                    items.push(item.clone());
-                }
+            let mut items = content.to_vec();
+            if one.page.record.kind != PageKind::Input {
+                items[at] = with_text(&content[at], one.page.text);
             }
-            if first.is_none() {
-                items.push(page_item(None));
-            }
+            items
         }
-    }
+        None => in_place_of_texts(
+            content,
+            texts,
+            json!({"type": "text", "text": one.page.text}),
+        ),
+    };
     // One note item: the engine's lines, then the handle's.
     let lines = match (one.page.note, one.handle_line) {
         (Some(n), Some(h)) => Some(format!("{n}\n{h}")),
@@ -534,16 +522,11 @@ fn verbatim_pages(
         stages: Default::default(),
     };
     let (page, meta) = keep_pages(call.tool_name, response, &mut *stores.pages);
-    // Page 1 where the first file was; other items that are not text stay.
-    let first_text = texts.iter().position(Option::is_some);
-    let mut items = Vec::with_capacity(content.len());
-    for (i, item) in content.iter().enumerate() {
-        if Some(i) == first_text {
-            items.push(with_text(item, page.text.clone()));
-        } else if texts[i].is_none() {
-            items.push(item.clone());
-        }
-    }
+    let first = texts
+        .iter()
+        .position(Option::is_some)
+        .expect("several texts");
+    let mut items = in_place_of_texts(content, texts, with_text(&content[first], page.text));
     items.extend(page.note.map(note));
     Ok(ContentOut::Shaped {
         items,
@@ -555,6 +538,23 @@ fn verbatim_pages(
     })
 }
 
+/// `content` with its text items replaced by `shown`, where the first of them was (at the
+/// end when there was none); the items that are not text stay where they were.
+fn in_place_of_texts(content: &[Json], texts: &[Option<&str>], shown: Json) -> Vec<Json> {
+    let first = texts.iter().position(Option::is_some);
+    let mut shown = Some(shown);
+    let mut items = Vec::with_capacity(content.len() + 1);
+    for (i, item) in content.iter().enumerate() {
+        if Some(i) == first {
+            items.extend(shown.take());
+        } else if texts[i].is_none() {
+            items.push(item.clone());
+        }
+    }
+    items.extend(shown);
+    items
+}
+
 /// The JSON array of the items' values (an item that is not JSON is the string it is),
 /// then `extra` (a JSON text), as one text.
 fn list_text(items: &[&str], extra: Option<&str>) -> String {
@@ -564,8 +564,7 @@ fn list_text(items: &[&str], extra: Option<&str>) -> String {
         if i > 0 {
             out.push(',');
         }
-        let is_json =
-            Some(text) == extra || serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+        let is_json = Some(text) == extra || is_json_text(text);
         if is_json {
             out.push_str(text);
         } else {
@@ -717,7 +716,7 @@ fn lossy(tool: &ToolPolicy, page: &Page) -> bool {
 /// The page, its note and one more line of `cost` within the budget.
 fn fits(budget: &Budget, page: &Page, cost: (usize, usize)) -> bool {
     let (t, c) = budget.cost([page.text.as_str()].into_iter().chain(page.note.as_deref()));
-    t + cost.0 <= budget.max_tokens && c + cost.1 <= budget.max_chars4
+    budget.admits((t + cost.0, c + cost.1))
 }
 
 /// The line that names an original.

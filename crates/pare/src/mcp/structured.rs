@@ -74,6 +74,11 @@ fn equal(mut a: Lexer, mut b: Content) -> bool {
     }
 }
 
+/// Whether `text` is one JSON value (checked, not built).
+pub(crate) fn is_json_text(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
 /// One text item: JSON text, or a string (a text that is not JSON stands for itself).
 enum Item<'a> {
     Json(&'a str),
@@ -82,7 +87,7 @@ enum Item<'a> {
 
 impl<'a> Item<'a> {
     fn of(text: &'a str) -> Item<'a> {
-        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+        if is_json_text(text) {
             Item::Json(text)
         } else {
             Item::Text(text)

@@ -31,8 +31,8 @@ use super::{Input, Page, PageKind, Record, Request, RespondError, Response, Stag
 
 /// Shape one response: see the [module docs](super).
 pub fn respond(req: Request) -> Result<Response, RespondError> {
-    let cursor = req.cursor.map(str::to_owned);
-    if let Some(c) = &cursor
+    let cursor = req.cursor;
+    if let Some(c) = cursor
         && req.budget.is_none()
     {
         // Pages exist only under a budget: a cursor without one would be ignored.

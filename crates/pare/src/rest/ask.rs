@@ -141,8 +141,8 @@ impl Ask {
             });
         }
         let declared = &route.policy.options().params;
+        let allowed: Vec<String> = declared.keys().cloned().collect();
         for (name, value) in &mut self.params {
-            let allowed: Vec<String> = declared.keys().cloned().collect();
             let Some(spelled) = declared.keys().find(|k| k.eq_ignore_ascii_case(name)) else {
                 let message = if allowed.is_empty() {
                     format!(
@@ -157,7 +157,7 @@ impl Ask {
                 return Err(AskError {
                     param: format!("{PARAM_QUERY}{name}"),
                     value: value.clone(),
-                    allowed,
+                    allowed: allowed.clone(),
                     message,
                 });
             };
@@ -201,19 +201,9 @@ fn set_param(params: &mut Vec<(String, String)>, name: &str, value: String) {
 fn only_json(accept: &str) -> bool {
     let mut media = accept
         .split(',')
-        .map(|part| {
-            part.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .filter(|m| !m.is_empty())
+        .filter(|part| !part.split(';').next().unwrap_or("").trim().is_empty())
         .peekable();
-    media.peek().is_some()
-        && media.all(|m| {
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
+    media.peek().is_some() && media.all(super::response::is_json)
 }
 
 fn asks_toon(accept: &str) -> bool {
