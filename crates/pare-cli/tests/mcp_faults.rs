@@ -377,3 +377,37 @@ fn regression_client_that_stops_reading_during_an_oversize_message_is_not_an_ups
     assert!(status.success(), "{status}: {stderr}");
     assert!(!stderr.contains("exited"), "{stderr}");
 }
+
+/// Regression: a client that sends a call and closes its input at once (a script piping one
+/// request) sometimes got no answer at all: the proxy took the request off its open list when
+/// the server's result arrived, and, while the result was being shaped, saw nothing open and
+/// exited. An answer on its way to the client now counts as owed.
+#[test]
+fn regression_a_result_being_shaped_when_the_client_leaves_is_still_sent() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let (py, server) = (mcp_support::python(), mcp_support::fake_server());
+    for round in 0..5 {
+        let mut child = Command::new(mcp_support::pare_bin())
+            .args(["mcp", "--", &py, &server, "ok"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Large enough that shaping it takes a while after the server has answered.
+        let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                          "params": {"name": "data", "arguments": {"n": 3000}}});
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{call}").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let reply = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|m| m["id"] == 9);
+        let reply = reply.unwrap_or_else(|| panic!("round {round}: no answer to the call"));
+        assert!(reply["result"]["content"][0]["text"].is_string(), "{reply}");
+    }
+}

@@ -17,6 +17,7 @@ mod oversize;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -71,6 +72,9 @@ pub(crate) struct Shared {
     pub(crate) cache: Mutex<PageCache>,
     pub(crate) originals: Mutex<Originals>,
     client_out: Mutex<Box<dyn Write + Send>>,
+    /// Lines from the server being handled: a response taken from `pending` but not yet
+    /// written to the client (shaping it takes a while) is still owed to the client.
+    answering: AtomicUsize,
 }
 
 impl Shared {
@@ -136,6 +140,7 @@ pub fn run(
         pending: Mutex::new(HashMap::new()),
         tools: Mutex::new(ToolsState::default()),
         client_out: Mutex::new(Box::new(client_out)),
+        answering: AtomicUsize::new(0),
     });
     let (tx, rx) = mpsc::channel();
     {
@@ -163,7 +168,12 @@ pub fn run(
             // open there is nothing to wait for: a server that ignores its input closing is
             // stopped at once, not `drain` later.
             let deadline = std::time::Instant::now() + drain;
-            while !shared.pending.lock().expect("pending").is_empty() {
+            // Owed: a request not answered yet, or an answer on its way to the client.
+            let owed = || {
+                !shared.pending.lock().expect("pending").is_empty()
+                    || shared.answering.load(Ordering::SeqCst) > 0
+            };
+            while owed() {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
                 if left.is_zero() {
                     break;
@@ -296,6 +306,22 @@ fn broke<T>(r: &io::Result<T>) -> bool {
         .is_err_and(|e| e.kind() != io::ErrorKind::Interrupted)
 }
 
+/// One line from the server being handled ([`Shared::answering`]), until dropped.
+struct Answering<'a>(&'a AtomicUsize);
+
+impl<'a> Answering<'a> {
+    fn start(count: &'a AtomicUsize) -> Answering<'a> {
+        count.fetch_add(1, Ordering::SeqCst);
+        Answering(count)
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Why the upstream loop stopped.
 enum UpstreamEnd {
     /// The server closed its output (or it could not be read).
@@ -308,7 +334,10 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
     let cap = shared.opts.max_message_bytes;
     let mut reader = LineReader::new(upstream_out, cap);
     loop {
-        match reader.next_line() {
+        let line = reader.next_line();
+        // Counted until the line is handled (its answer written), whatever the way out.
+        let _answering = Answering::start(&shared.answering);
+        match line {
             Ok(Line::Eof) | Err(_) => return UpstreamEnd::Closed,
             Ok(Line::Whole(line)) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
