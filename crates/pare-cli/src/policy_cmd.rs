@@ -151,8 +151,9 @@ fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result
             let head = if i == 0 { head.as_str() } else { "" };
             let count = s.count.unwrap_or(0);
             // `pare compact` warns about the rest (`Policy::unmatched_warnings`).
-            let flag = match (s.matched, s.guard, s.anywhere) {
+            let flag = match (s.matched, s.guard || s.optional, s.anywhere) {
                 (true, _, _) => "",
+                (false, true, _) if s.optional => "  <- matched nothing (if present: not warned)",
                 (false, true, _) => "  <- matched nothing (a guard: not warned)",
                 (false, _, true) => "  <- matched nothing (a `..` path: not warned)",
                 (false, false, false) => "  <- matched nothing",

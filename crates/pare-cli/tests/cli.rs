@@ -1182,7 +1182,7 @@ fn error_policy_unknown_field() {
     let err = policy_error("[[ops]]\nop = \"drop\"\npaths = [\"$.a\"]\nfoo = 1\n");
     assert_eq!(
         err,
-        "pare: error: in policy p.toml: policy error at `ops[0].foo`: unknown field `foo`, expected `levels` or `paths`\n"
+        "pare: error: in policy p.toml: policy error at `ops[0].foo`: unknown field `foo`, expected one of `levels`, `paths`, `if_present`\n"
     );
     let err = policy_error("[omitted]\nenable = true\n");
     assert!(
@@ -1209,7 +1209,7 @@ fn error_policy_unknown_op() {
     let err = policy_error("[[ops]]\nop = \"squash\"\n");
     assert_eq!(
         err,
-        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, pluck, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest, partition\n"
+        "pare: error: in policy p.toml: policy error at `ops[0].op`: unknown op `squash`; allowed: prune, drop, keep, pluck, flatten, hoist, group, filter, merge, round, tier, limit, truncate, rename, nest, partition, derive\n"
     );
 }
 

@@ -54,6 +54,7 @@ pub mod rest;
 pub mod schema;
 pub mod shape;
 pub mod stats;
+pub mod timestamp;
 pub mod tokens;
 pub mod value;
 

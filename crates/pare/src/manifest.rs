@@ -35,10 +35,13 @@ pub enum Kind {
     Rounded,
     /// Numbers replaced by a label (`tier`).
     Tiered,
+    /// Values of a merged block's items that differ from the one value the block kept
+    /// (`merge`'s `first`, `coalesce` and `others = "first"`).
+    Collapsed,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Empty,
         Kind::Stripped,
         Kind::Filtered,
@@ -47,6 +50,7 @@ impl Kind {
         Kind::Truncated,
         Kind::Rounded,
         Kind::Tiered,
+        Kind::Collapsed,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,6 +62,7 @@ impl Kind {
             Kind::Truncated => "truncated",
             Kind::Rounded => "rounded",
             Kind::Tiered => "tiered",
+            Kind::Collapsed => "collapsed",
         }
     }
 }

@@ -216,6 +216,7 @@ impl Policy {
                         selector: self.selectors.selector(u.index).source().to_owned(),
                         anywhere: self.selectors.selector(u.index).has_descendant(),
                         guard: u.guard,
+                        optional: u.optional,
                         matched: self.selectors.was_matched(seen, u.index),
                         count: self.selectors.match_count(seen, u.index),
                     })
@@ -231,7 +232,8 @@ impl Policy {
     /// it occurs", and a policy serving many payloads names fields each payload may lack,
     /// so warning about them on every run would teach users to ignore warnings. A rooted
     /// path that matches nothing is a typo or a policy meant for another payload. Nor for
-    /// guards (`prune`'s `except`: "leave this alone if it is there").
+    /// guards (`prune`'s `except`: "leave this alone if it is there"), nor for optional paths
+    /// (`drop`'s `if_present`: "remove this if it is there").
     /// (`pare policy check --sample` shows every selector's matches, these included.)
     pub fn unmatched_warnings(&self, seen: &Seen, level: usize) -> Vec<String> {
         let level_name = &self.levels[level];
@@ -241,7 +243,7 @@ impl Policy {
             .flat_map(|op| {
                 op.selectors
                     .into_iter()
-                    .filter(|s| !s.matched && !s.anywhere && !s.guard)
+                    .filter(|s| !s.matched && !s.anywhere && !s.guard && !s.optional)
                     .map(move |s| {
                         format!(
                             "ops[{}] {}: `{}` = `{}` matched nothing at level `{level_name}`",
@@ -330,6 +332,8 @@ pub struct SelectorMatch {
     pub anywhere: bool,
     /// It names what the op leaves alone (`prune`'s `except`), not what it acts on.
     pub guard: bool,
+    /// It names what only some payloads have (`drop`'s `if_present`).
+    pub optional: bool,
     pub matched: bool,
     /// Nodes selected, when the walk counted ([`crate::shape::ShapeOptions::count_matches`]).
     pub count: Option<u64>,

@@ -288,9 +288,12 @@ fn a_large_text_parsed_on_two_threads() {
         check_streamed(&mixed, 0, &text),
         "lists streamed on two threads"
     );
+    // entities.toml drops only the entities' and relationships' own fields (issue 27: a
+    // nested `version` is data), which a key alone cannot decide: the walk does it, and
+    // `check` above holds it equal.
     assert!(
-        check_streamed(&self::entities(), 0, &text),
-        "entities.toml streamed"
+        !check_streamed(&self::entities(), 0, &text),
+        "entities.toml's drops need the path, not the key alone"
     );
 }
 

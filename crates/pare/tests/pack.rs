@@ -455,3 +455,106 @@ fn a_chunk_without_a_score_is_unscored_not_zero() {
         packed.text
     );
 }
+
+fn pack_search(json: &str, budget: usize) -> pare::pack::Packed {
+    let input = pare::json::parse(json).unwrap();
+    let policy = pare::Policy::parse(
+        "[pack]\nitems = \"results\"\nid = \"chunk_id\"\nscore = \"hybrid_score\"\ntext = \"chunk_text\"\npath = \"source_file\"\n",
+    )
+    .unwrap();
+    let opts = policy.options().pack.clone().unwrap();
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    pare::pack::response::pack_response(
+        &input,
+        &opts,
+        "standard",
+        budget,
+        tok,
+        None,
+        &mut pare::pack::cache::PreviewCache::new(8),
+    )
+    .unwrap()
+}
+
+/// Seed 003's edge case: an empty chunk used to be shown as a full block with an empty code
+/// fence. It says nothing, so it is skipped and named in the metrics (tier `empty`).
+#[test]
+fn regression_an_empty_chunk_was_shown_as_an_empty_code_fence() {
+    let packed = pack_search(
+        r#"{"results":[{"chunk_id":"a","hybrid_score":0.9,"chunk_text":"def a():\n    return 1","source_file":"a.py"},
+                      {"chunk_id":"e","hybrid_score":0.8,"chunk_text":"  \n","source_file":"e.py"},
+                      {"chunk_id":"n","hybrid_score":0.7,"source_file":"n.py"}]}"#,
+        500,
+    );
+    assert!(
+        !packed.text.contains("e.py") && !packed.text.contains("n.py"),
+        "{}",
+        packed.text
+    );
+    assert!(!packed.text.contains("```\n```"), "{}", packed.text);
+    let empty: Vec<(&str, &str)> = packed
+        .metrics
+        .items
+        .iter()
+        .filter(|m| m.tier == "empty")
+        .map(|m| (m.id.as_str(), m.reason))
+        .collect();
+    assert_eq!(
+        empty,
+        [("e", "no text: skipped"), ("n", "no text: skipped")]
+    );
+    assert_eq!(packed.metrics.total_chunks, 3);
+    assert_eq!(
+        packed.metrics.items.last().unwrap().id,
+        "n",
+        "skipped ones come last"
+    );
+}
+
+/// Seed 003's edge case: at a tight budget a chunk with no key lines became a "preview" of
+/// only `… 80 lines omitted (L1–L80)`; the metadata line says more for fewer tokens, so a
+/// preview that keeps no line is shown (and reported) as metadata.
+#[test]
+fn regression_a_preview_of_only_an_omission_marker() {
+    let body: String = (1..=80)
+        .map(|i| format!("    x{i} = {i} * 2 + y\n"))
+        .collect();
+    let chunks: Vec<String> = (0..4)
+        .map(|k| {
+            let text = serde_json::to_string(&body).unwrap();
+            format!(r#"{{"chunk_id":"c{k}","hybrid_score":0.{}9,"chunk_text":{text},"source_file":"m{k}.py"}}"#, 9 - k)
+        })
+        .collect();
+    let json = format!(r#"{{"results":[{}]}}"#, chunks.join(","));
+    let mut seen_metadata = false;
+    for budget in [120, 200, 300, 400] {
+        let packed = pack_search(&json, budget);
+        for block in packed.text.split("\n\n") {
+            let body: Vec<&str> = block
+                .lines()
+                .skip(2)
+                .filter(|l| !l.starts_with("```"))
+                .collect();
+            assert!(
+                !(block.contains("```")
+                    && !body.is_empty()
+                    && body.iter().all(|l| l.contains("lines omitted"))),
+                "a preview of only markers at {budget}: {block}"
+            );
+        }
+        for m in &packed.metrics.items {
+            if m.tier == "preview" {
+                let shown = packed.shown.iter().find(|s| s.id == m.id).unwrap();
+                assert!(
+                    shown
+                        .text
+                        .as_deref()
+                        .is_some_and(|t| t.lines().any(|l| !l.contains("lines omitted"))),
+                    "{m:?}"
+                );
+            }
+            seen_metadata |= m.tier == "metadata-only";
+        }
+    }
+    assert!(seen_metadata, "the budgets reach the metadata line");
+}

@@ -95,6 +95,8 @@ pub(crate) struct UsedSelector {
     pub index: usize,
     /// Names what an op leaves alone ([`CompileCx::guard_selectors`]).
     pub guard: bool,
+    /// Names what only some payloads have ([`CompileCx::optional_selectors`]).
+    pub optional: bool,
 }
 
 /// What ops see while compiling: registers selectors, validates references.
@@ -200,6 +202,7 @@ impl<'a> CompileCx<'a> {
             field: field.to_owned(),
             index: i,
             guard: false,
+            optional: false,
         });
         Ok(i)
     }
@@ -220,6 +223,22 @@ impl<'a> CompileCx<'a> {
         Ok(out)
     }
 
+    /// [`CompileCx::selectors`] for what only some of a policy's payloads have (`drop`'s
+    /// `if_present`: a single entity's root fields beside a list response's): one that
+    /// matches nothing is not warned about.
+    pub fn optional_selectors(
+        &mut self,
+        field: &str,
+        srcs: &[String],
+    ) -> Result<Vec<usize>, PolicyError> {
+        let from = self.used.len();
+        let out = self.selectors(field, srcs)?;
+        for u in &mut self.used[from..] {
+            u.optional = true;
+        }
+        Ok(out)
+    }
+
     pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
         srcs.iter()
             .enumerate()
@@ -236,6 +255,22 @@ impl<'a> CompileCx<'a> {
             }
         }
         Ok(expr)
+    }
+
+    /// Check that `name` is a declared parameter.
+    pub(crate) fn param(&self, field: &str, name: &str) -> Result<(), PolicyError> {
+        if self.params.contains_key(name) {
+            return Ok(());
+        }
+        let declared: Vec<&str> = self.params.keys().map(String::as_str).collect();
+        let allowed = match declared.is_empty() {
+            true => "none are declared".to_owned(),
+            false => format!("declared: {}", declared.join(", ")),
+        };
+        Err(self.error(
+            field,
+            format!("`{name}` is not declared in [params]; {allowed}"),
+        ))
     }
 
     pub(crate) fn number(
@@ -278,7 +313,7 @@ mod tests {
         assert_eq!(d.value.as_deref(), Some("where"));
         assert_eq!(d.allowed, ["enabled", "at", "key"]);
         let d = details("[[ops]]\nop = \"drop\"\npathz = [\"$.a\"]\n");
-        assert_eq!(d.allowed, ["levels", "paths"]);
+        assert_eq!(d.allowed, ["levels", "paths", "if_present"]);
         let d = details("default_level = \"q\"\n");
         assert_eq!(d.allowed, ["none", "minimal", "standard", "full"]);
         assert_eq!(details("= broken").key, None);

@@ -2,7 +2,9 @@
 //!
 //! Why: internal fields — `created_at`, `version`, provenance `metadata` — cost tokens on
 //! every record and answer no question a model is asked. Dropped subtrees are
-//! never walked, so dropping is also the cheapest op.
+//! never walked, so dropping is also the cheapest op. `if_present` paths are dropped alike
+//! but name what only some payloads have (a single entity's own fields at the root, beside
+//! list responses), so one that matches nothing is not warned about.
 //!
 //! ```toml
 //! [[ops]]
@@ -29,7 +31,12 @@ pub struct DropSpec {
     #[serde(default)]
     pub levels: Option<Vec<String>>,
     /// Selectors of what to remove, e.g. `$..created_at`, `$.segments[*].applicationColor`.
+    #[serde(default)]
     pub paths: Vec<String>,
+    /// Selectors of what to remove where a payload has it; unlike `paths`, a rooted one that
+    /// matches nothing is not warned about. Default: none.
+    #[serde(default)]
+    pub if_present: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -39,12 +46,12 @@ pub struct Drop {
 
 impl DropSpec {
     pub(crate) fn compile(&self, cx: &mut CompileCx) -> Result<Drop, PolicyError> {
-        if self.paths.is_empty() {
+        if self.paths.is_empty() && self.if_present.is_empty() {
             return Err(cx.error("paths", "name at least one selector"));
         }
-        Ok(Drop {
-            paths: cx.selectors("paths", &self.paths)?,
-        })
+        let mut paths = cx.selectors("paths", &self.paths)?;
+        paths.extend(cx.optional_selectors("if_present", &self.if_present)?);
+        Ok(Drop { paths })
     }
 }
 

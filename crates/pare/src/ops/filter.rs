@@ -6,7 +6,8 @@
 //! `$name` for a policy parameter, which makes a threshold the caller's choice
 //! (`type == 'OM_SIMILAR' and score < $minScore`). A comparison with a missing field never
 //! holds, so with `remove_where` absence never removes an item; with `keep_where` only
-//! items it holds for stay. The number removed is recorded.
+//! items it holds for stay. The number removed is recorded, and with `removed_key` also
+//! written beside the list, where the model sees it.
 //!
 //! ```toml
 //! params = { minMinutes = 0.5 }
@@ -15,16 +16,17 @@
 //! op = "filter"
 //! at = ["$.websites"]
 //! remove_where = "minutes < $minMinutes"
+//! removed_key = "{key}_filtered"
 //! ```
 //!
 //! In: `{"websites":[{"domain":"t.co","minutes":0.2},{"domain":"github.com","minutes":3},{"domain":"x.org"}]}`
-//! Out: `{"websites":[{"domain":"github.com","minutes":3},{"domain":"x.org"}]}`
+//! Out: `{"websites":[{"domain":"github.com","minutes":3},{"domain":"x.org"}],"websites_filtered":1}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
-use super::{ApplyCx, Op};
+use super::{ApplyCx, Op, Sibling};
 use crate::manifest::Kind;
 use crate::query::expr::Expr;
 use crate::value::Value;
@@ -43,6 +45,11 @@ pub struct FilterSpec {
     /// Keep only the items this expression holds for.
     #[serde(default)]
     pub keep_where: Option<String>,
+    /// A sibling member set to how many items were removed, when any were; `{key}` is the
+    /// array's key, e.g. `"{key}_filtered"`. Written only for an array held in an object.
+    /// Default: none (the report still counts them).
+    #[serde(default)]
+    pub removed_key: Option<String>,
 }
 
 #[derive(Debug)]
@@ -50,6 +57,7 @@ pub struct Filter {
     at: Vec<usize>,
     expr: Expr,
     remove: bool,
+    removed_key: Option<String>,
 }
 
 impl FilterSpec {
@@ -64,10 +72,14 @@ impl FilterSpec {
                 return Err(cx.error("", "give exactly one of `remove_where` and `keep_where`"));
             }
         };
+        if self.removed_key.as_deref() == Some("") {
+            return Err(cx.error("removed_key", "name the member, e.g. \"{key}_filtered\""));
+        }
         Ok(Filter {
             at: cx.selectors("at", &self.at)?,
             expr: cx.expr(field, src)?,
             remove,
+            removed_key: self.removed_key.clone(),
         })
     }
 }
@@ -81,6 +93,14 @@ impl Op for Filter {
         let params = cx.params;
         let before = items.len();
         items.retain(|item| self.expr.eval(item, &|name| params.value(name)) != self.remove);
-        cx.rec.items(Kind::Filtered, (before - items.len()) as u64);
+        let removed = before - items.len();
+        cx.rec.items(Kind::Filtered, removed as u64);
+        if let (Some(template), Some(key), 1..) = (&self.removed_key, cx.key, removed) {
+            cx.siblings.push(Sibling {
+                before: false,
+                key: template.replace("{key}", key),
+                value: Value::from(removed as i64),
+            });
+        }
     }
 }

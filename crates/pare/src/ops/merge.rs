@@ -1,11 +1,14 @@
-//! `merge`: fold consecutive array items with equal keys into one block when the gap between
-//! them is small.
+//! `merge`: fold consecutive array items with equal keys and small gaps into blocks that say nothing false.
 //!
 //! Why: an activity log split into "VS Code 09:00–09:10", "VS Code 09:11–09:20" makes the
-//! model re-merge what the server could have merged (here within `maxGapMinutes`, 2.0).
-//! A block keeps its first item's fields, ends at the latest end, and its `duration` is the
-//! wall-clock span (gaps included). `coalesce` fields take the first non-null value in the
-//! block. Items whose times do not parse are never merged. Folded items are recorded.
+//! model re-merge what the server could have merged (here within `maxGapMinutes`, 2.0). A
+//! block starts at its first item's start, ends at the latest end, and its `duration` is the
+//! wall-clock span (gaps included). Every other field follows a rule: `split_on` fields must
+//! be equal to merge (an idle break is not work), `collect` fields become the list of their
+//! distinct values when the items differ, `sum` fields add up, and `first` / `coalesce`
+//! fields keep one value — the only lossy rules, so each differing value they leave out is
+//! counted (kind `collapsed`). Fields no rule names follow `others` (default `collect`).
+//! Items whose times do not parse are never merged. Folded items are recorded.
 //!
 //! ```toml
 //! [[ops]]
@@ -16,11 +19,12 @@
 //! end = "end"
 //! max_gap_minutes = 2.0
 //! duration = "minutes"
+//! split_on = ["idle"]
 //! coalesce = ["shot"]
 //! ```
 //!
-//! In: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:10:00Z","shot":null},{"app":"VS Code","start":"2026-02-17T09:11:00Z","end":"2026-02-17T09:20:00Z","shot":"s1"},{"app":"Slack","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z"}]}`
-//! Out: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:20:00Z","shot":"s1","minutes":20.0},{"app":"Slack","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z"}]}`
+//! In: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:10:00Z","idle":false,"project":"api","shot":null},{"app":"VS Code","start":"2026-02-17T09:11:00Z","end":"2026-02-17T09:20:00Z","idle":false,"project":"web","shot":"s1"},{"app":"VS Code","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z","idle":true}]}`
+//! Out: `{"segments":[{"app":"VS Code","start":"2026-02-17T09:00:00Z","end":"2026-02-17T09:20:00Z","idle":false,"project":["api","web"],"shot":"s1","minutes":20.0},{"app":"VS Code","start":"2026-02-17T09:20:00Z","end":"2026-02-17T09:30:00Z","idle":true}]}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -30,6 +34,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::params::NumberOrParam;
 use crate::params::ParamNumber;
+use crate::timestamp::parse_timestamp;
 use crate::value::{Map, Number, Value};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -40,7 +45,7 @@ pub struct MergeSpec {
     pub levels: Option<Vec<String>>,
     /// Selectors of the arrays whose items merge.
     pub at: Vec<String>,
-    /// Fields (dotted paths) that must be equal for neighbours to merge.
+    /// Fields (dotted paths) every item must have, equal, for neighbours to merge.
     pub key: Vec<String>,
     /// The start-time field (ISO 8601, e.g. `2026-02-17T09:00:00Z`).
     pub start: String,
@@ -52,13 +57,59 @@ pub struct MergeSpec {
     /// A field set to the block's wall-clock span in minutes. Default: none.
     #[serde(default)]
     pub duration: Option<String>,
-    /// Fields that take the first non-null value in the block.
+    /// Fields that must also be equal for neighbours to merge (absent from both counts as
+    /// equal): a change (`isIdle`, a status) starts a new block.
+    #[serde(default)]
+    pub split_on: Vec<String>,
+    /// Fields whose distinct values are collected: a value every item has, equal, stays as it
+    /// is; otherwise the field becomes the list of the distinct non-null values, first seen
+    /// first (of their distinct elements, when every value is a list).
+    #[serde(default)]
+    pub collect: Vec<String>,
+    /// Number fields summed over the block (with the most decimals any item had). An item
+    /// whose field holds something else than a number or null is not merged.
+    #[serde(default)]
+    pub sum: Vec<String>,
+    /// Fields that keep the first item's value. Lossy: every later value that differed is
+    /// counted (kind `collapsed`).
+    #[serde(default)]
+    pub first: Vec<String>,
+    /// Fields that take the first non-null value in the block. Lossy: every other non-null
+    /// value that differed is counted (kind `collapsed`).
     #[serde(default)]
     pub coalesce: Vec<String>,
+    /// The rule for top-level fields no option names: `collect` (the default), `split` or
+    /// `first`. A member holding a named dotted field (`refs` for `refs.shot`) must otherwise
+    /// be equal.
+    #[serde(default)]
+    pub others: MergeOthers,
+}
+
+/// What `merge` does with fields no option names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeOthers {
+    /// Differing values become the list of distinct values (true, and merges as keyed).
+    #[default]
+    Collect,
+    /// Differing values split the block (true, and merges less).
+    Split,
+    /// The first item's value stays, the rest are counted (lossy).
+    First,
 }
 
 fn default_gap() -> NumberOrParam {
     NumberOrParam::Number(2.0)
+}
+
+/// A field's rule inside a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    Split,
+    Collect,
+    Sum,
+    First,
+    Coalesce,
 }
 
 #[derive(Debug)]
@@ -69,7 +120,12 @@ pub struct Merge {
     end: String,
     max_gap: ParamNumber,
     duration: Option<String>,
-    coalesce: Vec<String>,
+    /// Named fields and their rules, in option order.
+    rules: Vec<(String, Rule)>,
+    others: Rule,
+    /// Every dotted path an option names (key, times, duration, rules): `others` skips them,
+    /// and a member they go inside must otherwise be equal.
+    named: Vec<String>,
 }
 
 impl MergeSpec {
@@ -80,6 +136,39 @@ impl MergeSpec {
         if self.key.is_empty() {
             return Err(cx.error("key", "name at least one field"));
         }
+        let mut named: Vec<(String, &str)> = Vec::new();
+        let fixed = [("start", &self.start), ("end", &self.end)];
+        let fixed = fixed
+            .into_iter()
+            .chain(self.duration.iter().map(|d| ("duration", d)));
+        let lists: [(&str, &Vec<String>, Option<Rule>); 6] = [
+            ("key", &self.key, None),
+            ("split_on", &self.split_on, Some(Rule::Split)),
+            ("collect", &self.collect, Some(Rule::Collect)),
+            ("sum", &self.sum, Some(Rule::Sum)),
+            ("first", &self.first, Some(Rule::First)),
+            ("coalesce", &self.coalesce, Some(Rule::Coalesce)),
+        ];
+        let mut rules = Vec::new();
+        let singles = fixed.map(|(opt, f)| (opt, f, None));
+        let each = lists
+            .iter()
+            .flat_map(|(opt, fs, r)| fs.iter().map(move |f| (*opt, f, *r)));
+        for (opt, field, rule) in singles.chain(each) {
+            if field.is_empty() || field.split('.').any(str::is_empty) {
+                return Err(cx.error(opt, format!("`{field}` is not a field name or dotted path")));
+            }
+            if let Some((_, other)) = named.iter().find(|(f, _)| f == field) {
+                return Err(cx.error(
+                    opt,
+                    format!("`{field}` is already named by `{other}`; give each field one rule"),
+                ));
+            }
+            named.push((field.clone(), opt));
+            if let Some(rule) = rule {
+                rules.push((field.clone(), rule));
+            }
+        }
         Ok(Merge {
             at: cx.selectors("at", &self.at)?,
             key: self.key.clone(),
@@ -87,15 +176,31 @@ impl MergeSpec {
             end: self.end.clone(),
             max_gap: cx.number("max_gap_minutes", &self.max_gap_minutes)?,
             duration: self.duration.clone(),
-            coalesce: self.coalesce.clone(),
+            rules,
+            others: match self.others {
+                MergeOthers::Collect => Rule::Collect,
+                MergeOthers::Split => Rule::Split,
+                MergeOthers::First => Rule::First,
+            },
+            named: named.into_iter().map(|(f, _)| f).collect(),
         })
     }
 }
 
-/// An item's merge facts.
+/// An item's times, in seconds.
 struct Times {
     start: f64,
     end: f64,
+}
+
+/// How a top-level member is treated when no rule names it.
+enum Unnamed<'m> {
+    /// Named, or outside any object: nothing to do.
+    Named,
+    /// Holds named dotted paths (these, relative to it): the rest must be equal.
+    Container(Vec<&'m str>),
+    /// Follows `others`.
+    Other,
 }
 
 impl Merge {
@@ -105,15 +210,60 @@ impl Merge {
         Some(Times { start, end })
     }
 
-    fn same_key(&self, a: &Value, b: &Value) -> bool {
-        self.key.iter().all(|k| {
-            let (x, y) = (a.pointer_dotted(k), b.pointer_dotted(k));
-            x.is_some() && x == y
-        })
+    fn unnamed(&self, member: &str) -> Unnamed<'_> {
+        let mut inner = Vec::new();
+        for path in &self.named {
+            if path == member {
+                return Unnamed::Named;
+            }
+            if let Some(rest) = path.strip_prefix(member).and_then(|r| r.strip_prefix('.')) {
+                inner.push(rest);
+            }
+        }
+        if inner.is_empty() {
+            Unnamed::Other
+        } else {
+            Unnamed::Container(inner)
+        }
     }
 
-    /// Fold `block` (≥ 2 items) into its first item.
-    fn fold(&self, mut block: Vec<(Value, Times)>) -> Value {
+    /// Whether `item` may join the block whose last item is `prev`.
+    fn may_join(&self, prev: &Value, item: &Value) -> bool {
+        let keyed = self.key.iter().all(|k| {
+            let (x, y) = (prev.pointer_dotted(k), item.pointer_dotted(k));
+            x.is_some() && x == y
+        });
+        if !keyed {
+            return false;
+        }
+        for (field, rule) in &self.rules {
+            let (x, y) = (prev.pointer_dotted(field), item.pointer_dotted(field));
+            let ok = match rule {
+                Rule::Split => non_null(x) == non_null(y),
+                Rule::Sum => summable(x) && summable(y),
+                _ => true,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        let (Some(a), Some(b)) = (prev.as_object(), item.as_object()) else {
+            return true;
+        };
+        members_of(&[a, b])
+            .into_iter()
+            .all(|m| match self.unnamed(m) {
+                Unnamed::Named => true,
+                Unnamed::Container(inner) => without(a.get(m), &inner) == without(b.get(m), &inner),
+                Unnamed::Other => {
+                    self.others != Rule::Split || non_null(a.get(m)) == non_null(b.get(m))
+                }
+            })
+    }
+
+    /// Fold `block` (≥ 2 items) into one item; `collapsed` gets (field, count) of the values
+    /// a lossy rule left out.
+    fn fold(&self, block: Vec<(Value, Times)>, collapsed: &mut Vec<(String, u64)>) -> Value {
         let start = block[0].1.start;
         let (last_idx, end) = block
             .iter()
@@ -121,20 +271,21 @@ impl Merge {
             .map(|(i, (_, t))| (i, t.end))
             .fold((0, f64::MIN), |acc, x| if x.1 > acc.1 { x } else { acc });
         let end_value = block[last_idx].0.pointer_dotted(&self.end).cloned();
-        let decimals = self.duration.as_deref().map(|d| {
-            block
-                .iter()
-                .filter_map(|(v, _)| match v.pointer_dotted(d) {
-                    Some(Value::Number(n)) => Some(n.decimals()),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(1)
-        });
-        let rest: Vec<Value> = block.drain(1..).map(|(v, _)| v).collect();
-        let (mut first, _) = block.pop().expect("block has a first item");
-        let Value::Object(map) = &mut first else {
-            return first;
+        let items: Vec<Value> = block.into_iter().map(|(v, _)| v).collect();
+        let decimals = self
+            .duration
+            .as_deref()
+            .map(|d| max_decimals(&items, d).unwrap_or(1));
+        let mut plan: Vec<(String, Rule)> = self.rules.clone();
+        let maps: Vec<&Map> = items.iter().filter_map(Value::as_object).collect();
+        for m in members_of(&maps) {
+            if matches!(self.unnamed(m), Unnamed::Other) {
+                plan.push((m.to_owned(), self.others));
+            }
+        }
+        let mut out = items[0].clone();
+        let Value::Object(map) = &mut out else {
+            return out;
         };
         if let Some(end_value) = end_value {
             set_dotted(map, &self.end, end_value);
@@ -144,29 +295,230 @@ impl Merge {
         {
             set_dotted(map, field, Value::Number(n));
         }
-        for field in &self.coalesce {
-            let present = map.get(field).is_some_and(|v| !matches!(v, Value::Null));
-            if present {
-                continue;
-            }
-            let found = rest.iter().find_map(|r| {
-                let o = r.as_object()?;
-                let v = o.get(field).filter(|v| !matches!(v, Value::Null))?;
-                Some((o, v.clone()))
-            });
-            if let Some((donor, v)) = found {
-                match map.position(field) {
-                    Some(_) => {
-                        map.insert(field.clone(), v);
-                    }
-                    None => {
-                        let at = position_as_in(map, donor, field);
-                        map.insert_at(at, field.clone(), v);
-                    }
+        for (field, rule) in plan {
+            let values: Vec<Option<&Value>> =
+                items.iter().map(|v| v.pointer_dotted(&field)).collect();
+            let (value, lost) = match rule {
+                Rule::Split => continue,
+                Rule::Collect => (collected(&values), 0),
+                Rule::Sum => (summed(&items, &field, &values), 0),
+                Rule::First => {
+                    let lost = values[1..].iter().filter(|v| **v != values[0]).count();
+                    (None, lost)
                 }
+                Rule::Coalesce => {
+                    let chosen = values.iter().find_map(|v| non_null(*v));
+                    let others = values.iter().filter_map(|v| non_null(*v));
+                    let lost = others.filter(|v| Some(*v) != chosen).count();
+                    (
+                        chosen.filter(|_| non_null(values[0]).is_none()).cloned(),
+                        lost,
+                    )
+                }
+            };
+            if lost > 0 {
+                collapsed.push((field.clone(), lost as u64));
+            }
+            let Some(value) = value else { continue };
+            let donor = values.iter().position(Option::is_some).unwrap_or(0);
+            if !put(map, &field, value, items[donor].as_object()) {
+                // No object to hold it in the first item (a dotted path whose parent is
+                // missing there): the values are left out, so say so.
+                let lost = values.iter().filter(|v| non_null(**v).is_some()).count();
+                collapsed.push((field, lost as u64));
             }
         }
-        first
+        out
+    }
+}
+
+impl Op for Merge {
+    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
+        let Value::Array(items) = node else { return };
+        if items.len() < 2 || !cx.matches_any(&self.at) {
+            return;
+        }
+        let max_gap_secs = self.max_gap.resolve(cx.params) * 60.0;
+        if max_gap_secs.is_nan() {
+            return;
+        }
+        let before = items.len();
+        let mut out: Vec<Value> = Vec::with_capacity(items.len());
+        let mut block: Vec<(Value, Times)> = Vec::new();
+        let mut collapsed: Vec<(String, u64)> = Vec::new();
+        // The block's latest end so far (kept as items join: recomputing it per item made a
+        // long block quadratic).
+        let mut block_end = f64::MIN;
+        let mut flush = |block: &mut Vec<(Value, Times)>, out: &mut Vec<Value>| match block.len() {
+            0 => {}
+            1 => out.push(block.pop().expect("one item").0),
+            _ => out.push(self.fold(std::mem::take(block), &mut collapsed)),
+        };
+        for item in std::mem::take(items) {
+            let Some(times) = self.times(&item) else {
+                flush(&mut block, &mut out);
+                out.push(item);
+                continue;
+            };
+            let joins = block.last().is_some_and(|(prev, _)| {
+                times.start - block_end <= max_gap_secs && self.may_join(prev, &item)
+            });
+            if !joins {
+                flush(&mut block, &mut out);
+                block_end = f64::MIN;
+            }
+            block_end = block_end.max(times.end);
+            block.push((item, times));
+        }
+        flush(&mut block, &mut out);
+        cx.rec.items(Kind::Merged, (before - out.len()) as u64);
+        let mark = cx.rec.enter_index();
+        for (field, n) in collapsed {
+            let (parents, last) = match field.rsplit_once('.') {
+                Some((p, l)) => (Some(p), l),
+                None => (None, field.as_str()),
+            };
+            let marks: Vec<usize> = parents
+                .into_iter()
+                .flat_map(|p| p.split('.'))
+                .map(|p| cx.rec.enter_key(p))
+                .collect();
+            cx.rec.key(Kind::Collapsed, last, n);
+            if let Some(&m) = marks.first() {
+                cx.rec.leave(m);
+            }
+        }
+        cx.rec.leave(mark);
+        *items = out;
+    }
+}
+
+fn non_null(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !matches!(v, Value::Null))
+}
+
+fn summable(v: Option<&Value>) -> bool {
+    matches!(v, None | Some(Value::Null | Value::Number(_)))
+}
+
+/// The top-level member names of `maps`, first seen first.
+fn members_of<'m>(maps: &[&'m Map]) -> Vec<&'m str> {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut names: Vec<&str> = Vec::new();
+    for map in maps {
+        for k in map.keys() {
+            if seen.insert(k) {
+                names.push(k);
+            }
+        }
+    }
+    names
+}
+
+/// `v` without the dotted paths `inner` (for comparing what is left of a member).
+fn without(v: Option<&Value>, inner: &[&str]) -> Option<Value> {
+    let mut v = v?.clone();
+    for path in inner {
+        remove_dotted(&mut v, path);
+    }
+    Some(v)
+}
+
+fn remove_dotted(v: &mut Value, dotted: &str) {
+    let Value::Object(map) = v else { return };
+    match dotted.split_once('.') {
+        None => {
+            map.remove(dotted);
+        }
+        Some((head, rest)) => {
+            if let Some(inner) = map.get_mut(head) {
+                remove_dotted(inner, rest);
+            }
+        }
+    }
+}
+
+/// A `collect` field's block value: `None` when the first item's value already says it all
+/// (every item has it, equal; or no item has a non-null value). When every value is a list,
+/// the block's list is their distinct elements.
+fn collected(values: &[Option<&Value>]) -> Option<Value> {
+    let first = non_null(values[0]);
+    if first.is_some() && values.iter().all(|v| non_null(*v) == first) {
+        return None;
+    }
+    let present = || values.iter().filter_map(|v| non_null(*v));
+    // Lists (tags) collect their elements: the block's tags, not a list of tag lists.
+    let elements: Box<dyn Iterator<Item = &Value>> = if present().all(|v| v.as_array().is_some()) {
+        Box::new(present().flat_map(|v| v.as_array().into_iter().flatten()))
+    } else {
+        Box::new(present())
+    };
+    // Compared by their compact text (equal values, equal text), so a long block of
+    // distinct values costs a hash each, not a scan of the list.
+    let mut seen = std::collections::HashSet::new();
+    let mut distinct: Vec<Value> = Vec::new();
+    for v in elements {
+        if seen.insert(crate::json::to_compact(v)) {
+            distinct.push(v.clone());
+        }
+    }
+    // Lists that are all empty collect to `[]`: no item had an element, which is true.
+    present().next().map(|_| Value::Array(distinct))
+}
+
+/// A `sum` field's block value: `None` when no item has a number there.
+fn summed(items: &[Value], field: &str, values: &[Option<&Value>]) -> Option<Value> {
+    let numbers: Vec<f64> = values.iter().filter_map(|v| (*v)?.as_f64()).collect();
+    if numbers.is_empty() {
+        return None;
+    }
+    let decimals = max_decimals(items, field).unwrap_or(0);
+    Number::from_f64_fixed(numbers.iter().sum(), decimals).map(Value::Number)
+}
+
+fn max_decimals(items: &[Value], field: &str) -> Option<usize> {
+    items
+        .iter()
+        .filter_map(|v| match v.pointer_dotted(field) {
+            Some(Value::Number(n)) => Some(n.decimals()),
+            _ => None,
+        })
+        .max()
+}
+
+/// Set `dotted` in `map` to `value`: in place if present, else where the donor item had it
+/// (top-level members). False when the parent object of a dotted path is missing.
+fn put(map: &mut Map, dotted: &str, value: Value, donor: Option<&Map>) -> bool {
+    match dotted.split_once('.') {
+        None => {
+            if map.contains_key(dotted) {
+                map.insert(dotted.to_owned(), value);
+            } else {
+                let at = donor.map_or(map.len(), |d| position_as_in(map, d, dotted));
+                map.insert_at(at, dotted.to_owned(), value);
+            }
+            true
+        }
+        Some((head, rest)) => match map.get_mut(head) {
+            Some(Value::Object(inner)) => {
+                let donor = donor.and_then(|d| d.get(head)?.as_object());
+                put(inner, rest, value, donor)
+            }
+            _ => false,
+        },
+    }
+}
+
+fn set_dotted(map: &mut Map, dotted: &str, value: Value) {
+    match dotted.split_once('.') {
+        None => {
+            map.insert(dotted.to_owned(), value);
+        }
+        Some((head, rest)) => {
+            if let Some(Value::Object(inner)) = map.get_mut(head) {
+                set_dotted(inner, rest, value);
+            }
+        }
     }
 }
 
@@ -184,166 +536,4 @@ fn position_as_in(map: &Map, donor: &Map, field: &str) -> usize {
         .iter()
         .find_map(|(k, _)| map.position(k))
         .unwrap_or(map.len())
-}
-
-impl Op for Merge {
-    fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
-        let Value::Array(items) = node else { return };
-        if items.len() < 2 || !cx.matches_any(&self.at) {
-            return;
-        }
-        let max_gap_secs = self.max_gap.resolve(cx.params) * 60.0;
-        if max_gap_secs.is_nan() {
-            return;
-        }
-        let before = items.len();
-        let mut out: Vec<Value> = Vec::with_capacity(items.len());
-        let mut block: Vec<(Value, Times)> = Vec::new();
-        let flush = |block: &mut Vec<(Value, Times)>, out: &mut Vec<Value>| match block.len() {
-            0 => {}
-            1 => out.push(block.pop().expect("one item").0),
-            _ => out.push(self.fold(std::mem::take(block))),
-        };
-        for item in std::mem::take(items) {
-            let Some(times) = self.times(&item) else {
-                flush(&mut block, &mut out);
-                out.push(item);
-                continue;
-            };
-            let joins = block.last().is_some_and(|(prev, _)| {
-                let block_end = block.iter().map(|(_, t)| t.end).fold(f64::MIN, f64::max);
-                self.same_key(prev, &item) && times.start - block_end <= max_gap_secs
-            });
-            if !joins {
-                flush(&mut block, &mut out);
-            }
-            block.push((item, times));
-        }
-        flush(&mut block, &mut out);
-        cx.rec.items(Kind::Merged, (before - out.len()) as u64);
-        *items = out;
-    }
-}
-
-fn set_dotted(map: &mut Map, dotted: &str, value: Value) {
-    match dotted.split_once('.') {
-        None => {
-            map.insert(dotted.to_owned(), value);
-        }
-        Some((head, rest)) => {
-            if let Some(Value::Object(inner)) = map.get_mut(head) {
-                set_dotted(inner, rest, value);
-            }
-        }
-    }
-}
-
-/// Seconds since 1970 of an ISO 8601 / RFC 3339 timestamp: `YYYY-MM-DD[T ]HH:MM[:SS[.f]]`
-/// with an optional `Z` or `±HH[:]MM`. Times without an offset are taken as UTC, which is
-/// right for differences between timestamps of one payload.
-pub(crate) fn parse_timestamp(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = b.get(r)?;
-        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
-    };
-    let year = num(0..4)?;
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
-    }
-    let month = num(5..7)?;
-    let day = num(8..10)?;
-    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) || b.get(13) != Some(&b':') {
-        return None;
-    }
-    let hour = num(11..13)?;
-    let minute = num(14..16)?;
-    let mut i = 16;
-    let mut second = 0.0;
-    if b.get(i) == Some(&b':') {
-        let whole = num(i + 1..i + 3)? as f64;
-        i += 3;
-        let mut frac = String::from("0");
-        if b.get(i) == Some(&b'.') {
-            let start = i + 1;
-            i = start;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            frac = format!("0.{}", std::str::from_utf8(&b[start..i]).ok()?);
-        }
-        second = whole + frac.parse::<f64>().ok()?;
-    }
-    let offset = match b.get(i) {
-        None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(sign @ (b'+' | b'-')) => {
-            let oh = num(i + 1..i + 3)?;
-            let om = match b.get(i + 3) {
-                Some(b':') => num(i + 4..i + 6)?,
-                _ => num(i + 3..i + 5)?,
-            };
-            let total = (oh * 60 + om) * 60;
-            if *sign == b'+' { total } else { -total }
-        }
-        _ => return None,
-    };
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 24
-        || minute > 59
-        || second >= 61.0
-    {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    Some((days * 86400 + hour * 3600 + minute * 60 - offset) as f64 + second)
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_timestamp;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(parse_timestamp("1970-01-01T00:00:00Z"), Some(0.0));
-        assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0.0));
-        assert_eq!(
-            parse_timestamp("2026-02-17T09:20:00").unwrap()
-                - parse_timestamp("2026-02-17T09:00:00").unwrap(),
-            1200.0
-        );
-        assert_eq!(
-            parse_timestamp("2026-02-17T09:00:00.5Z").unwrap() % 1.0,
-            0.5
-        );
-        assert_eq!(
-            parse_timestamp("2000-03-01T00:00Z").unwrap()
-                - parse_timestamp("2000-02-28T00:00Z").unwrap(),
-            2.0 * 86400.0
-        );
-        for bad in [
-            "",
-            "2026-02-17",
-            "2026-13-01T00:00:00",
-            "2026-02-17T09:00:00Q",
-            "yesterday",
-            "2026-02-17T09:0a:00",
-        ] {
-            assert_eq!(parse_timestamp(bad), None, "{bad}");
-        }
-    }
 }

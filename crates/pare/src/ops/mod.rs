@@ -101,6 +101,7 @@ fn schema_of<T: JsonSchema>() -> schemars::Schema {
 
 // The registry: a `mod` line (rustfmt keeps these sorted) and an `ops!` line per op. The
 // `ops!` order is the order of `NAMES`, of error messages and of the JSON Schema.
+pub mod derive;
 pub mod drop;
 pub mod filter;
 pub mod flatten;
@@ -135,6 +136,7 @@ ops! {
     Rename => rename::RenameSpec,
     Nest => nest::NestSpec,
     Partition => partition::PartitionSpec,
+    Derive => derive::DeriveSpec,
 }
 
 /// A compiled op.

@@ -4,7 +4,9 @@
 //! `{"results":[{"id":"7c22…"}], "meta_relations":{"7c22…":{…}}}` — so every id (a UUID is
 //! ~20 tokens) is written twice and the model has to join them. Nesting writes each entry
 //! into its item as a field and says the id once. Lossless: entries without a matching item
-//! stay in the map, and the map goes only when it is empty.
+//! stay in the map, and the map goes only when it is empty. With `missing`, an item the map
+//! has no entry for gets that value (`{}`: seed 001's "a memory with no relations has
+//! `relations: {}`"), so it does not read as one whose entry was left out.
 //!
 //! ```toml
 //! [[ops]]
@@ -43,6 +45,11 @@ pub struct NestSpec {
     /// The field each entry is written to in its item. Default: the map's name.
     #[serde(default, rename = "as")]
     pub as_field: Option<String>,
+    /// The value an item gets when the map has no entry for its id (only where the map is
+    /// there at all), e.g. `{}`. Default: none (the item gets no field).
+    #[serde(default)]
+    #[schemars(extend("type" = ["object", "array", "string", "number", "boolean"]))]
+    pub missing: Option<serde_json::Value>,
 }
 
 #[derive(Debug)]
@@ -52,6 +59,7 @@ pub struct Nest {
     into: String,
     match_field: String,
     as_field: String,
+    missing: Option<Value>,
 }
 
 impl NestSpec {
@@ -68,6 +76,10 @@ impl NestSpec {
             into: self.into.clone(),
             match_field: self.match_field.clone(),
             as_field: self.as_field.clone().unwrap_or_else(|| self.map.clone()),
+            missing: self
+                .missing
+                .as_ref()
+                .map(|v| crate::json::parse(&v.to_string()).expect("serde_json writes JSON")),
         })
     }
 }
@@ -102,7 +114,7 @@ impl Op for Nest {
             if obj.contains_key(&self.as_field) {
                 continue;
             }
-            if let Some(entry) = map.remove(&id) {
+            if let Some(entry) = map.remove(&id).or_else(|| self.missing.clone()) {
                 obj.push_unique(self.as_field.clone(), entry);
             }
         }

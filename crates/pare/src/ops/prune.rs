@@ -4,6 +4,8 @@
 //! nothing from `"owner": null`. Each kind is switchable. Only object members go: items of
 //! arrays keep their positions (`[1, null, 3]` stays as it is), because position carries
 //! meaning there. Children are pruned first, so `{"meta": {"x": null}}` loses `meta` too.
+//! `where` prunes only the objects an expression holds for (`filter`'s language), wherever
+//! they are: `relationship_type != null` takes a relationship's `{}` and not an entity's.
 //!
 //! ```toml
 //! [[ops]]
@@ -30,6 +32,7 @@ use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, AtParse, Op, default_true};
 use crate::json::omit::Empties;
 use crate::manifest::Kind;
+use crate::query::expr::Expr;
 use crate::query::selector::SelectorSet;
 use crate::value::Value;
 
@@ -57,6 +60,10 @@ pub struct PruneSpec {
     /// Members never pruned (selectors), e.g. a `{}` that means "none".
     #[serde(default)]
     pub except: Vec<String>,
+    /// Prune only the objects this expression holds for (paths relative to the object, as in
+    /// `filter`), e.g. `relationship_type != null`. Default: every object `at` selects.
+    #[serde(default, rename = "where")]
+    pub where_expr: Option<String>,
 }
 
 #[derive(Debug)]
@@ -64,6 +71,7 @@ pub struct Prune {
     empties: Empties,
     at: Option<Vec<usize>>,
     except: Vec<usize>,
+    where_expr: Option<Expr>,
 }
 
 impl PruneSpec {
@@ -80,6 +88,10 @@ impl PruneSpec {
                 None => None,
             },
             except: cx.guard_selectors("except", &self.except)?,
+            where_expr: match &self.where_expr {
+                Some(src) => Some(cx.expr("where", src)?),
+                None => None,
+            },
         })
     }
 }
@@ -91,7 +103,8 @@ impl Op for Prune {
 
     /// A prune of every object with no exceptions.
     fn at_parse(&self, _set: &SelectorSet) -> Option<AtParse> {
-        (self.at.is_none() && self.except.is_empty()).then_some(AtParse::Prune(self.empties))
+        let plain = self.at.is_none() && self.except.is_empty() && self.where_expr.is_none();
+        plain.then_some(AtParse::Prune(self.empties))
     }
 
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {
@@ -104,6 +117,13 @@ impl Op for Prune {
         if !map.values().any(|v| self.empties.takes(v)) {
             return;
         }
+        if let Some(expr) = &self.where_expr {
+            let params = cx.params;
+            if !expr.eval(node, &|name| params.value(name)) {
+                return;
+            }
+        }
+        let Value::Object(map) = node else { return };
         let except = &self.except;
         let (set, state) = (cx.set, cx.state);
         let rec = &mut *cx.rec;

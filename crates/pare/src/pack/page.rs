@@ -74,7 +74,13 @@ fn pack_page(
     cursor_check: u64,
 ) -> Packed {
     let opts = settings.options;
-    let (mut merged, absorbed) = overlap::merge(input.to_vec());
+    // A search result with no text says nothing a block could show: it is skipped, and
+    // named in the metrics. (A source file pare cut is kept: an empty file is a fact.)
+    let (with_text, empty): (Vec<Chunk>, Vec<Chunk>) = input
+        .iter()
+        .cloned()
+        .partition(|c| c.from_source || !c.text.trim().is_empty());
+    let (mut merged, absorbed) = overlap::merge(with_text.clone());
     let common = render::common_line(&chunks::said_once(&mut merged));
     let chunks = &merged[..];
     let mut ranked: Vec<usize> = (0..chunks.len()).collect();
@@ -172,7 +178,8 @@ fn pack_page(
             let (tier, reason) = if on_earlier_page[i] {
                 ("earlier-page", "shown on an earlier page")
             } else {
-                (decisions[i].tier.name(), decisions[i].reason)
+                let tier = render::shown_tier(&chunks[i], decisions[i].tier, cache);
+                (tier.name(), decisions[i].reason)
             };
             ItemMetric {
                 id: chunks[i].id.clone(),
@@ -185,19 +192,32 @@ fn pack_page(
         .collect();
     for &(i, into) in &absorbed {
         items.push(ItemMetric {
-            id: input[i].id.clone(),
+            id: with_text[i].id.clone(),
             rank: rank_of[into],
-            score: input[i].scored.then_some(input[i].score),
+            score: with_text[i].scored.then_some(with_text[i].score),
             tier: "merged",
             reason: "same file, overlapping lines: merged into a better chunk",
         });
     }
-    items.sort_by_key(|m| m.rank);
+    for c in &empty {
+        items.push(ItemMetric {
+            id: c.id.clone(),
+            rank: 0,
+            score: c.scored.then_some(c.score),
+            tier: "empty",
+            reason: "no text: skipped",
+        });
+    }
+    // Ranked chunks by rank, then the skipped empty ones (rank 0: not ranked).
+    items.sort_by_key(|m| (m.tier == "empty", m.rank));
     let mut metrics = Metrics {
         total_chunks: input.len(),
         metadata_only_chunks: ranked
             .iter()
-            .filter(|&&i| !on_earlier_page[i] && decisions[i].tier == Tier::Metadata)
+            .filter(|&&i| {
+                !on_earlier_page[i]
+                    && render::shown_tier(&chunks[i], decisions[i].tier, cache) == Tier::Metadata
+            })
             .count(),
         tokens_before_compression: before,
         tokens_after_compression: 0,
@@ -242,7 +262,7 @@ fn shown(
         .into_iter()
         .map(|i| {
             let c = &chunks[i];
-            let tier = decisions[i].tier;
+            let tier = render::shown_tier(c, decisions[i].tier, cache);
             let block = render::block(c, rank_of[i], tier, cache);
             let tokens = block
                 .as_deref()

@@ -26,6 +26,9 @@ pub const PREVIEW_STEPS: [f64; 4] = [0.3, 0.15, 0.05, 0.0];
 pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
     match tier {
         Tier::Full => Some(code_block(chunk, rank, &chunk.text, "")),
+        Tier::Preview(_) if shown_tier(chunk, tier, cache) == Tier::Metadata => {
+            Some(metadata_line(chunk, cache))
+        }
         Tier::Preview(step) => {
             let text = preview(chunk, step, cache);
             let note = if text == chunk.text {
@@ -64,6 +67,17 @@ pub fn shown_text(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Option
     }
 }
 
+/// The tier `chunk` is shown at when `tier` is chosen: a preview that keeps no line of the
+/// chunk (only `… N lines omitted` markers) is shown as the metadata line instead, which
+/// says more (symbols, the doc line) for fewer tokens.
+pub fn shown_tier(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Tier {
+    match tier {
+        Tier::Preview(step) if preview(chunk, step, cache).is_empty() => Tier::Metadata,
+        other => other,
+    }
+}
+
+/// The preview at `step`; empty when it keeps no line of the chunk.
 fn preview(chunk: &Chunk, step: u8, cache: &mut PreviewCache) -> String {
     let fraction = PREVIEW_STEPS[usize::from(step)];
     cache.preview(chunk, fraction, |c| {
@@ -71,7 +85,8 @@ fn preview(chunk: &Chunk, step: u8, cache: &mut PreviewCache) -> String {
             head: fraction,
             tail: fraction,
         };
-        outline::preview(&c.text, c.lang, c.line_start, &opts).text
+        let p = outline::preview(&c.text, c.lang, c.line_start, &opts);
+        if p.kept == 0 { String::new() } else { p.text }
     })
 }
 

@@ -117,8 +117,9 @@ pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budge
 }
 
 /// The line that says the policy removed members at this level, so that a reader does not
-/// take an absent member for an empty one (or for one the data never had); `None` when
-/// `prune`, `drop` and `keep` removed nothing. It comes first in a page's note, on every
+/// take an absent member for an empty one (or for one the data never had), nor a merged
+/// item's one value of a field for all of its parts' (`merge`'s lossy rules); `None` when
+/// `prune`, `drop` and `keep` removed nothing and no merged value was collapsed. It comes first in a page's note, on every
 /// page, and has no door's words, so it costs every door the same.
 ///
 /// ```
@@ -131,31 +132,43 @@ pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budge
 ///     Some(r#"pare: absent members may have been null, "", [] or {} (pruned)."#)
 /// );
 /// assert_eq!(removed_line(&Manifest::default()), None);
+/// let kept_first = Entry { op: "merge", kind: Kind::Collapsed, path: "$.s[*].shot".into(), count: 2 };
+/// assert_eq!(
+///     removed_line(&Manifest { entries: vec![kept_first] }),
+///     Some("pare: some fields of a merged item show one of its parts' values (collapsed).")
+/// );
 /// ```
 pub fn removed_line(manifest: &Manifest) -> Option<&'static str> {
-    let pruned = manifest
-        .entries
-        .iter()
-        .any(|e| e.op == "prune" && e.kind == Kind::Empty);
+    let any = |f: &dyn Fn(&crate::manifest::Entry) -> bool| manifest.entries.iter().any(f);
+    let pruned = any(&|e| e.op == "prune" && e.kind == Kind::Empty);
     // `drop` and `keep` record an empty member they remove as `empty`, the rest `stripped`.
-    let dropped = manifest
-        .entries
-        .iter()
-        .any(|e| matches!(e.op, "drop" | "keep"));
-    match (pruned, dropped) {
-        (true, false) => Some(REMOVED_LINES[0]),
-        (false, true) => Some(REMOVED_LINES[1]),
-        (true, true) => Some(REMOVED_LINES[2]),
-        (false, false) => None,
-    }
+    let dropped = any(&|e| matches!(e.op, "drop" | "keep"));
+    let collapsed = any(&|e| e.kind == Kind::Collapsed);
+    let index = usize::from(pruned) | usize::from(dropped) << 1 | usize::from(collapsed) << 2;
+    index.checked_sub(1).map(|i| REMOVED_LINES[i])
 }
 
-/// What [`removed_line`] can say.
-const REMOVED_LINES: [&str; 3] = [
-    r#"pare: absent members may have been null, "", [] or {} (pruned)."#,
-    "pare: some members were left out by the policy (dropped).",
-    r#"pare: absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)."#,
-];
+macro_rules! removed_lines {
+    ($pruned:literal, $dropped:literal, $both:literal, $collapsed:literal) => {
+        [
+            concat!("pare: ", $pruned, "."),
+            concat!("pare: ", $dropped, "."),
+            concat!("pare: ", $both, "."),
+            concat!("pare: ", $collapsed, "."),
+            concat!("pare: ", $pruned, "; ", $collapsed, "."),
+            concat!("pare: ", $dropped, "; ", $collapsed, "."),
+            concat!("pare: ", $both, "; ", $collapsed, "."),
+        ]
+    };
+}
+
+/// What [`removed_line`] can say, by (pruned, dropped, collapsed) as bits 0, 1, 2, less one.
+const REMOVED_LINES: [&str; 7] = removed_lines!(
+    r#"absent members may have been null, "", [] or {} (pruned)"#,
+    "some members were left out by the policy (dropped)",
+    r#"absent members may have been null, "", [] or {} (pruned), or left out by the policy (dropped)"#,
+    "some fields of a merged item show one of its parts' values (collapsed)"
+);
 
 /// A note without its [`removed_line`], for a door that reports removals its own way (the
 /// CLI's stderr summary); `None` when nothing else is left.
