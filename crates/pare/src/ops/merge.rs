@@ -8,7 +8,8 @@
 //! distinct values when the items differ, `sum` fields add up, and `first` / `coalesce`
 //! fields keep one value — the only lossy rules, so each differing value they leave out is
 //! counted (kind `collapsed`). Fields no rule names follow `others` (default `collect`).
-//! Items whose times do not parse are never merged. Folded items are recorded.
+//! Items whose times do not parse or end before they start are never merged, nor is an item
+//! that starts before the one it follows. Folded items are recorded.
 //!
 //! ```toml
 //! [[ops]]
@@ -66,8 +67,10 @@ pub struct MergeSpec {
     /// first (of their distinct elements, when every value is a list).
     #[serde(default)]
     pub collect: Vec<String>,
-    /// Number fields summed over the block (with the most decimals any item had). An item
-    /// whose field holds something else than a number or null is not merged.
+    /// Number fields summed over the block, exactly (in decimal, with the most decimals any
+    /// item had). An item whose field holds something else than a number or null is not
+    /// merged; a sum that cannot be written exactly (an exponent, past 38 digits) leaves the
+    /// field out, its values counted (kind `collapsed`).
     #[serde(default)]
     pub sum: Vec<String>,
     /// Fields that keep the first item's value. Lossy: every later value that differed is
@@ -204,10 +207,12 @@ enum Unnamed<'m> {
 }
 
 impl Merge {
+    /// An item's times; `None` (never merged) when they do not parse or end before they
+    /// start.
     fn times(&self, item: &Value) -> Option<Times> {
         let start = parse_timestamp(item.pointer_dotted(&self.start)?.as_str()?)?;
         let end = parse_timestamp(item.pointer_dotted(&self.end)?.as_str()?)?;
-        Some(Times { start, end })
+        (end >= start).then_some(Times { start, end })
     }
 
     fn unnamed(&self, member: &str) -> Unnamed<'_> {
@@ -301,7 +306,16 @@ impl Merge {
             let (value, lost) = match rule {
                 Rule::Split => continue,
                 Rule::Collect => (collected(&values), 0),
-                Rule::Sum => (summed(&items, &field, &values), 0),
+                Rule::Sum => match summed(&values) {
+                    None => (None, 0),
+                    Some(Some(sum)) => (Some(sum), 0),
+                    Some(None) => {
+                        // No exact sum to write: the field goes, and every value is counted.
+                        remove_from(map, &field);
+                        let n = values.iter().filter(|v| non_null(**v).is_some()).count();
+                        (None, n)
+                    }
+                },
                 Rule::First => {
                     let lost = values[1..].iter().filter(|v| **v != values[0]).count();
                     (None, lost)
@@ -360,8 +374,12 @@ impl Op for Merge {
                 out.push(item);
                 continue;
             };
-            let joins = block.last().is_some_and(|(prev, _)| {
-                times.start - block_end <= max_gap_secs && self.may_join(prev, &item)
+            // An item that starts before the one it follows is out of order: a block holding
+            // it would start after some of its own activity.
+            let joins = block.last().is_some_and(|(prev, t)| {
+                times.start >= t.start
+                    && times.start - block_end <= max_gap_secs
+                    && self.may_join(prev, &item)
             });
             if !joins {
                 flush(&mut block, &mut out);
@@ -424,6 +442,19 @@ fn without(v: Option<&Value>, inner: &[&str]) -> Option<Value> {
     Some(v)
 }
 
+fn remove_from(map: &mut Map, dotted: &str) {
+    match dotted.split_once('.') {
+        None => {
+            map.remove(dotted);
+        }
+        Some((head, rest)) => {
+            if let Some(inner) = map.get_mut(head) {
+                remove_dotted(inner, rest);
+            }
+        }
+    }
+}
+
 fn remove_dotted(v: &mut Value, dotted: &str) {
     let Value::Object(map) = v else { return };
     match dotted.split_once('.') {
@@ -466,14 +497,54 @@ fn collected(values: &[Option<&Value>]) -> Option<Value> {
     present().next().map(|_| Value::Array(distinct))
 }
 
-/// A `sum` field's block value: `None` when no item has a number there.
-fn summed(items: &[Value], field: &str, values: &[Option<&Value>]) -> Option<Value> {
-    let numbers: Vec<f64> = values.iter().filter_map(|v| (*v)?.as_f64()).collect();
+/// A `sum` field's block value: `None` when no item has a number there; `Some(None)` when
+/// the sum cannot be written exactly (an exponent, more digits than 38), so the block must not
+/// carry the field.
+fn summed(values: &[Option<&Value>]) -> Option<Option<Value>> {
+    let numbers: Vec<&str> = values
+        .iter()
+        .filter_map(|v| match v {
+            Some(Value::Number(n)) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
     if numbers.is_empty() {
         return None;
     }
-    let decimals = max_decimals(items, field).unwrap_or(0);
-    Number::from_f64_fixed(numbers.iter().sum(), decimals).map(Value::Number)
+    Some(
+        exact_sum(&numbers)
+            .and_then(|s| Number::from_lexeme(&s))
+            .map(Value::Number),
+    )
+}
+
+/// The exact sum of plain decimal lexemes (`-12.50`), with the most decimals any had (an f64
+/// sum would write false digits past 2^53 or 17 significant digits); `None` for an exponent
+/// or a sum past 38 digits.
+fn exact_sum(numbers: &[&str]) -> Option<String> {
+    let mut parts = Vec::with_capacity(numbers.len());
+    for n in numbers {
+        let (neg, digits) = n.strip_prefix('-').map_or((false, *n), |d| (true, d));
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if int.is_empty() || !plain(int) || !plain(frac) {
+            return None;
+        }
+        parts.push((neg, int, frac));
+    }
+    let decimals = parts.iter().map(|(_, _, f)| f.len()).max().unwrap_or(0);
+    let mut total: i128 = 0;
+    for (neg, int, frac) in parts {
+        let scaled: i128 = format!("{int}{frac:0<decimals$}").parse().ok()?;
+        total = total.checked_add(if neg { -scaled } else { scaled })?;
+    }
+    let digits = format!("{:0>width$}", total.unsigned_abs(), width = decimals + 1);
+    let (int, frac) = digits.split_at(digits.len() - decimals);
+    let sign = if total < 0 { "-" } else { "" };
+    Some(match decimals {
+        0 => format!("{sign}{int}"),
+        _ => format!("{sign}{int}.{frac}"),
+    })
 }
 
 fn max_decimals(items: &[Value], field: &str) -> Option<usize> {
