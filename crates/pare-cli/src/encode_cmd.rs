@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::toon::{self, Delimiter};
-use pare::encode::{Format, expand, render};
+use pare::encode::{Format, Reader, expand_from, render};
 
 use std::io::{self, Write};
 
@@ -67,8 +67,8 @@ pub fn encode(args: EncodeArgs) -> Result<()> {
     let value = parsed.value;
     if format == Format::Toon {
         // TOON carries numbers as doubles: say which ones it cannot, never silently.
-        let out_of_range = toon::out_of_range_numbers(&value);
-        warn_all(&name, &out_of_range, "numbers out of range for toon");
+        let inexact = toon::inexact_numbers(&value);
+        warn_all(&name, &inexact, "numbers toon cannot carry exactly");
         let mut opts = toon::EncodeOptions::default();
         if let Some(d) = &args.delimiter {
             opts.delimiter = Delimiter::parse(d).expect("clap checked the delimiter");
@@ -179,6 +179,11 @@ pub struct ExpandArgs {
     /// Write the JSON to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// How to read the text: `detect` (JSON, else `auto`, else TOON; a text that begins like
+    /// JSON but is not valid JSON is an error), `json`, or `toon` (also what begins like
+    /// JSON, e.g. a TOON string `[1]]`).
+    #[arg(long, value_name = "READER", default_value = "detect", value_parser = ["detect", "json", "toon"])]
+    pub from: String,
 }
 
 pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
@@ -188,7 +193,12 @@ pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
     let text = read_text(args.file.as_deref())?;
     // A trailing newline (as `pare compact` prints) is not part of the encoding.
     let body = text.strip_suffix('\n').unwrap_or(&text);
-    let (value, detected) = expand(body).map_err(|e| anyhow!("{name}: {e}"))?;
+    let reader = match args.from.as_str() {
+        "json" => Reader::Json,
+        "toon" => Reader::Toon,
+        _ => Reader::Detect,
+    };
+    let (value, detected) = expand_from(body, reader).map_err(|e| anyhow!("{name}: {e}"))?;
     if args.verbose {
         eprintln!("{name}: read as {}", detected.name());
     }

@@ -1915,8 +1915,8 @@ fn regression_duplicate_keys_were_kept_silently() {
 #[test]
 fn regression_out_of_range_number_became_null_in_toon_silently() {
     let input = r#"{"x":[1e400,2],"y":{"tiny":1e-999},"z":1.5}"#;
-    let warnings = "pare: warning: <stdin>: number 1e400 at $.x[0] is out of range for toon (a double): written as null\n\
-                    pare: warning: <stdin>: number 1e-999 at $.y.tiny is out of range for toon (a double): written as 0\n";
+    let warnings = "pare: warning: <stdin>: number 1e400 at $.x[0] cannot be carried exactly by toon (a double): written as null\n\
+                    pare: warning: <stdin>: number 1e-999 at $.y.tiny cannot be carried exactly by toon (a double): written as 0\n";
     let out = run(
         &["compact", "--format", "toon", "--tokenizer", "chars4"],
         input,
@@ -1928,7 +1928,7 @@ fn regression_out_of_range_number_became_null_in_toon_silently() {
     let out = run(&["compact", "--format", "toon", "--report"], input);
     assert!(
         out.stderr
-            .contains("  warning: number 1e400 at $.x[0] is out of range for toon (a double): written as null\n"),
+            .contains("  warning: number 1e400 at $.x[0] cannot be carried exactly by toon (a double): written as null\n"),
         "{}",
         out.stderr
     );

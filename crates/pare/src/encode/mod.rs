@@ -135,14 +135,58 @@ pub enum ExpandError {
 /// assert_eq!(expand("").unwrap(), (pare::Value::Object(pare::Map::new()), Detected::Toon));
 /// ```
 pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
+    expand_from(text, Reader::Detect)
+}
+
+/// How [`expand_from`] reads a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reader {
+    /// JSON, else `auto`, else TOON (see [`expand`]).
+    #[default]
+    Detect,
+    /// JSON only.
+    Json,
+    /// TOON (or `auto`) only: a text that begins like JSON is read as TOON too.
+    Toon,
+}
+
+/// [`expand`] with the reader chosen. Detecting, a text that begins like JSON (`{`, `[`, `"`,
+/// or a broken number such as `012`) but is not valid JSON is a JSON error (line and column)
+/// unless TOON reads it as more than one string: `[1]]` and `[012]` are broken JSON, not the
+/// TOON strings they would be; `[3]: a,b,c` is TOON's root array, and a bare `2026-02-17` is
+/// TOON's root string. `Reader::Toon` reads them all as TOON.
+///
+/// ```
+/// use pare::encode::{expand_from, Reader};
+/// assert!(expand_from("[1]]", Reader::Detect).unwrap_err().to_string().contains("line 1"));
+/// let (v, _) = expand_from("[1]]", Reader::Toon).unwrap();
+/// assert_eq!(pare::json::to_compact(&v), r#""[1]]""#);
+/// let (v, _) = expand_from("[2]: a,b", Reader::Detect).unwrap();
+/// assert_eq!(pare::json::to_compact(&v), r#"["a","b"]"#);
+/// ```
+pub fn expand_from(text: &str, reader: Reader) -> Result<(Value, Detected), ExpandError> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if body.trim().is_empty() {
+    if reader == Reader::Json {
+        return Ok((json::parse(text)?, Detected::Json));
+    }
+    // Blank is ASCII blank (TOON's and JSON's whitespace): a document of U+00A0 is a string.
+    if body
+        .trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+        .is_empty()
+    {
         return Ok((Value::Object(crate::value::Map::new()), Detected::Toon));
     }
     if toon::is_dialect(body) {
         let value =
             toon::decode(body, &toon::DecodeOptions::default()).map_err(ExpandError::Auto)?;
         return Ok((value, Detected::Auto));
+    }
+    let opts = toon::DecodeOptions {
+        indent: detected_indent(body),
+        ..toon::DecodeOptions::default()
+    };
+    if reader == Reader::Toon {
+        return Ok((toon::decode(body, &opts)?, Detected::Toon));
     }
     let json_error = match json::parse(text) {
         Ok(value) => return Ok((value, Detected::Json)),
@@ -151,15 +195,31 @@ pub fn expand(text: &str) -> Result<(Value, Detected), ExpandError> {
     // A TOON document never opens with `{` (such a key is quoted) or with `[` other than a
     // root array header (`[3]: …`): that text was meant as JSON, and its error is the one
     // that helps.
-    let start = body.trim_start();
+    let start = body.trim_start_matches([' ', '\t', '\n', '\r']);
     if start.starts_with('{') || (start.starts_with('[') && !toon_root_array_header(start)) {
         return Err(json_error.into());
     }
-    let opts = toon::DecodeOptions {
-        indent: detected_indent(body),
-        ..toon::DecodeOptions::default()
-    };
-    Ok((toon::decode(body, &opts)?, Detected::Toon))
+    let looks_like_json = start.starts_with(['[', '"']) || is_broken_number(start.trim_end());
+    match toon::decode(body, &opts) {
+        // TOON reads anything as a string; text that began like JSON was meant as JSON.
+        Ok(Value::String(_)) | Err(_) if looks_like_json => Err(json_error.into()),
+        Ok(value) => Ok((value, Detected::Toon)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A text made only of a JSON number's characters that is not a number (`012`, `1.2.3`,
+/// `--5`): a `-` only first or after the exponent's `e`, so a root date `2026-02-17`, which
+/// TOON writes bare, is not one.
+fn is_broken_number(text: &str) -> bool {
+    let b = text.as_bytes();
+    !b.is_empty()
+        && (b[0] == b'-' || b[0].is_ascii_digit())
+        && b.iter().all(|c| c.is_ascii_digit() || b".eE+-".contains(c))
+        && b.iter()
+            .enumerate()
+            .skip(1)
+            .all(|(i, &c)| c != b'-' || matches!(b[i - 1], b'e' | b'E'))
 }
 
 /// The indentation unit of a TOON text: the leading spaces of its first indented line

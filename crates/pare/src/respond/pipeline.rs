@@ -742,8 +742,8 @@ impl<'a> Run<'_, 'a> {
         if self.req.format != Format::Toon {
             return Vec::new();
         }
-        let found = crate::encode::toon::out_of_range_numbers(value);
-        crate::report::listed(&found, "numbers out of range for toon")
+        let found = crate::encode::toon::inexact_numbers(value);
+        crate::report::listed(&found, "numbers toon cannot carry exactly")
     }
 
     /// The cursor check of this input with these settings. `reserve` stands for the notes'

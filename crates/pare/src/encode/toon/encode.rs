@@ -731,19 +731,21 @@ pub(crate) fn push_js_number(out: &mut String, lexeme: &str) {
     }
 }
 
-/// A number TOON cannot carry: its lexeme is beyond the range of a double, so TOON writes
-/// what JavaScript would (`null` for ±Infinity, `0` for what underflows).
+/// A number TOON cannot carry exactly: it goes through a double, as the reference encoder's
+/// JavaScript does, so a lexeme out of a double's range (`1e999` → `null`, `1e-400` → `0`),
+/// with more digits than a double holds (`1234567890123456789` → `1234567890123456800`) or a
+/// negative zero (`-0` → `0`) is written as another number. (`1.0` → `1` is the same value.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutOfRange {
+pub struct Inexact {
     /// Where, as the report writes paths (`$.a[3].b`).
     pub path: String,
     /// The number as written in the input.
     pub lexeme: String,
-    /// What TOON writes instead: `null` or `0`.
-    pub written: &'static str,
+    /// What TOON writes instead.
+    pub written: String,
 }
 
-impl std::fmt::Display for OutOfRange {
+impl std::fmt::Display for Inexact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let lexeme: String = self.lexeme.chars().take(40).collect();
         let cut = if lexeme.len() < self.lexeme.len() {
@@ -753,37 +755,34 @@ impl std::fmt::Display for OutOfRange {
         };
         write!(
             f,
-            "number {lexeme}{cut} at {} is out of range for toon (a double): written as {}",
+            "number {lexeme}{cut} at {} cannot be carried exactly by toon (a double): written as {}",
             self.path, self.written
         )
     }
 }
 
-/// Every number in `value` that [`encode`] cannot write as itself because it is out of a
-/// double's range, in document order. Only long lexemes and ones with an exponent can be,
-/// so most numbers are passed over without being parsed.
-pub fn out_of_range_numbers(value: &Value) -> Vec<OutOfRange> {
-    fn walk(v: &Value, path: &mut String, out: &mut Vec<OutOfRange>) {
+/// Every number in `value` that [`encode`] writes as another value, in document order.
+/// Short plain lexemes (no exponent, at most 15 digits, not `-0`) are exact and passed over
+/// without being parsed.
+pub fn inexact_numbers(value: &Value) -> Vec<Inexact> {
+    fn walk(v: &Value, path: &mut String, out: &mut Vec<Inexact>) {
         match v {
             Value::Number(n) => {
                 let lexeme = n.as_str();
-                if lexeme.len() < 300 && !lexeme.bytes().any(|b| b == b'e' || b == b'E') {
+                let digits = lexeme.bytes().filter(u8::is_ascii_digit).count();
+                let plain = !lexeme.bytes().any(|b| b == b'e' || b == b'E');
+                if plain && digits <= 15 && !lexeme.starts_with("-0") {
                     return;
                 }
-                let f: f64 = lexeme.parse().unwrap_or(f64::INFINITY);
-                let mantissa = lexeme.split(['e', 'E']).next().unwrap_or("");
-                let written = if !f.is_finite() {
-                    "null"
-                } else if f == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
-                    "0"
-                } else {
-                    return;
-                };
-                out.push(OutOfRange {
-                    path: path.clone(),
-                    lexeme: lexeme.to_owned(),
-                    written,
-                });
+                let mut written = String::new();
+                push_js_number(&mut written, lexeme);
+                if decimal(&written) != decimal(lexeme) {
+                    out.push(Inexact {
+                        path: path.clone(),
+                        lexeme: lexeme.to_owned(),
+                        written,
+                    });
+                }
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
@@ -807,6 +806,33 @@ pub fn out_of_range_numbers(value: &Value) -> Vec<OutOfRange> {
     let mut out = Vec::new();
     walk(value, &mut String::from("$"), &mut out);
     out
+}
+
+/// A number lexeme's decimal value: (negative, significant digits, exponent of the point);
+/// `None` for text that is not a number (`null`). `1.50e1` and `15` are equal, `-0` and `0`
+/// are not.
+fn decimal(lexeme: &str) -> Option<(bool, String, i128)> {
+    let (negative, rest) = match lexeme.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, lexeme),
+    };
+    let (mantissa, exponent) = match rest.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i128>().ok()?),
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let all = format!("{int}{frac}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_owned();
+    let point = int.len() as i128 - leading as i128 + exponent;
+    Some(if digits.is_empty() {
+        (negative, digits, 0)
+    } else {
+        (negative, digits, point)
+    })
 }
 
 /// An integer lexeme JavaScript prints back unchanged: no `-0`, at most 15 digits.
@@ -980,6 +1006,33 @@ mod tests {
         )
     }
 
+    /// The issue-28 probe: `1234567890123456789` became `…800` and `-0` became `0` with no
+    /// warning, while the docs called TOON lossless. Same values in another spelling
+    /// (`1.0`, `1e2`, `0.30000000000000004`) are exact and not warned about.
+    #[test]
+    fn regression_toon_lost_digits_and_signs_silently() {
+        let v = crate::json::parse(
+            r#"[1234567890123456789,-0,-0.0,1.0,1e2,0.30000000000000004,123456789012345.6789,9007199254740993,9007199254740992]"#,
+        )
+        .unwrap();
+        let got: Vec<(String, String)> = inexact_numbers(&v)
+            .into_iter()
+            .map(|o| (o.lexeme, o.written))
+            .collect();
+        let want = [
+            ("1234567890123456789", "1234567890123456800"),
+            ("-0", "0"),
+            ("-0.0", "0"),
+            ("123456789012345.6789", "123456789012345.67"),
+            ("9007199254740993", "9007199254740992"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn regression_out_of_range_numbers_became_null_silently() {
         let big = format!("1{}", "0".repeat(400));
@@ -987,8 +1040,11 @@ mod tests {
             r#"{{"a":1e400,"b":[1,-1E+999,2.5e-400,0e-999,1e308],"c d":{{"x":{big}}},"ok":0.000e-500}}"#
         );
         let v = crate::json::parse(&text).unwrap();
-        let found = out_of_range_numbers(&v);
-        let got: Vec<(&str, &str)> = found.iter().map(|o| (o.path.as_str(), o.written)).collect();
+        let found = inexact_numbers(&v);
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|o| (o.path.as_str(), o.written.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
@@ -1004,7 +1060,7 @@ mod tests {
         assert!(out.contains(",null,0,0,1e+308"), "{out}");
         assert_eq!(
             found[0].to_string(),
-            "number 1e400 at $.a is out of range for toon (a double): written as null"
+            "number 1e400 at $.a cannot be carried exactly by toon (a double): written as null"
         );
         assert!(
             found[3].to_string().starts_with("number 1000"),
@@ -1016,7 +1072,7 @@ mod tests {
             "{}",
             found[3]
         );
-        assert!(out_of_range_numbers(&crate::json::parse("[1,2.5,1e10]").unwrap()).is_empty());
+        assert!(inexact_numbers(&crate::json::parse("[1,2.5,1e10]").unwrap()).is_empty());
     }
 
     #[test]

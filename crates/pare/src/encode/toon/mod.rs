@@ -6,9 +6,7 @@ pub mod decode;
 mod encode;
 
 pub use decode::{DecodeOptions, Dialect, ToonError, decode, is_dialect};
-pub use encode::{
-    Delimiter, EncodeOptions, OutOfRange, encode, encode_streaming, out_of_range_numbers,
-};
+pub use encode::{Delimiter, EncodeOptions, Inexact, encode, encode_streaming, inexact_numbers};
 pub(crate) use encode::{
     in_js_order, is_safe_unquoted_where, push_js_number, push_key, push_primitive, push_quoted,
 };
