@@ -59,16 +59,42 @@ pub fn encode(
     let format = policy::format(format)?;
     let tok = policy::tokenizer(tokenizer)?;
     let (value, _) = value_of(py, value)?;
+    if format == pare::encode::Format::Toon {
+        // TOON carries numbers as doubles: say which ones it cannot, as `pare encode` does.
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        for inexact in pare::encode::toon::inexact_numbers(&value) {
+            let message = std::ffi::CString::new(inexact.to_string()).unwrap_or_default();
+            PyErr::warn(py, &category, &message, 1)?;
+        }
+    }
     Ok(py.detach(|| render(&value, format, tok)))
 }
 
 /// Any of pare's encodings (JSON, TOON, `auto` text) back to the value, as Python objects.
+/// `reader`: `detect` (text that begins like JSON but is not valid JSON is an error), `json`,
+/// or `toon` — as `pare expand --from`.
 #[pyfunction]
-pub fn expand<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (text, reader="detect"))]
+pub fn expand<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    reader: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let reader = match reader {
+        "detect" => pare::encode::Reader::Detect,
+        "json" => pare::encode::Reader::Json,
+        "toon" => pare::encode::Reader::Toon,
+        other => {
+            return Err(errors::pare_error(
+                py,
+                format!("unknown reader `{other}`; allowed: detect, json, toon"),
+            ));
+        }
+    };
     let text = text.to_cow()?;
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let (value, _) = py
-        .detach(|| pare::encode::expand(body))
+        .detach(|| pare::encode::expand_from(body, reader))
         .map_err(|e| errors::pare_error(py, e.to_string()))?;
     convert::to_python(py, &value)
 }

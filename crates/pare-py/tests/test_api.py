@@ -183,6 +183,21 @@ def test_encode_and_expand_match_the_commands(pare_bin):
             assert pare.expand(want) == json.loads(back), (payload.name, fmt)
 
 
+def test_regression_broken_json_and_toon_losses_as_the_commands_say(pare_bin):
+    # `[1]]` is broken JSON, not the TOON string "[1]]" (unless asked), as `pare expand` says.
+    with pytest.raises(pare.PareError, match="line 1 column"):
+        pare.expand("[1]]")
+    assert pare.expand("[1]]", reader="toon") == "[1]]"
+    assert pare.expand("[2]: a,b") == ["a", "b"]
+    with pytest.raises(pare.PareError, match="allowed: detect, json, toon"):
+        pare.expand("1", reader="yaml")
+    # TOON's lost digits are warned about, by the same words as `pare encode`.
+    with pytest.warns(UserWarning, match=r"1234567890123456789 at \$\[0\] cannot be carried exactly"):
+        assert pare.encode("[1234567890123456789]", format="toon") == "[1]: 1234567890123456800"
+    r = run_pare(pare_bin, "encode", "-", "--format", "toon", input=b"[1234567890123456789]")
+    assert "cannot be carried exactly by toon" in r.stderr.decode()
+
+
 def test_pack_matches_pare_pack(pare_bin):
     payload = PAYLOADS / "semantic_search_full.json"
     policy_path = POLICIES / "search.toml"

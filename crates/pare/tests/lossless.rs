@@ -204,7 +204,11 @@ fn exact(format: &str, v: &Value, text: &str) -> Result<(), String> {
 fn check(v: &Value, chars4: &dyn Tokenizer, o200k: &dyn Tokenizer, i: usize) -> Result<(), String> {
     exact("json", v, &json::to_compact(v))?;
     exact("pretty", v, &json::to_pretty(v))?;
-    let tok = if i.is_multiple_of(1000) { o200k } else { chars4 };
+    let tok = if i.is_multiple_of(1000) {
+        o200k
+    } else {
+        chars4
+    };
     exact("auto", v, &render(v, Format::Auto, tok))?;
     let text = toon::encode(v, &toon::EncodeOptions::default());
     let back = expand_from(&text, Reader::Toon)

@@ -136,10 +136,17 @@ def count_tokens(text: str, tokenizer: TokenizerName = "o200k_base") -> int:
     """Exact tokens of ``text`` by a real tokenizer."""
 
 def encode(value: Input, format: Format = "auto", tokenizer: TokenizerName = "o200k_base") -> str:
-    """A value (or JSON text) as json, pretty, toon, or auto (the cheapest lossless text)."""
+    """A value (or JSON text) as json, pretty, toon, or auto (the cheapest lossless text).
 
-def expand(text: str) -> JsonValue:
-    """Any of pare's encodings (JSON, TOON, auto text) back to the value."""
+    With ``format="toon"``, a ``UserWarning`` names every number TOON cannot carry exactly.
+    """
+
+def expand(text: str, reader: Literal["detect", "json", "toon"] = "detect") -> JsonValue:
+    """Any of pare's encodings (JSON, TOON, auto text) back to the value.
+
+    ``reader="detect"`` refuses text that begins like JSON but is not valid JSON (``[1]]``);
+    ``"toon"`` reads it as TOON, ``"json"`` reads JSON only.
+    """
 
 def pack(
     results: Input,
