@@ -88,6 +88,13 @@ impl Cutter<'_> {
         let mut guess = 0;
         while from < self.units.len() {
             // A unit too big for a page alone is opened (or, a string, cut) until it fits.
+            // A string piece far longer than any page is cut without rendering it whole:
+            // rendering the rest of a long string for every page made paging it quadratic.
+            while self.surely_over(from) {
+                if !self.refine(from, from) {
+                    return None;
+                }
+            }
             let mut one = self.render(from, from + 1);
             while !self.fits(&one) {
                 if !self.refine(from, from) {
@@ -101,7 +108,9 @@ impl Cutter<'_> {
                 let next = from + run;
                 // The unit after the run did not fit beside it. If it fits no page alone
                 // either, it is cut anyway: cut it now, so its first part fills this page.
-                if next >= self.units.len() || self.fits(&self.render(next, next + 1)) {
+                if next >= self.units.len()
+                    || (!self.surely_over(next) && self.fits(&self.render(next, next + 1)))
+                {
                     break;
                 }
                 if !self.refine(next, from) {
@@ -123,6 +132,27 @@ impl Cutter<'_> {
         self.fit.fits(text, self.budget)
     }
 
+    /// The most bytes of a string a page is assumed to hold: far more than any tokenizer
+    /// here puts in the budget's tokens (o200k's longest token is 128 bytes; chars/4 is 4 a
+    /// token). A string piece longer is cut before it is rendered; were the assumption
+    /// wrong for some text, a page would hold less than it could, never more (every page's
+    /// own text is counted).
+    fn page_bytes(&self) -> usize {
+        self.budget.saturating_mul(128).saturating_add(1024)
+    }
+
+    /// Unit `at` is a string piece longer than [`Cutter::page_bytes`].
+    fn surely_over(&self, at: usize) -> bool {
+        let unit = &self.units[at];
+        match at_path(self.value, &unit.path) {
+            Value::String(s) => {
+                let (start, end) = unit.piece.unwrap_or((0, s.len()));
+                end - start > self.page_bytes()
+            }
+            _ => false,
+        }
+    }
+
     fn render(&self, from: usize, to: usize) -> String {
         render(
             &build(self.value, &self.units[from..to]),
@@ -138,12 +168,27 @@ impl Cutter<'_> {
         let left = self.units.len() - from;
         let (mut lo, mut lo_text, mut hi) = (run, text, left + 1);
         let mut k = guess;
+        // Units before `checked` are not far over a page (the first `run` fit).
+        let mut checked = from + run;
         for round in 0.. {
             if lo + 1 >= hi {
                 break;
             }
             k = if round < 4 { k } else { lo + (hi - lo) / 2 };
             k = k.clamp(lo + 1, hi - 1);
+            // A run holding a string piece far longer than a page does not fit: that is known
+            // without rendering it (rendering the rest of a long string for every page made
+            // paging it quadratic). Each unit is looked at once per page.
+            while checked < from + k {
+                if self.surely_over(checked) {
+                    hi = checked - from + 1;
+                    break;
+                }
+                checked += 1;
+            }
+            if k >= hi {
+                continue;
+            }
             let text = self.render(from, from + k);
             let count = self.fit.count(&text).max(1);
             if count <= self.budget {
@@ -218,10 +263,21 @@ impl Cutter<'_> {
             let text = this.render(from, at + 1);
             this.fits(&text)
         };
-        // Known: `end` does not fit. Bisect on bytes, starting from the tokenizer's guess.
-        let (mut lo, mut hi) = (start, end);
+        // Known: `end` does not fit. Bisect on bytes, starting from the tokenizer's guess,
+        // between bounds a page's length apart: a piece of `page_bytes` does not fit (or, were
+        // it to, the page holds that much), so no step renders more than a page or two.
+        let cap = floor_boundary(s, end.min(start.saturating_add(self.page_bytes())));
+        let (mut lo, mut hi) = (start, if cap > start { cap } else { end });
+        // `hi` is known not to fit only when it is the string's end; below the cap, gallop up
+        // from the guess (doubling) until a piece does not fit, then bisect: no render is
+        // more than twice the page.
+        let mut hi_known = hi == end;
         let room = self.budget.saturating_sub(1);
-        let mut mid = start + self.tok.prefix_len(&s[start..end], room);
+        let sample = floor_boundary(
+            s,
+            hi.min(start.saturating_add(self.budget.saturating_mul(16))),
+        );
+        let mut mid = start + self.tok.prefix_len(&s[start..sample.max(start)], room);
         while hi - lo > 8 {
             mid = floor_boundary(s, mid.clamp(lo + 1, hi - 1));
             if mid <= lo {
@@ -234,8 +290,13 @@ impl Cutter<'_> {
                 lo = mid;
             } else {
                 hi = mid;
+                hi_known = true;
             }
-            mid = lo + (hi - lo) / 2;
+            mid = if hi_known {
+                lo + (hi - lo) / 2
+            } else {
+                lo + (lo - start).max(8)
+            };
         }
         // The last few bytes one character at a time.
         let mut next = ceil_boundary(s, lo + 1);
@@ -472,6 +533,73 @@ mod tests {
 
     fn tok() -> &'static dyn Tokenizer {
         crate::tokens::builtin("o200k_base").unwrap()
+    }
+
+    /// o200k_base, adding up the bytes it is asked to read.
+    struct Metered(std::sync::atomic::AtomicUsize);
+
+    impl Metered {
+        fn read(&self, text: &str) {
+            self.0
+                .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    impl Tokenizer for Metered {
+        fn name(&self) -> &str {
+            "o200k_base"
+        }
+        fn count(&self, text: &str) -> usize {
+            self.read(text);
+            tok().count(text)
+        }
+        fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+            self.read(text);
+            tok().prefix_len(text, max_tokens)
+        }
+        fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+            self.read(text);
+            tok().suffix_start(text, max_tokens)
+        }
+        fn fits(&self, text: &str, max_tokens: usize) -> bool {
+            self.read(text);
+            tok().fits(text, max_tokens)
+        }
+    }
+
+    /// The issue-28 probe: paging one long string took 8.5 / 40.6 / 111.8 s at 2 / 4 / 8 MB,
+    /// as every page rendered (and counted) the rest of the string. The work, as bytes the
+    /// tokenizer is given, now grows with the string, not with its square.
+    #[test]
+    fn regression_paging_a_long_string_was_quadratic() {
+        let read = |words: usize| {
+            let text: String = (0..words)
+                .map(|i| ["alpha ", "beta\n", "gamma "][i % 3])
+                .collect();
+            let v = Value::String(text.into());
+            let metered = Metered(Default::default());
+            let pages = cut_value(&v, Format::Json, &metered, &metered, 500).unwrap();
+            let parts = pages
+                .iter()
+                .map(|p| (parse(&p.text).unwrap(), p.continues.clone()));
+            let joined = merge(parts).unwrap();
+            assert_eq!(joined, v);
+            (metered.0.into_inner(), to_compact(&v).len())
+        };
+        // Quadratic work reads 16x as much for 4x the string; linear, 4x.
+        let (small, small_len) = read(20_000);
+        let (large, large_len) = read(80_000);
+        assert!(
+            large < small * 6,
+            "4x the string, {small} -> {large} bytes read"
+        );
+        // Each page's cut bisects over at most two pages' text: a bounded multiple.
+        for (read, len) in [(small, small_len), (large, large_len)] {
+            assert!(
+                read < len * 120,
+                "{read} bytes read for a {len}-byte string"
+            );
+        }
     }
 
     fn pages_merge_back(v: &Value, format: Format, budget: usize) -> Vec<ValuePage> {
