@@ -303,6 +303,19 @@ mod tests {
         Policy::parse(text).unwrap_err().details()
     }
 
+    /// The issue-28 probe: a policy over the selector limit was refused "at `ops`", not at
+    /// the op and the path that went over.
+    #[test]
+    fn regression_the_selector_limit_error_named_no_op() {
+        let paths: Vec<String> = (0..300).map(|i| format!("\"$.a{i}\"")).collect();
+        let text = format!(
+            "[[ops]]\nop = \"prune\"\n[[ops]]\nop = \"drop\"\npaths = [{}]\n",
+            paths.join(",")
+        );
+        let d = details(&text);
+        assert_eq!(d.key.as_deref(), Some("ops[1].paths[128]"), "{d:?}");
+    }
+
     #[test]
     fn details_name_the_key_the_bad_value_and_the_allowed_values() {
         let d = details("[[ops]]\nop = \"prun\"\n");
