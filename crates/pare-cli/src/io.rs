@@ -219,12 +219,19 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// `e`, naming the file (a full disk said only "No space left on device").
+    fn named(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("writing {}: {e}", self.target.display()))
+    }
+}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        self.file.write(buf).map_err(|e| self.named(e))
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        self.file.flush().map_err(|e| self.named(e))
     }
 }
 

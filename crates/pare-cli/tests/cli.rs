@@ -2092,3 +2092,28 @@ fn mcp_takes_the_server_command_without_the_double_dash() {
         );
     }
 }
+
+/// The issue-28 probe: writing to a full disk said only "No space left on device (os error
+/// 28)", naming no file. `/dev/full` stands for the full disk (Linux).
+#[test]
+fn regression_a_full_disk_error_named_no_file() {
+    if !Path::new("/dev/full").exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI needs /dev/full"
+        );
+        eprintln!("not run: this system has no /dev/full");
+        return;
+    }
+    let input = "{\"a\":[1,2,3]}";
+    for args in [
+        &["compact", "-", "-o", "/dev/full"][..],
+        &["encode", "-", "--format", "toon", "-o", "/dev/full"][..],
+    ] {
+        let err = fail(args, input);
+        assert!(
+            err.contains("writing /dev/full: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+}
