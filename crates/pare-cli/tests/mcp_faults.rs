@@ -411,3 +411,26 @@ fn regression_a_result_being_shaped_when_the_client_leaves_is_still_sent() {
         assert!(reply["result"]["content"][0]["text"].is_string(), "{reply}");
     }
 }
+
+/// The issue-28 probe: a server that answered one request twice had both answers reach the
+/// client (JSON-RPC gives a request one). The second is logged and not passed on.
+#[test]
+fn regression_a_second_response_to_one_request_reached_the_client() {
+    let mut p = start(&[], "ok");
+    let first = p.request(5, "test/twice", json!({}));
+    assert_eq!(first["result"], json!({"echo": "first"}), "{first}");
+    let next = p.request(6, "ping", json!({}));
+    assert_eq!(next["id"], 6, "the second answer to 5 came through: {next}");
+    // An id used again after its answer is a new request, answered as usual.
+    let again = p.request(5, "ping", json!({}));
+    assert_eq!(again["result"], json!({"echo": "ping"}), "{again}");
+    p.close_stdin();
+    let (status, stderr) = p.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "skipped a line from the server (a second response to a request it answered)"
+        ),
+        "{stderr}"
+    );
+}

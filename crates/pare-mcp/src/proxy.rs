@@ -75,7 +75,13 @@ pub(crate) struct Shared {
     /// Lines from the server being handled: a response taken from `pending` but not yet
     /// written to the client (shaping it takes a while) is still owed to the client.
     answering: AtomicUsize,
+    /// The ids of the last [`ANSWERED_KEPT`] requests answered, oldest first: a second
+    /// response to one of them is the server's mistake, not passed on to the client.
+    answered: Mutex<std::collections::VecDeque<String>>,
 }
+
+/// How many answered request ids are remembered to catch a repeated response.
+const ANSWERED_KEPT: usize = 1024;
 
 impl Shared {
     /// Write one message line to the client. An error means the client is gone.
@@ -88,10 +94,35 @@ impl Shared {
 
     /// Wait for the answer to the request `id`, remembering what it asked.
     fn await_answer(&self, id: Json, pending: Pending) {
+        let key = rpc::id_key(&id);
+        // An id used again after its answer is a new request (JSON-RPC allows that).
+        self.answered
+            .lock()
+            .expect("answered")
+            .retain(|k| *k != key);
         self.pending
             .lock()
             .expect("pending")
-            .insert(rpc::id_key(&id), (id, pending));
+            .insert(key, (id, pending));
+    }
+
+    /// The server answered request `id`: what it asked, if it was open; `Err` when it was
+    /// answered already (a second response, which the client must not get).
+    fn answer(&self, id: &Json) -> Result<Option<Pending>, &'static str> {
+        let key = rpc::id_key(id);
+        let open = self.pending.lock().expect("pending").remove(&key);
+        let mut answered = self.answered.lock().expect("answered");
+        match open {
+            Some((_, pending)) => {
+                if answered.len() >= ANSWERED_KEPT {
+                    answered.pop_front();
+                }
+                answered.push_back(key);
+                Ok(Some(pending))
+            }
+            None if answered.contains(&key) => Err("a second response to a request it answered"),
+            None => Ok(None),
+        }
     }
 
     /// Stop waiting for the request `id`: what it asked, if it was open.
@@ -141,6 +172,7 @@ pub fn run(
         tools: Mutex::new(ToolsState::default()),
         client_out: Mutex::new(Box::new(client_out)),
         answering: AtomicUsize::new(0),
+        answered: Mutex::new(std::collections::VecDeque::new()),
     });
     let (tx, rx) = mpsc::channel();
     {
@@ -368,7 +400,10 @@ fn upstream_loop(shared: &Shared, upstream_out: impl BufRead) -> UpstreamEnd {
 /// forward these instead, `Err(why)` it is not a JSON-RPC message.
 fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
     if let Some(response) = lazy::Response::read(line) {
-        return Ok(lazy_response(shared, line, response));
+        let Some(pending) = shared.answer(&response.id)? else {
+            return Ok(None);
+        };
+        return Ok(lazy_response(shared, line, response, pending));
     }
     let Ok(mut msg) = serde_json::from_slice::<Json>(line) else {
         return unreadable_message(shared, line);
@@ -378,7 +413,7 @@ fn upstream_message(shared: &Shared, line: &[u8]) -> Result<Option<Vec<u8>>, &'s
         Some(Kind::Response(id)) => id.clone(),
         Some(_) => return Ok(None),
     };
-    let Some(pending) = shared.take(&id) else {
+    let Some(pending) = shared.answer(&id)? else {
         return Ok(None);
     };
     Ok(rewrite_whole(shared, &mut msg, pending))
@@ -412,8 +447,13 @@ fn rewrite(shared: &Shared, result: &mut Json, pending: Pending) -> bool {
 
 /// [`upstream_message`] for a response read lazily ([`lazy`]): a tool result has only the
 /// members shaping reads decoded and written again; an unshaped result is not decoded at all.
-fn lazy_response(shared: &Shared, line: &[u8], mut response: lazy::Response) -> Option<Vec<u8>> {
-    match shared.take(&response.id)? {
+fn lazy_response(
+    shared: &Shared,
+    line: &[u8],
+    mut response: lazy::Response,
+    pending: Pending,
+) -> Option<Vec<u8>> {
+    match pending {
         Pending::Other => None,
         Pending::Call(call) => {
             let mut result = response.decoded();

@@ -17,7 +17,8 @@ Modes:
   Also in every mode: `test/surrogate` is answered with a lone surrogate escape
   ({"name": "a\\ud800b"}, as json.dumps writes it), `test/bad_utf8` with a byte that is not
   UTF-8; `test/junk_big` gets a 10 MB line that is JSON but not JSON-RPC before its answer;
-  `test/crash_big` gets the first 18 MB of a reply, then the server exits mid-line.
+  `test/crash_big` gets the first 18 MB of a reply, then the server exits mid-line;
+  `test/twice` is answered twice (`{"echo": "first"}`, then `{"echo": "second"}`).
   orphan   like ok, but starts a child (`sleep`), writes "SERVER_PID CHILD_PID" to a file in
            the directory FAKE_PIDS (env), and does not exit when its stdin closes.
   stubborn like orphan, and it and its child ignore SIGTERM.
@@ -150,6 +151,10 @@ def answer(msg):
         return None  # never answered
     if method == "test/die":
         sys.exit(3)
+    if method == "test/twice":
+        # A faulty server: the same request answered twice.
+        send({"jsonrpc": "2.0", "id": rid, "result": {"echo": "first"}})
+        return {"echo": "second"}
     if method == "foo/unknown":
         send({"jsonrpc": "2.0", "method": "notifications/foo_unknown", "params": {"x": 1}})
     return {"echo": method}
