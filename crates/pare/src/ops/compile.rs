@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::params::{NumberOrParam, ParamNumber, Scalar};
 use crate::query::expr::Expr;
-use crate::query::selector::Selector;
+use crate::query::selector::{MAX_POSITIONS, Selector};
 
 /// The name of the level that is always the input unchanged.
 pub const FULL: &str = "full";
@@ -102,6 +102,10 @@ pub(crate) struct UsedSelector {
 /// What ops see while compiling: registers selectors, validates references.
 pub struct CompileCx<'a> {
     selectors: Vec<Selector>,
+    /// Each selector's index by its source (a policy of 64k ops was quadratic to refuse).
+    by_source: std::collections::HashMap<String, usize>,
+    /// The automaton positions the selectors take ([`MAX_POSITIONS`]).
+    positions: usize,
     key: String,
     params: &'a BTreeMap<String, Scalar>,
     levels: &'a [String],
@@ -117,6 +121,8 @@ impl<'a> CompileCx<'a> {
     pub(crate) fn new(params: &'a BTreeMap<String, Scalar>, levels: &'a [String]) -> Self {
         CompileCx {
             selectors: Vec::new(),
+            by_source: std::collections::HashMap::new(),
+            positions: 0,
             key: String::new(),
             params,
             levels,
@@ -190,11 +196,24 @@ impl<'a> CompileCx<'a> {
 
     /// Register a selector; returns its index in the policy's selector set.
     pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
-        let i = match self.selectors.iter().position(|s| s.source() == src) {
-            Some(i) => i,
+        let i = match self.by_source.get(src) {
+            Some(&i) => i,
             None => {
                 let sel = Selector::parse(src).map_err(|e| self.error(field, e.to_string()))?;
+                // Refused here, at the op and path that go over, and at once.
+                self.positions += sel.segments().len() + 1;
+                if self.positions > MAX_POSITIONS {
+                    return Err(self.error(
+                        field,
+                        format!(
+                            "`{src}`: too many path segments in one policy (at most \
+                             {MAX_POSITIONS}, counting one more per path)"
+                        ),
+                    ));
+                }
                 self.selectors.push(sel);
+                self.by_source
+                    .insert(src.to_owned(), self.selectors.len() - 1);
                 self.selectors.len() - 1
             }
         };
