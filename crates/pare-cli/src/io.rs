@@ -28,11 +28,67 @@ fn is_blank(text: &str) -> bool {
 /// Read all of FILE, or stdin for `-` / no file, empty or not; text that is not UTF-8 is
 /// an error naming the first bad byte's line and column.
 pub fn read_text(file: Option<&Path>) -> Result<String> {
-    let bytes = read_bytes(file)?;
+    let name = input_name(file);
+    let regular = match file {
+        Some(p) if p != Path::new("-") => fs::metadata(p).is_ok_and(|m| m.is_file()),
+        _ => false,
+    };
+    let bytes = if regular {
+        read_bytes(file)?
+    } else {
+        // A pipe or a device has no size to stop at (`/dev/zero` never ends): read it in
+        // pieces and stop at the first byte no text of ours can hold.
+        let mut source: Box<dyn Read> = match file {
+            Some(p) if p != Path::new("-") => {
+                Box::new(fs::File::open(p).with_context(|| format!("reading {}", p.display()))?)
+            }
+            _ => Box::new(io::stdin().lock()),
+        };
+        read_stopping(&mut source, &name)?
+    };
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
-        not_utf8(&input_name(file), e.as_bytes(), at)
+        not_utf8(&name, e.as_bytes(), at)
     })
+}
+
+/// Read `source` to its end in pieces, stopping at the first byte that makes it no JSON or
+/// TOON text: a NUL, or bytes that are not UTF-8 (the error says where).
+fn read_stopping(source: &mut dyn Read, name: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut checked = 0; // bytes known to be whole UTF-8 characters without a NUL
+    let mut piece = vec![0u8; 1 << 16];
+    loop {
+        let n = match source.read(&mut piece) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("reading {name}"))),
+        };
+        bytes.extend_from_slice(&piece[..n]);
+        let fresh = &bytes[checked..];
+        if let Some(nul) = fresh.iter().position(|&b| b == 0) {
+            let at = checked + nul;
+            let (line, column) = line_column(&bytes[..at]);
+            bail!(
+                "{name}: a NUL byte at line {line} column {column} (byte {at}): not JSON or TOON text; stopped reading there"
+            );
+        }
+        match std::str::from_utf8(fresh) {
+            Ok(_) => checked = bytes.len(),
+            // Cut inside a character at the piece's end: the next piece finishes it.
+            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+            Err(e) => return Err(not_utf8(name, &bytes, checked + e.valid_up_to())),
+        }
+    }
+}
+
+/// The line and column (in characters) just after `text`, which is whole UTF-8.
+fn line_column(text: &[u8]) -> (usize, usize) {
+    let text = std::str::from_utf8(text).unwrap_or_default();
+    let line = 1 + text.matches('\n').count();
+    let start = text.rfind('\n').map_or(0, |nl| nl + 1);
+    (line, 1 + text[start..].chars().count())
 }
 
 /// Read all of FILE, or stdin for `-` / no file, as bytes.
@@ -54,10 +110,7 @@ pub fn read_bytes(file: Option<&Path>) -> Result<Vec<u8>> {
 /// The error for text whose first `at` bytes are UTF-8 and the next one is not: where it
 /// is, as a line and column (in characters) like JSON errors, and as a byte offset.
 fn not_utf8(name: &str, bytes: &[u8], at: usize) -> anyhow::Error {
-    let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-    let line = 1 + valid.matches('\n').count();
-    let line_start = valid.rfind('\n').map_or(0, |nl| nl + 1);
-    let column = 1 + valid[line_start..].chars().count();
+    let (line, column) = line_column(&bytes[..at]);
     anyhow::anyhow!(
         "{name} is not UTF-8: byte 0x{:02X} at line {line} column {column} (byte {at})",
         bytes[at]

@@ -2168,3 +2168,36 @@ fn regression_sigterm_left_the_output_temporary_behind() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// The issue-28 probe: `pare compact /dev/zero` read until memory ran out (2.9 GB after
+/// 10 s), though its first byte already makes it no JSON. A pipe or device is read in
+/// pieces and reading stops at the first NUL or byte that is not UTF-8.
+#[cfg(unix)]
+#[test]
+fn regression_an_endless_invalid_input_was_read_until_memory_ran_out() {
+    if !Path::new("/dev/zero").exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI needs /dev/zero"
+        );
+        eprintln!("not run: this system has no /dev/zero");
+        return;
+    }
+    for cmd in [&["compact", "/dev/zero"][..], &["expand", "/dev/zero"][..]] {
+        let err = fail(cmd, "");
+        assert!(
+            err.contains("/dev/zero: a NUL byte at line 1 column 1 (byte 0)"),
+            "{cmd:?}: {err}"
+        );
+    }
+    let err = fail(&["compact"], b"{\"a\":\"x\xffy\"}".to_vec());
+    assert!(
+        err.contains("<stdin> is not UTF-8: byte 0xFF at line 1 column 8"),
+        "{err}"
+    );
+    let err = fail(&["compact"], b"{\"a\":\n\0}".to_vec());
+    assert!(
+        err.contains("a NUL byte at line 2 column 1 (byte 6)"),
+        "{err}"
+    );
+}
