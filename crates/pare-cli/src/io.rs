@@ -38,13 +38,13 @@ pub fn read_text(file: Option<&Path>) -> Result<String> {
     } else {
         // A pipe or a device has no size to stop at (`/dev/zero` never ends): read it in
         // pieces and stop at the first byte no text of ours can hold.
-        let mut source: Box<dyn Read> = match file {
+        let source: Box<dyn Read> = match file {
             Some(p) if p != Path::new("-") => {
                 Box::new(fs::File::open(p).with_context(|| format!("reading {}", p.display()))?)
             }
             _ => Box::new(io::stdin().lock()),
         };
-        read_stopping(&mut source, &name)?
+        read_stopping(source, &name)?
     };
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
@@ -52,22 +52,28 @@ pub fn read_text(file: Option<&Path>) -> Result<String> {
     })
 }
 
+/// How much of a pipe or device is read before it is checked.
+const PIECE_BYTES: u64 = 1 << 20;
+
 /// Read `source` to its end in pieces, stopping at the first byte that makes it no JSON or
 /// TOON text: a NUL, or bytes that are not UTF-8 (the error says where).
-fn read_stopping(source: &mut dyn Read, name: &str) -> Result<Vec<u8>> {
+fn read_stopping(mut source: Box<dyn Read>, name: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     let mut checked = 0; // bytes known to be whole UTF-8 characters without a NUL
-    let mut piece = vec![0u8; 1 << 16];
     loop {
-        let n = match source.read(&mut piece) {
-            Ok(0) => return Ok(bytes),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(anyhow::Error::new(e).context(format!("reading {name}"))),
-        };
-        bytes.extend_from_slice(&piece[..n]);
+        // Straight into the buffer's spare room (no copy, no zeroing), a piece at a time.
+        let n = (&mut source)
+            .take(PIECE_BYTES)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("reading {name}"))?;
+        if n == 0 {
+            return Ok(bytes);
+        }
         let fresh = &bytes[checked..];
-        if let Some(nul) = fresh.iter().position(|&b| b == 0) {
+        // `contains` on bytes is a memchr; the position is looked for only when there is one.
+        if fresh.contains(&0)
+            && let Some(nul) = fresh.iter().position(|&b| b == 0)
+        {
             let at = checked + nul;
             let (line, column) = line_column(&bytes[..at]);
             bail!(
