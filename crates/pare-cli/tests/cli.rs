@@ -2093,16 +2093,25 @@ fn mcp_takes_the_server_command_without_the_double_dash() {
     }
 }
 
+/// Whether the device file a test needs is there; a test without it says so, and in CI
+/// (`CI=true`) fails.
+fn has_device(path: &str) -> bool {
+    let there = Path::new(path).exists();
+    if !there {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI needs {path}"
+        );
+        eprintln!("not run: this system has no {path}");
+    }
+    there
+}
+
 /// The issue-28 probe: writing to a full disk said only "No space left on device (os error
 /// 28)", naming no file. `/dev/full` stands for the full disk (Linux).
 #[test]
 fn regression_a_full_disk_error_named_no_file() {
-    if !Path::new("/dev/full").exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI needs /dev/full"
-        );
-        eprintln!("not run: this system has no /dev/full");
+    if !has_device("/dev/full") {
         return;
     }
     let input = "{\"a\":[1,2,3]}";
@@ -2175,12 +2184,7 @@ fn regression_sigterm_left_the_output_temporary_behind() {
 #[cfg(unix)]
 #[test]
 fn regression_an_endless_invalid_input_was_read_until_memory_ran_out() {
-    if !Path::new("/dev/zero").exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI needs /dev/zero"
-        );
-        eprintln!("not run: this system has no /dev/zero");
+    if !has_device("/dev/zero") {
         return;
     }
     for cmd in [&["compact", "/dev/zero"][..], &["expand", "/dev/zero"][..]] {

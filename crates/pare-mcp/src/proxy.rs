@@ -110,10 +110,10 @@ impl Shared {
     /// answered already (a second response, which the client must not get).
     fn answer(&self, id: &Json) -> Result<Option<Pending>, &'static str> {
         let key = rpc::id_key(id);
-        let open = self.pending.lock().expect("pending").remove(&key);
+        let open = self.take(id);
         let mut answered = self.answered.lock().expect("answered");
         match open {
-            Some((_, pending)) => {
+            Some(pending) => {
                 if answered.len() >= ANSWERED_KEPT {
                     answered.pop_front();
                 }

@@ -162,16 +162,10 @@ impl Policy {
         }
         let omitted_at = cx.selectors("at", &options.omitted.at)?;
         let level_masks = cx.level_masks();
-        let all = cx.into_selectors();
-        let sources: Vec<String> = all.iter().map(|s| s.source().to_owned()).collect();
-        let selectors = SelectorSet::new(all).map_err(|e| {
-            // Name the op and the field whose selector went over the limit.
-            let at = ops.iter().enumerate().find_map(|(i, op)| {
-                let u = op.selectors.iter().find(|u| sources[u.index] == e.source)?;
-                Some(format!("ops[{i}].{}", u.field))
-            });
-            PolicyError::invalid(at.unwrap_or_else(|| "omitted.at".into()), e.to_string())
-        })?;
+        // The position limit is checked as each selector is registered ([`CompileCx`]), at
+        // the op that goes over; this is the same check, which cannot fail after it.
+        let selectors = SelectorSet::new(cx.into_selectors())
+            .map_err(|e| PolicyError::invalid("ops", e.to_string()))?;
         Ok(Policy {
             omitted_key: options.omitted.key.clone(),
             omitted_enabled: options.omitted.enabled,

@@ -296,6 +296,33 @@ impl Map {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
     }
+    /// Set a dotted relative path (`refs.shot`): in place, or at the end of its parent
+    /// object; nothing when an object on the way is missing.
+    pub fn set_dotted(&mut self, dotted: &str, value: Value) {
+        match dotted.split_once('.') {
+            None => {
+                self.insert(dotted.to_owned(), value);
+            }
+            Some((head, rest)) => {
+                if let Some(Value::Object(inner)) = self.get_mut(head) {
+                    inner.set_dotted(rest, value);
+                }
+            }
+        }
+    }
+    /// Remove a dotted relative path, if it is there.
+    pub fn remove_dotted(&mut self, dotted: &str) {
+        match dotted.split_once('.') {
+            None => {
+                self.remove(dotted);
+            }
+            Some((head, rest)) => {
+                if let Some(Value::Object(inner)) = self.get_mut(head) {
+                    inner.remove_dotted(rest);
+                }
+            }
+        }
+    }
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
     }

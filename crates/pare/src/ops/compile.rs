@@ -234,12 +234,7 @@ impl<'a> CompileCx<'a> {
         field: &str,
         srcs: &[String],
     ) -> Result<Vec<usize>, PolicyError> {
-        let from = self.used.len();
-        let out = self.selectors(field, srcs)?;
-        for u in &mut self.used[from..] {
-            u.guard = true;
-        }
-        Ok(out)
+        self.marked_selectors(field, srcs, |u| u.guard = true)
     }
 
     /// [`CompileCx::selectors`] for what only some of a policy's payloads have (`drop`'s
@@ -250,12 +245,31 @@ impl<'a> CompileCx<'a> {
         field: &str,
         srcs: &[String],
     ) -> Result<Vec<usize>, PolicyError> {
+        self.marked_selectors(field, srcs, |u| u.optional = true)
+    }
+
+    /// [`CompileCx::selectors`], each use marked by `mark`.
+    fn marked_selectors(
+        &mut self,
+        field: &str,
+        srcs: &[String],
+        mark: fn(&mut UsedSelector),
+    ) -> Result<Vec<usize>, PolicyError> {
         let from = self.used.len();
         let out = self.selectors(field, srcs)?;
-        for u in &mut self.used[from..] {
-            u.optional = true;
-        }
+        self.used[from..].iter_mut().for_each(mark);
         Ok(out)
+    }
+
+    /// Check a field name or dotted path (`refs.shot`): no empty part.
+    pub(crate) fn dotted(&self, field: &str, path: &str) -> Result<(), PolicyError> {
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(self.error(
+                field,
+                format!("`{path}` is not a field name or dotted path"),
+            ));
+        }
+        Ok(())
     }
 
     pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {

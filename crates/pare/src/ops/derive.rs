@@ -79,12 +79,7 @@ impl DeriveSpec {
             .flat_map(|(f, l)| [("count", f, f), ("count", f, l)]);
         let params = self.param.keys().map(|f| ("param", f, f));
         for (opt, field, path) in counts.chain(params) {
-            if path.is_empty() || path.split('.').any(str::is_empty) {
-                return Err(cx.error(
-                    &format!("{opt}.{field}"),
-                    format!("`{path}` is not a field name or dotted path"),
-                ));
-            }
+            cx.dotted(&format!("{opt}.{field}"), path)?;
         }
         for (field, name) in &self.param {
             cx.param(&format!("param.{field}"), name)?;
@@ -114,31 +109,14 @@ impl Op for Derive {
                 Some(Value::Object(members)) => members.len(),
                 _ => continue,
             };
-            set(node, field, Value::from(n as i64));
-        }
-        for (field, name) in &self.param {
-            if let Some(value) = cx.params.value(name) {
-                set(node, field, value);
+            if let Value::Object(map) = node {
+                map.set_dotted(field, Value::from(n as i64));
             }
         }
-    }
-}
-
-/// Set `dotted` in `node`, in place or at the end of its parent; nothing when a parent on the
-/// way is missing or not an object.
-fn set(node: &mut Value, dotted: &str, value: Value) {
-    let (parent, last) = match dotted.rsplit_once('.') {
-        Some((p, l)) => (Some(p), l),
-        None => (None, dotted),
-    };
-    let mut cur = node;
-    for part in parent.into_iter().flat_map(|p| p.split('.')) {
-        match cur.as_object_mut().and_then(|m| m.get_mut(part)) {
-            Some(next) => cur = next,
-            None => return,
+        for (field, name) in &self.param {
+            if let (Some(value), Value::Object(map)) = (cx.params.value(name), &mut *node) {
+                map.set_dotted(field, value);
+            }
         }
-    }
-    if let Some(map) = cur.as_object_mut() {
-        map.insert(last.to_owned(), value);
     }
 }

@@ -158,9 +158,7 @@ impl MergeSpec {
             .iter()
             .flat_map(|(opt, fs, r)| fs.iter().map(move |f| (*opt, f, *r)));
         for (opt, field, rule) in singles.chain(each) {
-            if field.is_empty() || field.split('.').any(str::is_empty) {
-                return Err(cx.error(opt, format!("`{field}` is not a field name or dotted path")));
-            }
+            cx.dotted(opt, field)?;
             if let Some((_, other)) = named.iter().find(|(f, _)| f == field) {
                 return Err(cx.error(
                     opt,
@@ -293,12 +291,12 @@ impl Merge {
             return out;
         };
         if let Some(end_value) = end_value {
-            set_dotted(map, &self.end, end_value);
+            map.set_dotted(&self.end, end_value);
         }
         if let (Some(field), Some(decimals)) = (&self.duration, decimals)
             && let Some(n) = Number::from_f64_fixed((end - start) / 60.0, decimals)
         {
-            set_dotted(map, field, Value::Number(n));
+            map.set_dotted(field, Value::Number(n));
         }
         for (field, rule) in plan {
             let values: Vec<Option<&Value>> =
@@ -311,7 +309,7 @@ impl Merge {
                     Some(Some(sum)) => (Some(sum), 0),
                     Some(None) => {
                         // No exact sum to write: the field goes, and every value is counted.
-                        remove_from(map, &field);
+                        map.remove_dotted(&field);
                         let n = values.iter().filter(|v| non_null(**v).is_some()).count();
                         (None, n)
                     }
@@ -436,37 +434,12 @@ fn members_of<'m>(maps: &[&'m Map]) -> Vec<&'m str> {
 /// `v` without the dotted paths `inner` (for comparing what is left of a member).
 fn without(v: Option<&Value>, inner: &[&str]) -> Option<Value> {
     let mut v = v?.clone();
-    for path in inner {
-        remove_dotted(&mut v, path);
+    if let Value::Object(map) = &mut v {
+        for path in inner {
+            map.remove_dotted(path);
+        }
     }
     Some(v)
-}
-
-fn remove_from(map: &mut Map, dotted: &str) {
-    match dotted.split_once('.') {
-        None => {
-            map.remove(dotted);
-        }
-        Some((head, rest)) => {
-            if let Some(inner) = map.get_mut(head) {
-                remove_dotted(inner, rest);
-            }
-        }
-    }
-}
-
-fn remove_dotted(v: &mut Value, dotted: &str) {
-    let Value::Object(map) = v else { return };
-    match dotted.split_once('.') {
-        None => {
-            map.remove(dotted);
-        }
-        Some((head, rest)) => {
-            if let Some(inner) = map.get_mut(head) {
-                remove_dotted(inner, rest);
-            }
-        }
-    }
 }
 
 /// A `collect` field's block value: `None` when the first item's value already says it all
@@ -577,19 +550,6 @@ fn put(map: &mut Map, dotted: &str, value: Value, donor: Option<&Map>) -> bool {
             }
             _ => false,
         },
-    }
-}
-
-fn set_dotted(map: &mut Map, dotted: &str, value: Value) {
-    match dotted.split_once('.') {
-        None => {
-            map.insert(dotted.to_owned(), value);
-        }
-        Some((head, rest)) => {
-            if let Some(Value::Object(inner)) = map.get_mut(head) {
-                set_dotted(inner, rest, value);
-            }
-        }
     }
 }
 
