@@ -51,6 +51,10 @@ pub struct Args {
     /// Connections at once, at most; more are answered 503.
     #[arg(long, default_value_t = 1024)]
     pub max_connections: usize,
+    /// Connections at once from one client address (an IPv6 /64 counts as one), at most;
+    /// more are answered 429.
+    #[arg(long, default_value_t = 256)]
+    pub max_connections_per_client: usize,
     /// Seconds a request's whole head may take to arrive (slow clients are cut off).
     #[arg(long, default_value_t = 10)]
     pub header_timeout: u64,
@@ -107,6 +111,7 @@ pub fn run(args: Args) -> Result<()> {
         cache,
         limits: Limits {
             max_connections: args.max_connections.max(1),
+            max_connections_per_client: args.max_connections_per_client.max(1),
             header_deadline: Duration::from_secs(args.header_timeout.max(1)),
             max_head_bytes: args.max_head_bytes,
             ..Limits::default()

@@ -61,12 +61,23 @@ pub struct Args {
     /// With --listen: sessions at once, at most.
     #[arg(long, default_value_t = 64, requires = "listen")]
     pub max_sessions: usize,
+    /// With --listen: sessions at once from one client address (an IPv6 /64 counts as
+    /// one), at most; more initializes get 429.
+    #[arg(long, default_value_t = 16, requires = "listen")]
+    pub max_sessions_per_client: usize,
     /// With --listen: a session with no request for this many seconds is closed.
     #[arg(long, default_value_t = 1800, requires = "listen")]
     pub session_idle: u64,
+    /// With --listen: a session never used — no request after initialize and no GET
+    /// stream — is closed after this many seconds.
+    #[arg(long, default_value_t = 10, requires = "listen")]
+    pub session_unused: u64,
     /// With --listen: connections at once, at most (an SSE stream holds one); more get 503.
     #[arg(long, default_value_t = 256, requires = "listen")]
     pub max_connections: usize,
+    /// With --listen: connections at once from one client address, at most; more get 429.
+    #[arg(long, default_value_t = 64, requires = "listen")]
+    pub max_connections_per_client: usize,
     /// With --listen: seconds a request's body may take to arrive once its head has (its
     /// head has 10 s); a slower request gets 408 and its connection is closed.
     #[arg(long, default_value_t = 60, requires = "listen")]
@@ -122,8 +133,11 @@ pub fn run(args: Args) -> Result<()> {
             allow_remote: args.allow_remote,
             allowed_origins: args.allow_origin.clone(),
             max_sessions: args.max_sessions.max(1),
+            max_sessions_per_client: args.max_sessions_per_client.max(1),
             max_connections: args.max_connections.max(1),
+            max_connections_per_client: args.max_connections_per_client.max(1),
             session_idle: Duration::from_secs(args.session_idle.max(1)),
+            session_unused: Duration::from_secs(args.session_unused.max(1)),
             deadlines: Deadlines {
                 head: pare_mcp::listen::HEAD_DEADLINE,
                 body: Duration::from_secs(args.body_timeout.max(1)),

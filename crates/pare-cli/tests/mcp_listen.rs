@@ -776,3 +776,107 @@ fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_he
     );
     drop(open);
 }
+
+/// A connection to `addr` from `source` (another loopback address stands for another
+/// client: all of 127.0.0.0/8 is loopback on Linux).
+fn connect_from(source: &str, addr: &str) -> std::io::Result<TcpStream> {
+    use socket2::{Domain, SockAddr, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    let source: std::net::SocketAddr = format!("{source}:0").parse().unwrap();
+    socket.bind(&SockAddr::from(source))?;
+    let target: std::net::SocketAddr = addr.parse().unwrap();
+    socket.connect(&SockAddr::from(target))?;
+    Ok(socket.into())
+}
+
+/// One exchange from `source`; `None` if the connection was refused or cut.
+fn status_from(source: &str, addr: &str, raw: &str) -> Option<(u16, String)> {
+    let mut s = connect_from(source, addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    s.write_all(raw.as_bytes()).ok()?;
+    let mut reply = Vec::new();
+    let _ = s.read_to_end(&mut reply);
+    let r = parse_reply(&reply);
+    let session = r.header("mcp-session-id").unwrap_or("").to_owned();
+    Some((r.status, session))
+}
+
+fn initialize_request(addr: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    request_head(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], &init) + &init
+}
+
+/// One client could exhaust the listener: 500 idle sockets gave every client 503 for about
+/// 10 s, and 64 sessions opened and left locked everyone out for 30 minutes. Now one
+/// client address holds at most its share of connections and sessions (429 beyond), and a
+/// session never used closes within seconds; a normal client from another address is
+/// served at once while all that is open.
+#[test]
+fn regression_one_client_exhausted_the_listener() {
+    let py = python();
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--session-unused", "3", "--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.clone();
+    let hostile = "127.0.0.2";
+    if connect_from(hostile, &addr).is_err() {
+        panic!("cannot connect from {hostile}: this test needs 127.0.0.0/8 on loopback");
+    }
+    // 64 sessions opened from one address and never used: 16 (its share) start.
+    let mut opened = Vec::new();
+    let mut statuses = std::collections::BTreeMap::new();
+    for _ in 0..64 {
+        let (status, session) =
+            status_from(hostile, &addr, &initialize_request(&addr)).expect("an answer");
+        *statuses.entry(status).or_insert(0) += 1;
+        if status == 200 {
+            opened.push(session);
+        }
+    }
+    assert_eq!(statuses, [(200, 16), (429, 48)].into(), "{statuses:?}");
+    // 500 idle sockets from the same address: 64 (its share) are held, the rest refused.
+    let idle: Vec<TcpStream> = (0..500)
+        .filter_map(|_| connect_from(hostile, &addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let refused = idle
+        .iter()
+        .filter(|s| {
+            s.set_read_timeout(Some(Duration::from_millis(100)))
+                .unwrap();
+            let mut buf = [0u8; 64];
+            matches!((&**s).read(&mut buf), Ok(n) if n > 0 && buf.starts_with(b"HTTP/1.1 429"))
+        })
+        .count();
+    assert_eq!(
+        refused,
+        500 - 64,
+        "the connections over the share are told 429"
+    );
+    // A normal client, from 127.0.0.1, is served at once.
+    let start = Instant::now();
+    let session = initialize(&addr);
+    let r = call(&addr, &session, 1, "tools/list", json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.messages()[0]["result"]["tools"].is_array());
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    // The hostile sessions, never used, close within seconds; the used one stays.
+    std::thread::sleep(Duration::from_secs(6));
+    drop(idle);
+    for s in &opened {
+        let r = http(&addr, "DELETE", &[("Mcp-Session-Id", s)], "");
+        assert_eq!(
+            r.status, 404,
+            "session {s} was never used and should be gone"
+        );
+    }
+    let r = call(&addr, &session, 2, "ping", json!({}));
+    assert_eq!(
+        r.status, 200,
+        "a used session outlives --session-unused: {}",
+        r.body
+    );
+}

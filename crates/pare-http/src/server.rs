@@ -6,7 +6,10 @@
 //!   `allow_remote`, and [`check_host`] a `Host` that names no loopback host (DNS
 //!   rebinding: a web page whose name resolves to 127.0.0.1 must not reach the door).
 //! - **Connections**: at most [`Limits::max_connections`] at once; one more is answered
-//!   `503` and closed at once, so a flood is told rather than queued.
+//!   `503` and closed at once, so a flood is told rather than queued. One client (an IPv4
+//!   address, or an IPv6 /64, see [`client_of`]) holds at most
+//!   [`Limits::max_connections_per_client`] of them; one more is answered `429`, so a
+//!   single client's idle sockets cannot take the slots everyone else needs.
 //! - **Time**: a request's whole head must arrive within [`Limits::header_deadline`] of
 //!   the connection's start (or of the previous response, on a kept-alive connection):
 //!   slow-header clients (slowloris) are cut off and their slots freed.
@@ -15,11 +18,12 @@
 //!   refused with 400 by [`check_framing`]: more than one `Host` or `Content-Length`, or
 //!   no `Host` in HTTP/1.1.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper::body::Incoming;
@@ -39,6 +43,8 @@ use crate::body::Body;
 pub struct Limits {
     /// Connections at once; more get 503.
     pub max_connections: usize,
+    /// Connections at once from one client ([`client_of`]); more get 429.
+    pub max_connections_per_client: usize,
     /// A request's head, whole, within this long.
     pub header_deadline: Duration,
     /// The largest request head, in bytes.
@@ -51,6 +57,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_connections: 1024,
+            max_connections_per_client: 256,
             header_deadline: Duration::from_secs(10),
             max_head_bytes: 64 << 10,
             max_headers: 100,
@@ -84,6 +91,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_client = Arc::new(ClientSlots::new(limits.max_connections_per_client));
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -94,14 +102,19 @@ pub async fn serve(
             },
             () = &mut shutdown => return,
         };
+        let Some(client_slot) = per_client.take(peer.ip()) else {
+            tokio::spawn(refuse_connection(stream, TOO_MANY_FROM_CLIENT));
+            continue;
+        };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tokio::spawn(busy(stream));
+            tokio::spawn(refuse_connection(stream, TOO_MANY));
             continue;
         };
         let handler = handler.clone();
         tokio::spawn(async move {
             serve_connection(stream, peer, limits, handler).await;
             drop(slot);
+            drop(client_slot);
         });
     }
 }
@@ -129,11 +142,77 @@ async fn serve_connection(stream: TcpStream, peer: SocketAddr, limits: Limits, h
         .await;
 }
 
-/// Too many connections: say so and close.
-async fn busy(mut stream: TcpStream) {
-    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 51\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{\"error\":\"pare: too many connections; retry later\"}";
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(BUSY)).await;
+const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 51\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{\"error\":\"pare: too many connections; retry later\"}";
+const TOO_MANY_FROM_CLIENT: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 69\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{\"error\":\"pare: too many connections from your address; retry later\"}";
+
+/// Too many connections (in all, or from this client): say so and close.
+async fn refuse_connection(mut stream: TcpStream, answer: &'static [u8]) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(answer)).await;
     let _ = stream.shutdown().await;
+}
+
+/// Who a connection counts against: an IPv4 address, or the /64 of an IPv6 one (one host
+/// is commonly given a whole /64, so counting single IPv6 addresses would limit nothing).
+/// An IPv4-mapped IPv6 address is its IPv4 address.
+pub fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+/// Connections held per client ([`client_of`]), each at most `max`.
+struct ClientSlots {
+    max: usize,
+    held: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl ClientSlots {
+    fn new(max: usize) -> ClientSlots {
+        ClientSlots {
+            max: max.max(1),
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// One more connection from `ip`, or `None` if its client holds `max` already.
+    fn take(self: &Arc<Self>, ip: IpAddr) -> Option<ClientSlot> {
+        let client = client_of(ip);
+        let mut held = self.held.lock().expect("client slots");
+        let n = held.entry(client).or_insert(0);
+        if *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot {
+            slots: self.clone(),
+            client,
+        })
+    }
+}
+
+/// A connection's place in its client's count, given back on drop.
+struct ClientSlot {
+    slots: Arc<ClientSlots>,
+    client: IpAddr,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.held.lock().expect("client slots");
+        if let Some(n) = held.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.client);
+            }
+        }
+    }
 }
 
 /// Framing RFC 9112 calls ambiguous: more than one `Host` or `Content-Length` line, or
@@ -243,5 +322,40 @@ mod tests {
     async fn a_remote_address_needs_allow_remote() {
         let err = bind("0.0.0.0:0".parse().unwrap(), false).await.unwrap_err();
         assert!(err.to_string().contains("--allow-remote"));
+    }
+
+    #[test]
+    fn a_client_is_an_ipv4_address_or_an_ipv6_64() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(client_of(ip("127.0.0.2")), ip("127.0.0.2"));
+        assert_eq!(client_of(ip("::ffff:10.0.0.1")), ip("10.0.0.1"));
+        assert_eq!(client_of(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(
+            client_of(ip("2001:db8:1:2::1")),
+            client_of(ip("2001:db8:1:2:ffff::9"))
+        );
+        assert_ne!(
+            client_of(ip("2001:db8:1:3::1")),
+            client_of(ip("2001:db8:1:2::1"))
+        );
+    }
+
+    #[test]
+    fn one_client_holds_at_most_its_share_and_gets_it_back() {
+        let slots = Arc::new(ClientSlots::new(2));
+        let a: IpAddr = "127.0.0.2".parse().unwrap();
+        let b: IpAddr = "127.0.0.1".parse().unwrap();
+        let first = slots.take(a).unwrap();
+        let _second = slots.take(a).unwrap();
+        assert!(slots.take(a).is_none(), "a third from the same client");
+        assert!(
+            slots.take(b).is_some(),
+            "another client is not counted with it"
+        );
+        drop(first);
+        assert!(
+            slots.take(a).is_some(),
+            "a closed connection gives its place back"
+        );
     }
 }

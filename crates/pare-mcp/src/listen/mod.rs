@@ -17,7 +17,9 @@
 //! Safe by default: pare listens on loopback unless `allow_remote`; the `Host` header must
 //! name a loopback host unless `allow_remote` (DNS rebinding), and a browser's `Origin`
 //! must be loopback or listed (403 otherwise). Sessions, connections and bodies are
-//! bounded; a session idle longer than its limit is closed. Not supported: SSE resumption
+//! bounded, in all and per client address (so one client cannot take every slot); a
+//! session idle longer than its limit is closed, and one never used (initialized, then
+//! no request and no GET stream) within seconds. Not supported: SSE resumption
 //! (`Last-Event-ID`) and JSON-RPC batches (answered 400).
 //!
 //! ```no_run
@@ -82,10 +84,17 @@ pub struct Listen {
     /// Browser origins allowed besides loopback ones, e.g. `https://app.example.com`.
     pub allowed_origins: Vec<String>,
     pub max_sessions: usize,
+    /// Sessions at once from one client ([`pare_http::server::client_of`]); more get 429.
+    pub max_sessions_per_client: usize,
     /// Connections at once, at most; more get 503.
     pub max_connections: usize,
+    /// Connections at once from one client; more get 429.
+    pub max_connections_per_client: usize,
     /// A session with no request for this long is closed.
     pub session_idle: Duration,
+    /// A session never used — no request after its initialize, no GET stream — is closed
+    /// after this long: opening sessions and leaving them must not lock others out.
+    pub session_unused: Duration,
     /// How long a request's head and body may take to arrive (a slow peer holds a
     /// connection no longer).
     pub deadlines: Deadlines,
@@ -99,8 +108,11 @@ impl Listen {
             allow_remote: false,
             allowed_origins: Vec::new(),
             max_sessions: 64,
+            max_sessions_per_client: 16,
             max_connections: 256,
+            max_connections_per_client: 64,
             session_idle: Duration::from_secs(30 * 60),
+            session_unused: Duration::from_secs(10),
             deadlines: Deadlines {
                 head: HEAD_DEADLINE,
                 body: Duration::from_secs(60),
@@ -138,6 +150,7 @@ pub fn serve(opts: Options, upstream: Upstream, listen: Listen) -> Result<(), Mc
         log(&format!("listening on http://{local}{ENDPOINT}"));
         let limits = pare_http::server::Limits {
             max_connections: listen.max_connections,
+            max_connections_per_client: listen.max_connections_per_client,
             header_deadline: listen.deadlines.head,
             ..pare_http::server::Limits::default()
         };
@@ -151,9 +164,9 @@ pub fn serve(opts: Options, upstream: Upstream, listen: Listen) -> Result<(), Mc
             let server = server.clone();
             thread::spawn(move || reap_idle_sessions(&server));
         }
-        let handler: pare_http::server::Handler = Arc::new(move |req, _peer| {
+        let handler: pare_http::server::Handler = Arc::new(move |req, peer| {
             let server = server.clone();
-            Box::pin(async move { handle(&server, req).await })
+            Box::pin(async move { handle(&server, req, peer).await })
         });
         pare_http::server::serve(listener, limits, handler, std::future::pending()).await;
         Ok(())
@@ -171,28 +184,37 @@ fn check_addr(listen: &Listen) -> Result<(), McpError> {
     Ok(())
 }
 
+/// Close sessions idle past `session_idle`, and those never used past `session_unused`.
 fn reap_idle_sessions(server: &Server) {
-    let every =
-        (server.listen.session_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    let listen = &server.listen;
+    let every = (listen.session_idle.min(listen.session_unused) / 4)
+        .clamp(Duration::from_millis(50), Duration::from_secs(30));
     loop {
         thread::sleep(every);
-        let idle: Vec<Arc<Session>> = server
+        let idle: Vec<(Arc<Session>, &str)> = server
             .sessions
             .lock()
             .expect("sessions")
             .values()
-            .filter(|s| s.idle() > server.listen.session_idle)
-            .cloned()
+            .filter_map(|s| {
+                if s.idle() > listen.session_idle {
+                    Some((s.clone(), "idle too long"))
+                } else if !s.used() && s.idle() > listen.session_unused {
+                    Some((s.clone(), "never used"))
+                } else {
+                    None
+                }
+            })
             .collect();
-        for s in idle {
-            log(&format!("session {}: idle too long, closed", s.id));
+        for (s, why) in idle {
+            log(&format!("session {}: {why}, closed", s.id));
             s.close();
         }
     }
 }
 
 /// Answer one request.
-async fn handle(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
+async fn handle(server: &Arc<Server>, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
     if req.uri().path() != ENDPOINT {
         return refuse(StatusCode::NOT_FOUND, "pare serves MCP at /mcp only");
     }
@@ -200,7 +222,7 @@ async fn handle(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> 
         return refuse(StatusCode::FORBIDDEN, &why);
     }
     match *req.method() {
-        Method::POST => post(server, req).await,
+        Method::POST => post(server, req, peer).await,
         Method::GET => get(server, req.headers()),
         Method::DELETE => match session_of(server, req.headers()) {
             Ok(session) => {
@@ -271,7 +293,7 @@ impl Refusal {
     }
 }
 
-async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
+async fn post(server: &Arc<Server>, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
     let (parts, incoming) = req.into_parts();
     let headers = &parts.headers;
     if header(headers, "content-type").is_some_and(|t| !t.to_ascii_lowercase().contains("json")) {
@@ -332,9 +354,9 @@ async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
         None if method == Some("initialize") => {
             let server = server.clone();
             // Starting a session starts a process: off the threads that move bytes.
-            match tokio::task::spawn_blocking(move || new_session(&server)).await {
+            match tokio::task::spawn_blocking(move || new_session(&server, peer.ip())).await {
                 Ok(Ok(s)) => (s, true),
-                Ok(Err(why)) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &why),
+                Ok(Err((status, why))) => return refuse(status, &why),
                 Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
             }
         }
@@ -343,6 +365,9 @@ async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
             Err(refused) => return refused.answer(),
         },
     };
+    if !new && request_id.is_some() {
+        session.mark_used();
+    }
     let Some(id) = request_id else {
         // A notification or a response to the server: accepted, nothing to wait for.
         if !session.send(body.to_vec()) {
@@ -398,23 +423,46 @@ async fn post(server: &Arc<Server>, req: Request<Incoming>) -> Response<Body> {
     }
 }
 
-/// Start a session for an initialize request.
-fn new_session(server: &Arc<Server>) -> Result<Arc<Session>, String> {
-    if server.sessions.lock().expect("sessions").len() >= server.listen.max_sessions {
-        return Err(format!(
-            "too many sessions (at most {})",
-            server.listen.max_sessions
-        ));
+/// Start a session for an initialize request from `peer`: refused with 503 when the
+/// server holds `max_sessions`, with 429 when `peer`'s client holds its share.
+fn new_session(server: &Arc<Server>, peer: IpAddr) -> Result<Arc<Session>, (StatusCode, String)> {
+    let client = pare_http::server::client_of(peer);
+    {
+        let sessions = server.sessions.lock().expect("sessions");
+        if sessions.len() >= server.listen.max_sessions {
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("too many sessions (at most {})", server.listen.max_sessions),
+            ));
+        }
+        let mine = sessions.values().filter(|s| s.client == client).count();
+        if mine >= server.listen.max_sessions_per_client {
+            return Err((
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "too many sessions from your address (at most {}); DELETE one you no longer use",
+                    server.listen.max_sessions_per_client
+                ),
+            ));
+        }
     }
-    let id = session_id().map_err(|e| format!("no randomness for a session id: {e}"))?;
+    let unavailable = |why: String| (StatusCode::SERVICE_UNAVAILABLE, why);
+    let id =
+        session_id().map_err(|e| unavailable(format!("no randomness for a session id: {e}")))?;
     let weak = Arc::downgrade(server);
     let key = id.clone();
-    let session = Session::start(id, server.opts.clone(), &server.upstream, move || {
-        if let Some(server) = weak.upgrade() {
-            server.sessions.lock().expect("sessions").remove(&key);
-        }
-    })
-    .map_err(|e| e.to_string())?;
+    let session = Session::start(
+        id,
+        client,
+        server.opts.clone(),
+        &server.upstream,
+        move || {
+            if let Some(server) = weak.upgrade() {
+                server.sessions.lock().expect("sessions").remove(&key);
+            }
+        },
+    )
+    .map_err(|e| unavailable(e.to_string()))?;
     log(&format!("session {}: started", session.id));
     server
         .sessions
@@ -445,6 +493,7 @@ fn get(server: &Arc<Server>, headers: &HeaderMap) -> Response<Body> {
         );
     }
     session.touch();
+    session.mark_used();
     let Some((no, rx)) = session.router.open_get() else {
         return refuse(StatusCode::NOT_FOUND, "the session has ended");
     };

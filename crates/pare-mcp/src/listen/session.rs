@@ -8,6 +8,8 @@
 //! an upstream that exits get a JSON-RPC error, as over stdio.
 
 use std::io::BufReader;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -30,6 +32,10 @@ pub enum Upstream {
 /// One client session.
 pub struct Session {
     pub id: String,
+    /// The client that opened it ([`pare_http::server::client_of`]), for per-client limits.
+    pub client: IpAddr,
+    /// Whether the client has used it: a request after initialize, or a GET stream.
+    used: AtomicBool,
     input: Mutex<Option<Sender<Feed>>>,
     pub router: Arc<Router>,
     last_used: Mutex<Instant>,
@@ -39,6 +45,7 @@ impl Session {
     /// Start the upstream and the proxy. `on_end` runs once the session is over.
     pub fn start(
         id: String,
+        client: IpAddr,
         opts: Arc<Options>,
         upstream: &Upstream,
         on_end: impl FnOnce() + Send + 'static,
@@ -46,6 +53,8 @@ impl Session {
         let (tx, rx) = mpsc::channel();
         let session = Arc::new(Session {
             id,
+            client,
+            used: AtomicBool::new(false),
             input: Mutex::new(Some(tx)),
             router: Arc::new(Router::default()),
             last_used: Mutex::new(Instant::now()),
@@ -117,6 +126,15 @@ impl Session {
     /// How long since the client last sent anything.
     pub fn idle(&self) -> Duration {
         self.last_used.lock().expect("last used").elapsed()
+    }
+
+    /// The client made a request after initialize, or opened the GET stream.
+    pub fn mark_used(&self) {
+        self.used.store(true, Ordering::Relaxed);
+    }
+
+    pub fn used(&self) -> bool {
+        self.used.load(Ordering::Relaxed)
     }
 
     pub fn touch(&self) {
