@@ -1,28 +1,5 @@
-//! Fuzz the policy parser and compiler: any text either fails with a `PolicyError` or
-//! compiles, and a compiled policy shapes a small value at every level without panicking
-//! (compile is meant to catch everything a request could trip on).
+//! libFuzzer's entry to [`pare_fuzz::policy_parse`] (what it checks, and why, is there).
+//! Run by `scripts/fuzz policy_parse`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use pare::policy::Policy;
-use pare::shape::{ShapeOptions, shape};
-
-const SAMPLE: &str = r#"{"id":"a","created_at":"2026-01-01T00:00:00Z","score":0.6271,"tags":[],
-"items":[{"type":"A","v":"x","minutes":0.2,"start":"2026-01-01T09:00:00Z","end":"2026-01-01T09:10:00Z"},
-{"type":"B","v":null,"minutes":3,"start":"2026-01-01T09:11:00Z","end":"2026-01-01T09:20:00Z"}],
-"meta":{"a":{"x":1},"b":{}}}"#;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(policy) = Policy::parse(text) else { return };
-    let value = pare::json::parse(SAMPLE).expect("sample is valid JSON");
-    for level in 0..policy.levels().len() {
-        let mut opts = ShapeOptions::new(&policy);
-        opts.level = level;
-        opts.track_paths = true;
-        opts.notes = Some(true);
-        let out = shape(value.clone(), &policy, &opts);
-        let text = pare::json::to_compact(&out.value);
-        assert!(pare::json::parse(&text).is_ok(), "shaped output must be valid JSON");
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pare_fuzz::policy_parse::check(data));

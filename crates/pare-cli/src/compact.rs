@@ -22,6 +22,8 @@ use crate::policy_cmd;
 
 #[derive(ClapArgs)]
 pub struct Args {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// Input JSON file; `-` or nothing for stdin.
     pub file: Option<PathBuf>,
     /// Policy file (TOML or JSON). Default: built-in (lossless: no ops, only re-encoded).
@@ -133,6 +135,7 @@ fn setup(args: &Args) -> Result<Setup> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    args.input.apply();
     let setup = setup(&args)?;
     if args.jsonl {
         return run_jsonl(&args, &setup);

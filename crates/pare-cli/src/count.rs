@@ -24,6 +24,8 @@ use crate::io::{input_name, read_bytes, tokenizer, write_output};
 
 #[derive(ClapArgs)]
 pub struct Args {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// Files to count (any text, not only JSON); `-` or nothing for stdin.
     pub files: Vec<PathBuf>,
     /// Print JSON: `{"tokenizer", "files": [{"file", "tokens", "bytes",
@@ -50,6 +52,7 @@ struct Counted {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    args.input.apply();
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let files: Vec<Option<&Path>> = if args.files.is_empty() {
         vec![None]

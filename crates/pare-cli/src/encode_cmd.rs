@@ -14,6 +14,8 @@ use crate::io::{AtomicFile, input_name, read_input, read_text, tokenizer, write_
 
 #[derive(ClapArgs)]
 pub struct EncodeArgs {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// Input JSON file; `-` or nothing for stdin.
     pub file: Option<PathBuf>,
     /// Output encoding: json (minified), pretty, toon (TOON v4, as the reference encoder
@@ -45,6 +47,7 @@ pub struct EncodeArgs {
 }
 
 pub fn encode(args: EncodeArgs) -> Result<()> {
+    args.input.apply();
     let format = Format::parse(&args.format).expect("clap checked the format");
     // Building a BPE tokenizer takes a while; json, pretty and toon don't need one.
     let tok = if format == Format::Auto || args.report {
@@ -168,6 +171,8 @@ fn write_streamed(
 
 #[derive(ClapArgs)]
 pub struct ExpandArgs {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// Input: JSON, TOON or pare auto text; `-` or nothing for stdin.
     pub file: Option<PathBuf>,
     /// Indent the JSON by two spaces.
@@ -187,6 +192,7 @@ pub struct ExpandArgs {
 }
 
 pub fn expand_cmd(args: ExpandArgs) -> Result<()> {
+    args.input.apply();
     let name = input_name(args.file.as_deref());
     // An empty text is TOON's empty document, `{}` (what `encode --format toon` writes for
     // it), so it is not refused here as it is where JSON is expected.

@@ -3,9 +3,114 @@
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use pare::tokens::{self, Tokenizer};
+
+/// `--max-input-bytes`, on every command that reads a whole document.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// The largest input read whole, in bytes (suffixes K, M, G, T: binary; KB, MB, GB:
+    /// decimal). A larger file is refused before it is read, and a pipe when it passes the
+    /// limit, with exit status 2. Default: an eighth of this machine's memory (or of the
+    /// cgroup's memory limit, if lower), because shaping a whole document peaks at up to
+    /// about 6.5 times its size; --jsonl streams and is not limited by it.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub max_input_bytes: Option<u64>,
+}
+
+impl InputArgs {
+    /// Make the limit the one every read of this run checks.
+    pub fn apply(&self) {
+        let limit = self.max_input_bytes.unwrap_or_else(default_max_input);
+        MAX_INPUT.store(limit.max(1), Ordering::Relaxed);
+    }
+}
+
+/// The limit in force; unlimited until [`InputArgs::apply`].
+static MAX_INPUT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn max_input() -> u64 {
+    MAX_INPUT.load(Ordering::Relaxed)
+}
+
+/// An eighth of the memory this process may use: the machine's (`MemTotal`), or its
+/// cgroup's limit when lower (`memory.max`, cgroup v2; `memory.limit_in_bytes`, v1).
+/// 1 GiB when neither can be read.
+pub fn default_max_input() -> u64 {
+    let total = fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse::<u64>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => t.min(c) / 8,
+        (Some(m), None) | (None, Some(m)) => m / 8,
+        (None, None) => 1 << 30,
+    }
+}
+
+/// `512M`, `2G`, `1.5GiB`, `3000000000`, `3GB`: bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        "T" | "TiB" => 1 << 40,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        other => {
+            return Err(format!(
+                "`{other}` is not a size unit (allowed: K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB, or none for bytes)"
+            ));
+        }
+    };
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (e.g. 512M, 2G, 3000000000)"))?;
+    let bytes = n * scale as f64;
+    if !(1.0..=u64::MAX as f64).contains(&bytes) {
+        return Err(format!("`{text}` is not a size of at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
+/// The error for an input over the limit.
+fn too_large(name: &str, size: Option<u64>) -> anyhow::Error {
+    let limit = max_input();
+    let is = match size {
+        Some(n) => format!("is {} ({n} bytes)", human(n)),
+        None => format!("passed {} while being read", human(limit)),
+    };
+    anyhow::anyhow!(
+        "{name} {is}, over --max-input-bytes ({limit} bytes, {}); nothing was written. Raise it with --max-input-bytes SIZE if this machine has about 6.5 times that in memory, or give one JSON value per line with --jsonl, which streams",
+        human(limit)
+    )
+}
+
+fn human(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n => format!("{n} bytes"),
+    }
+}
 
 /// Read all of FILE, or stdin for `-` / no file: a JSON value, so an empty text (nothing
 /// but whitespace and a byte order mark) is an error.
@@ -69,6 +174,9 @@ fn read_stopping(mut source: Box<dyn Read>, name: &str) -> Result<Vec<u8>> {
         if n == 0 {
             return Ok(bytes);
         }
+        if bytes.len() as u64 > max_input() {
+            return Err(too_large(name, None));
+        }
         let fresh = &bytes[checked..];
         // `contains` on bytes is a memchr; the position is looked for only when there is one.
         if fresh.contains(&0)
@@ -97,17 +205,34 @@ fn line_column(text: &[u8]) -> (usize, usize) {
     (line, 1 + text[start..].chars().count())
 }
 
-/// Read all of FILE, or stdin for `-` / no file, as bytes.
+/// Read all of FILE, or stdin for `-` / no file, as bytes; more than `--max-input-bytes`
+/// is an error (a file's before it is read).
 pub fn read_bytes(file: Option<&Path>) -> Result<Vec<u8>> {
+    let limit = max_input();
     match file {
         Some(p) if p != Path::new("-") => {
-            read_file(p).with_context(|| format!("reading {}", p.display()))
+            let size = fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            if size.is_some_and(|n| n > limit) {
+                return Err(too_large(&p.display().to_string(), size));
+            }
+            let bytes = read_file(p).with_context(|| format!("reading {}", p.display()))?;
+            if bytes.len() as u64 > limit {
+                return Err(too_large(&p.display().to_string(), None));
+            }
+            Ok(bytes)
         }
         _ => {
             let mut bytes = Vec::new();
             io::stdin()
+                .take(limit.saturating_add(1))
                 .read_to_end(&mut bytes)
                 .context("reading standard input")?;
+            if bytes.len() as u64 > limit {
+                return Err(too_large("<stdin>", None));
+            }
             Ok(bytes)
         }
     }
@@ -463,4 +588,40 @@ pub fn listen_addr(cmd: &str, addr: &str) -> std::net::SocketAddr {
 pub fn usage_error(cmd: &str, message: &str) -> ! {
     eprintln!("pare {cmd}: error: {message}");
     std::process::exit(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_binary_and_decimal_units() {
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("1K"), Ok(1024));
+        assert_eq!(parse_size("2M"), Ok(2 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("3GB"), Ok(3_000_000_000));
+        assert_eq!(parse_size(" 2 G "), Ok(2 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("-1G").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("1e9").unwrap_err().contains("not a size unit"));
+    }
+
+    #[test]
+    fn the_default_limit_is_an_eighth_of_memory() {
+        let limit = default_max_input();
+        let total = fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("MemTotal:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map(|kb| kb * 1024);
+        match total {
+            Some(t) => assert!(limit <= t / 8 && limit > 0, "{limit} of {t}"),
+            None => assert_eq!(limit, 1 << 30),
+        }
+    }
 }

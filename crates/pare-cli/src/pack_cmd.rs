@@ -21,6 +21,8 @@ use crate::policy_cmd;
 
 #[derive(ClapArgs)]
 pub struct Args {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// What to pack. A search response: nothing or `-` (stdin), or one file named `*.json`
     /// (`*.jsonl`/`*.ndjson`: one chunk object per line, as with --jsonl). Source: a
     /// directory, several paths, or one file of any other kind — pare walks directories
@@ -82,6 +84,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    args.input.apply();
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let (mut options, level) = match &args.policy {
         Some(path) => {

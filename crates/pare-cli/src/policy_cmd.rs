@@ -27,6 +27,8 @@ pub enum Command {
         /// The level to try the sample at. Default: the policy's default level.
         #[arg(long, requires = "sample")]
         level: Option<String>,
+        #[command(flatten)]
+        input: io::InputArgs,
     },
     /// List the ops a policy's `[[ops]]` tables can name, or show one: what it does, why,
     /// its options (type, default, meaning) and examples with their input and output.
@@ -46,7 +48,9 @@ pub fn run(cmd: Command) -> Result<()> {
             file,
             sample,
             level,
+            input,
         } => {
+            input.apply();
             let policy = load(&file)?;
             // What `pare mcp --policy FILE` would refuse, refused here too.
             pare_mcp::config::load(&file).map_err(|e| anyhow::anyhow!(mcp_error(&file, &e)))?;

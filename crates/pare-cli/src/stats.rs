@@ -16,6 +16,8 @@ use crate::io::{input_name, read_input, tokenizer, write_output};
 
 #[derive(ClapArgs)]
 pub struct Args {
+    #[command(flatten)]
+    pub input: crate::io::InputArgs,
     /// Input file; `-` or nothing for stdin. JSON gets a per-path profile; other text its
     /// exact count and a line saying it is not JSON (text that starts like a JSON object
     /// or array but does not parse is an error, with its line and column).
@@ -49,6 +51,7 @@ pub enum Rows {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    args.input.apply();
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let name = input_name(args.file.as_deref());
     let text = read_input(args.file.as_deref())?;

@@ -2205,3 +2205,69 @@ fn regression_an_endless_invalid_input_was_read_until_memory_ran_out() {
         "{err}"
     );
 }
+
+/// The issue-28 probe: a 2 GB document made lossless `compact` abort at 10.4 GB RSS
+/// (SIGABRT, a backtrace) and `encode --format toon` die after writing 1.96 GB. An input
+/// over `--max-input-bytes` (default: an eighth of the machine's memory) is now refused
+/// before it is read — a file by its size, a pipe once it passes the limit — with exit 2,
+/// saying the limit, and nothing written. Here the limit is 1M and the input 1.3 MB.
+#[test]
+fn regression_a_document_larger_than_memory_aborted_or_wrote_part_of_its_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.json");
+    let items: Vec<String> = (0..40_000)
+        .map(|i| format!("{{\"id\":{i},\"name\":\"item {i}\"}}"))
+        .collect();
+    let text = format!("[{}]", items.join(","));
+    assert!(text.len() > 1 << 20 && text.len() < 3 << 20);
+    std::fs::write(&big, &text).unwrap();
+    let big = big.to_str().unwrap();
+    let out = dir.path().join("out.txt");
+    let out = out.to_str().unwrap();
+    for args in [
+        &["compact", big, "--max-input-bytes", "1M", "-o", out][..],
+        &[
+            "encode",
+            big,
+            "--format",
+            "toon",
+            "--max-input-bytes",
+            "1M",
+            "-o",
+            out,
+        ][..],
+        &["expand", big, "--max-input-bytes", "1M", "-o", out][..],
+        &["stats", big, "--max-input-bytes", "1M"][..],
+        &["count", big, "--max-input-bytes", "1MiB"][..],
+    ] {
+        let err = fail(args, "");
+        assert!(
+            err.contains(&format!("{big} is 1.2 MiB (1297781 bytes)"))
+                && err.contains("over --max-input-bytes (1048576 bytes, 1.0 MiB)"),
+            "{args:?}: {err}"
+        );
+        assert!(!Path::new(out).exists(), "{args:?} wrote {out}");
+    }
+    // A pipe has no size: it is refused once it passes the limit.
+    let err = fail(&["compact", "--max-input-bytes", "1M"], text.clone());
+    assert!(
+        err.contains("<stdin> passed 1.0 MiB while being read"),
+        "{err}"
+    );
+    let err = fail(&["count", "-", "--max-input-bytes", "1M"], text.clone());
+    assert!(err.contains("<stdin> passed 1.0 MiB"), "{err}");
+    // Under the limit, the same input goes through.
+    pare_in(&root())
+        .args(["compact", big, "--max-input-bytes", "3M", "-o", out])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(out).unwrap(), format!("{text}\n"));
+    // A bad size names the value and the allowed units.
+    let bad = run_in(&root(), &["compact", big, "--max-input-bytes", "12Q"], "");
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("`Q` is not a size unit (allowed: K, M, G"),
+        "{}",
+        bad.stderr
+    );
+}

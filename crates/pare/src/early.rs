@@ -105,6 +105,18 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
     })
 }
 
+/// A plan that leaves nothing out, for a level that runs no op (a door with no policy):
+/// the stream can still write the input as it reads it, with no value built. `None` when
+/// the level runs an op, or the policy packs.
+pub(crate) fn nothing_to_do(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
+    let idle = crate::shape::ops_run(policy, opts).next().is_none();
+    (idle && policy.options().pack.is_none()).then(|| Plan {
+        omit: Omit::new(Vec::new(), Vec::new(), 0),
+        done: Vec::new(),
+        selectors: Vec::new(),
+    })
+}
+
 /// Parse `text` and shape it with `policy` (what `json::parse` then `shape::shape` give),
 /// doing what it can while parsing.
 pub fn shape_text(text: &str, policy: &Policy, opts: &ShapeOptions) -> Result<Shaped, JsonError> {

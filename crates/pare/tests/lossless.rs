@@ -302,3 +302,24 @@ fn regression_broken_json_was_read_as_a_toon_string() {
         assert_eq!(json::to_compact(&expand(text).unwrap().0), want, "{text}");
     }
 }
+
+/// Found by `scripts/fuzz toon_expand`: a number whose exponent has more digits than an
+/// `i128` holds (`0.4e0066999…9006`, +Infinity as a double) is written by TOON as `null`,
+/// and `inexact_numbers` did not name it (it read both the exponent and `null` as "not a
+/// number", so equal): TOON lost it without a warning.
+#[test]
+fn regression_a_number_whose_exponent_overflows_i128_was_lost_silently() {
+    for lexeme in [
+        format!("0.4e0066{}006", "9".repeat(120)),
+        format!("1e-{}", "9".repeat(60)),
+        format!("-7E+{}", "1".repeat(45)),
+    ] {
+        let v = json::parse(&format!("[{lexeme}]")).unwrap();
+        let found = inexact_numbers(&v);
+        assert_eq!(found.len(), 1, "{lexeme}: {found:?}");
+        assert_eq!(found[0].lexeme, lexeme);
+    }
+    // Zero stays zero whatever its exponent: nothing to warn about.
+    let zero = json::parse(&format!("[0e{}]", "9".repeat(60))).unwrap();
+    assert!(inexact_numbers(&zero).is_empty());
+}

@@ -116,6 +116,16 @@ fn respond_counting(
     {
         return Ok(response);
     }
+    // No op at this level: the stream writes the input minified as it reads it (a
+    // transparent door keeps the input text itself instead).
+    if plan.is_none()
+        && !req.keep_input_text
+        && !lowerable(policy, level, explicit, req.budget.is_some())
+        && let Some(idle) = early::nothing_to_do(policy, &shape_options(&req, &params, level))
+        && let Some(response) = stream(&req, &idle, (level, explicit), &params, input_tokens)
+    {
+        return Ok(response);
+    }
     let mut omitted = None;
     let mut parse = |t: &str| match &plan {
         Some(plan) => json::parse_omitting(t, &plan.omit).map(|(parsed, o)| {
