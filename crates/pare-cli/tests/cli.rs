@@ -2266,7 +2266,8 @@ fn regression_a_document_larger_than_memory_aborted_or_wrote_part_of_its_output(
     let bad = run_in(&root(), &["compact", big, "--max-input-bytes", "12Q"], "");
     assert_eq!(bad.code, 2);
     assert!(
-        bad.stderr.contains("`Q` is not a size unit (allowed: K, M, G"),
+        bad.stderr
+            .contains("`Q` is not a size unit (allowed: K, M, G"),
         "{}",
         bad.stderr
     );

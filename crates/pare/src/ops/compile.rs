@@ -19,14 +19,50 @@ pub const FULL: &str = "full";
 #[non_exhaustive]
 pub enum PolicyError {
     /// The text is not valid TOML or JSON.
-    #[error("policy is not valid {format}: {message}")]
+    #[error("policy is not valid {format}: {}", elide(.message))]
     Syntax {
         format: &'static str,
         message: String,
     },
     /// A key has a bad value.
-    #[error("policy error at `{key}`: {message}")]
+    #[error("policy error at `{}`: {}", elide(.key), elide(.message))]
     Invalid { key: String, message: String },
+}
+
+/// Longest run of characters without whitespace an error message shows whole.
+const LONGEST_SHOWN: usize = 120;
+
+/// `message` with every run of over [`LONGEST_SHOWN`] characters without whitespace (a bad
+/// value, a key, a line of the policy) shortened to its start and end around how much was
+/// left out: a 300 KB value made a 300 KB error. Short messages are returned as they are.
+pub(crate) fn elide(message: &str) -> std::borrow::Cow<'_, str> {
+    let long = |run: &str| run.chars().nth(LONGEST_SHOWN).is_some();
+    if !message.split_whitespace().any(long) && message.len() < 8 * LONGEST_SHOWN {
+        return message.into();
+    }
+    let mut out = String::with_capacity(4 * LONGEST_SHOWN);
+    let mut rest = message;
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        // A caret line under an elided line is mostly blank: its blanks are elided too.
+        match &rest[..start] {
+            blank if long(blank) => out.push_str(" … "),
+            blank => out.push_str(blank),
+        }
+        rest = &rest[start..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let run = &rest[..end];
+        if long(run) {
+            let head: String = run.chars().take(60).collect();
+            let tail_from = run.char_indices().rev().nth(19).map_or(0, |(i, _)| i);
+            let left_out = tail_from - head.len();
+            out.push_str(&format!("{head}…[{left_out} bytes]…{}", &run[tail_from..]));
+        } else {
+            out.push_str(run);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 impl PolicyError {
@@ -334,6 +370,45 @@ mod tests {
 
     fn details(text: &str) -> super::ErrorDetails {
         Policy::parse(text).unwrap_err().details()
+    }
+
+    /// The issue-28 probe: rejecting a policy echoed 100-400 KB of the offending value. A
+    /// run of over 120 characters without whitespace is now shown by its start and end and
+    /// how much was left out; the key and the allowed values stay whole.
+    #[test]
+    fn regression_a_policy_error_echoed_the_whole_offending_value() {
+        let huge = "x".repeat(300_000);
+        for (text, key) in [
+            (format!("[[ops]]\nop = \"{huge}\"\n"), "ops[0].op"),
+            (
+                format!("[[ops]]\nop = \"truncate\"\nmax_tokens = \"{huge}\"\n"),
+                "ops[0].max_tokens",
+            ),
+            (
+                format!("[[ops]]\nop = \"drop\"\npaths = [\"$.[{huge}\"]\n"),
+                "ops[0].paths[0]",
+            ),
+            (format!("[[ops]]\nop = \"drop\"\n{huge} = 1\n"), "ops[0]"),
+            (format!("[[ops]]\nop = \"drop\"\npaths = [\"{huge}"), ""),
+        ] {
+            let message = Policy::parse(&text).unwrap_err().to_string();
+            assert!(
+                message.len() < 1000,
+                "{} bytes: {}",
+                message.len(),
+                &message[..300]
+            );
+            assert!(message.contains(key), "{message}");
+            assert!(message.contains("bytes]…"), "{message}");
+        }
+        let message = Policy::parse(&format!("[[ops]]\nop = \"{huge}\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("allowed: prune, drop, keep"), "{message}");
+        assert_eq!(
+            super::elide("short `value`; allowed: a, b"),
+            "short `value`; allowed: a, b"
+        );
     }
 
     /// The issue-28 probe: a policy over the selector limit was refused "at `ops`", not at

@@ -94,8 +94,8 @@ impl Truncate {
         loop {
             let head_tokens = (keep as f64 * self.head).round() as usize;
             let tail_tokens = keep - head_tokens;
-            let head_end = tok.prefix_len(text, head_tokens);
-            let tail_start = tok.suffix_start(text, tail_tokens).max(head_end);
+            let head_end = head_len(tok, text, head_tokens);
+            let tail_start = tail_start(tok, text, tail_tokens).max(head_end);
             let (head, tail) = (&text[..head_end], &text[tail_start..]);
             let cut = total.saturating_sub(tok.count(head) + tok.count(tail));
             let out = format!(
@@ -108,6 +108,50 @@ impl Truncate {
             }
             keep -= 1;
         }
+    }
+}
+
+/// Bytes a window starts with per token: the head and tail are looked for in windows of
+/// the text that grow until they hold them, not in the whole text (a megabyte-long piece
+/// without a pre-token break was tokenized whole for every try).
+const WINDOW_BYTES_PER_TOKEN: usize = 8;
+
+/// `tok.prefix_len(text, n)`, read from the smallest window (doubling) that holds more
+/// than `n` tokens. The head is a guess the caller checks by counting what it writes.
+fn head_len(tok: &dyn Tokenizer, text: &str, n: usize) -> usize {
+    let mut window = n.saturating_mul(WINDOW_BYTES_PER_TOKEN).max(64);
+    loop {
+        if window >= text.len() {
+            return tok.prefix_len(text, n);
+        }
+        let end = (0..=window)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let len = tok.prefix_len(&text[..end], n);
+        if len < end {
+            return len;
+        }
+        window = window.saturating_mul(2);
+    }
+}
+
+/// `tok.suffix_start(text, n)`, from the smallest window at the end that holds more than
+/// `n` tokens.
+fn tail_start(tok: &dyn Tokenizer, text: &str, n: usize) -> usize {
+    let mut window = n.saturating_mul(WINDOW_BYTES_PER_TOKEN).max(64);
+    loop {
+        if window >= text.len() {
+            return tok.suffix_start(text, n);
+        }
+        let start = (text.len() - window..text.len())
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(text.len());
+        let at = tok.suffix_start(&text[start..], n);
+        if at > 0 {
+            return start + at;
+        }
+        window = window.saturating_mul(2);
     }
 }
 

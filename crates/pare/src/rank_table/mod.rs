@@ -188,45 +188,60 @@ impl RankTable {
 /// Lowest-rank-first merging with a heap over a linked list of parts (leftmost on ties):
 /// the same tokens as the scan, in n log n. `rank` answers for a candidate pair's bytes,
 /// so a caller can look ranks up its own way (gpt-tokenizer's U+FEFF quirk does).
+///
+/// A heap entry is one `u64`, the pair's rank above its start, so the heap orders by rank
+/// then leftmost with one comparison; `pair_rank[start]` holds the rank of the pair that
+/// starts there now, and an entry that no longer matches it is stale. (Entries of three
+/// `usize`s made sifting most of the time on a long piece without pre-token breaks.)
 pub(crate) fn heap_merge(piece: &[u8], rank: impl Fn(&[u8]) -> Option<u32>) -> Vec<usize> {
     let n = piece.len();
+    assert!(u32::try_from(n).is_ok(), "a piece of 4 GiB or more");
+    let entry = |r: u32, start: usize| Reverse((u64::from(r) << 32) | start as u64);
     // Parts as a linked list over their start offsets; `next[n]` is the end.
-    let mut next: Vec<usize> = (1..=n + 1).collect();
-    let mut prev: Vec<usize> = (0..=n).map(|i| i.wrapping_sub(1)).collect();
-    let mut alive = vec![true; n + 1];
-    let mut heap = BinaryHeap::new();
+    let mut next: Vec<u32> = (1..=n as u32 + 1).collect();
+    let mut prev: Vec<u32> = (0..=n as u32).map(|i| i.wrapping_sub(1)).collect();
+    let mut pair_rank = vec![EMPTY; n + 1];
+    let mut heap = BinaryHeap::with_capacity(n);
     for i in 0..n.saturating_sub(1) {
         if let Some(r) = rank(&piece[i..i + 2]) {
-            heap.push(Reverse((r, i, i + 2)));
+            pair_rank[i] = r;
+            heap.push(entry(r, i));
         }
     }
-    while let Some(Reverse((_, start, end))) = heap.pop() {
-        // Stale entries: the part is gone, or its pair has changed since.
-        let mid = next[start];
-        if !alive[start] || mid >= n || next[mid] != end {
+    while let Some(Reverse(key)) = heap.pop() {
+        let (r, start) = ((key >> 32) as u32, (key & 0xffff_ffff) as usize);
+        // Stale: the part is gone (its rank was cleared) or its pair has changed since.
+        if pair_rank[start] != r {
             continue;
         }
-        // Merge `mid` into `start`.
-        alive[mid] = false;
-        next[start] = end;
-        prev[end] = start;
+        // Merge the part after `start` into it.
+        let mid = next[start] as usize;
+        let end = next[mid] as usize;
+        pair_rank[mid] = EMPTY;
+        next[start] = end as u32;
+        prev[end] = start as u32;
+        pair_rank[start] = EMPTY;
         if end < n
-            && let Some(r) = rank(&piece[start..next[end]])
+            && let Some(r) = rank(&piece[start..next[end] as usize])
         {
-            heap.push(Reverse((r, start, next[end])));
+            pair_rank[start] = r;
+            heap.push(entry(r, start));
         }
         if start > 0 {
-            let p = prev[start];
+            let p = prev[start] as usize;
+            pair_rank[p] = EMPTY;
             if let Some(r) = rank(&piece[p..end]) {
-                heap.push(Reverse((r, p, end)));
+                pair_rank[p] = r;
+                heap.push(entry(r, p));
             }
         }
     }
     let mut lens = Vec::new();
     let mut at = 0;
     while at < n {
-        lens.push(next[at] - at);
-        at = next[at];
+        let to = next[at] as usize;
+        lens.push(to - at);
+        at = to;
     }
     lens
 }
@@ -257,6 +272,42 @@ mod tests {
                 let n = t.scan_merge(piece, |l| scanned.push(l));
                 assert_eq!(n, scanned.len());
                 assert_eq!(scanned, heap_merge(piece, |b| t.rank(b)), "{piece:?}");
+            }
+        }
+    }
+
+    /// Long pieces without a pre-token break (runs of one character, of a few) are where
+    /// the heap does the work: token for token what bpe-openai's backtracking BPE gives.
+    #[test]
+    fn heap_merge_of_long_pieces_is_bpe() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut pieces: Vec<Vec<u8>> = [b'a', b'\n', b' ', b'0', b'=']
+            .iter()
+            .map(|&b| vec![b; 5000])
+            .collect();
+        pieces.push("é".repeat(3000).into_bytes());
+        for alphabet in [&b"ab"[..], b"abc", b"xyzzy", b"0123456789"] {
+            let run: Vec<u8> = (0..20_000)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            pieces.push(run);
+        }
+        for (t, reference) in [
+            (o200k_base(), &bpe_openai::o200k_base().bpe),
+            (cl100k_base(), &bpe_openai::cl100k_base().bpe),
+        ] {
+            for piece in &pieces {
+                let lens: Vec<usize> = reference
+                    .encode_via_backtracking(piece)
+                    .iter()
+                    .map(|&tok| reference.token_len(tok))
+                    .collect();
+                assert_eq!(heap_merge(piece, |b| t.rank(b)), lens, "{:?}…", &piece[..8]);
             }
         }
     }

@@ -273,11 +273,19 @@ impl Cutter<'_> {
         // more than twice the page.
         let mut hi_known = hi == end;
         let room = self.budget.saturating_sub(1);
-        let sample = floor_boundary(
-            s,
-            hi.min(start.saturating_add(self.budget.saturating_mul(16))),
-        );
-        let mut mid = start + self.tok.prefix_len(&s[start..sample.max(start)], room);
+        // The guess reads a sample of the piece: four bytes a token first, more only while
+        // the whole sample fits (a long piece's BPE is the costly part of a page: counting
+        // 16 bytes a token for every page was most of paging a run without spaces).
+        let mut sample_bytes = self.budget.saturating_mul(4).max(64);
+        let mut mid = loop {
+            let sample = floor_boundary(s, hi.min(start.saturating_add(sample_bytes)));
+            let guess = start + escaped_prefix_len(self.tok, &s[start..sample.max(start)], room);
+            if guess < sample || sample >= hi || sample_bytes >= self.budget.saturating_mul(16) {
+                break guess;
+            }
+            sample_bytes = sample_bytes.saturating_mul(2);
+        };
+        let mut step = ((mid - start) / 64).max(8);
         while hi - lo > 8 {
             mid = floor_boundary(s, mid.clamp(lo + 1, hi - 1));
             if mid <= lo {
@@ -295,7 +303,12 @@ impl Cutter<'_> {
             mid = if hi_known {
                 lo + (hi - lo) / 2
             } else {
-                lo + (lo - start).max(8)
+                // The tokenizer's guess is usually within a few tokens: gallop up from it in
+                // steps of a 64th of the piece, doubling while they fit, so the bisect after
+                // spans a few hundred bytes, not the whole piece again.
+                let next = lo + step;
+                step = step.saturating_mul(2);
+                next
             };
         }
         // The last few bytes one character at a time.
@@ -314,6 +327,39 @@ impl Cutter<'_> {
             None => lo,
         })
     }
+}
+
+/// The tokenizer's `prefix_len` of `raw` as a page writes it, escaped (a run of newlines
+/// is `\n\n…` on the page, not one whitespace piece): the raw length of the longest prefix
+/// whose escaped text has at most `room` tokens. A guess for the bisect, so JSON's escapes
+/// stand for TOON's too.
+fn escaped_prefix_len(tok: &dyn Tokenizer, raw: &str, room: usize) -> usize {
+    // Where escapes are rare the raw text is guess enough, and escaping costs a copy.
+    let escapes = raw
+        .bytes()
+        .filter(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .count();
+    if escapes <= raw.len() / 32 {
+        return tok.prefix_len(raw, room);
+    }
+    let mut escaped = String::with_capacity(raw.len() + raw.len() / 4);
+    // (escaped length, raw length) after each character.
+    let mut ends = Vec::with_capacity(raw.len());
+    for (i, c) in raw.char_indices() {
+        match c {
+            '"' => escaped.push_str("\\\""),
+            '\\' => escaped.push_str("\\\\"),
+            '\n' => escaped.push_str("\\n"),
+            '\r' => escaped.push_str("\\r"),
+            '\t' => escaped.push_str("\\t"),
+            c if (c as u32) < 0x20 => escaped.push_str(&format!("\\u{:04x}", c as u32)),
+            c => escaped.push(c),
+        }
+        ends.push((escaped.len(), i + c.len_utf8()));
+    }
+    let fits = tok.prefix_len(&escaped, room);
+    let whole = ends.partition_point(|&(e, _)| e <= fits);
+    whole.checked_sub(1).map_or(0, |i| ends[i].1)
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {
