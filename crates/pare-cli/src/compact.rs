@@ -422,7 +422,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     // What the selectors matched in any line: one warning at the end for each that matched
     // in none, not one per line.
     let mut seen: Option<Seen> = None;
-    let mut lines = reader.lines();
+    let mut lines = crate::io::capped_lines(reader);
     let mut line_no = 0usize;
     let mut duplicates = Vec::new();
     loop {

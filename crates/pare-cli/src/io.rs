@@ -1,7 +1,7 @@
 //! Reading inputs, writing outputs atomically, choosing a tokenizer.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -15,7 +15,7 @@ pub struct InputArgs {
     /// decimal). A larger file is refused before it is read, and a pipe when it passes the
     /// limit, with exit status 2. Default: an eighth of this machine's memory (or of the
     /// cgroup's memory limit, if lower), because shaping a whole document peaks at up to
-    /// about 6.5 times its size; --jsonl streams and is not limited by it.
+    /// about 6.5 times its size. With --jsonl, which streams, it caps each line.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub max_input_bytes: Option<u64>,
 }
@@ -110,6 +110,40 @@ fn human(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
         n => format!("{n} bytes"),
     }
+}
+
+/// The lines of `reader` as `BufRead::lines` gives them (no `\n` or `\r\n`, UTF-8 or an
+/// error), but a line over `--max-input-bytes` is an error once it passes the limit, not
+/// a buffer grown to the size of the file (`--jsonl` of one 2 GB line).
+pub fn capped_lines(reader: Box<dyn io::BufRead>) -> impl Iterator<Item = io::Result<String>> {
+    let limit = max_input();
+    let mut reader = reader;
+    std::iter::from_fn(move || {
+        let mut line = Vec::new();
+        match (&mut reader)
+            .take(limit.saturating_add(1))
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(e) => return Some(Err(e)),
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+        } else if line.len() as u64 > limit {
+            return Some(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the line passed --max-input-bytes ({limit} bytes, {}) while being read; stopped there",
+                    human(limit)
+                ),
+            )));
+        }
+        Some(String::from_utf8(line).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)))
+    })
 }
 
 /// Read all of FILE, or stdin for `-` / no file: a JSON value, so an empty text (nothing

@@ -2256,6 +2256,19 @@ fn regression_a_document_larger_than_memory_aborted_or_wrote_part_of_its_output(
     );
     let err = fail(&["count", "-", "--max-input-bytes", "1M"], text.clone());
     assert!(err.contains("<stdin> passed 1.0 MiB"), "{err}");
+    // --jsonl streams, one line at a time; a line over the limit stops reading.
+    let err = fail(&["compact", big, "--jsonl", "--max-input-bytes", "1M"], "");
+    assert!(
+        err.contains("reading line 1: the line passed --max-input-bytes (1048576 bytes, 1.0 MiB)"),
+        "{err}"
+    );
+    let lines = format!("{text}\n{text}\n");
+    let two = run_in(
+        &root(),
+        &["compact", "--jsonl", "--max-input-bytes", "2M"],
+        lines.clone(),
+    );
+    assert_eq!((two.code, two.stdout), (0, lines), "{}", two.stderr);
     // Under the limit, the same input goes through.
     pare_in(&root())
         .args(["compact", big, "--max-input-bytes", "3M", "-o", out])
