@@ -201,13 +201,15 @@ pub(crate) fn heap_merge(piece: &[u8], rank: impl Fn(&[u8]) -> Option<u32>) -> V
     let mut next: Vec<u32> = (1..=n as u32 + 1).collect();
     let mut prev: Vec<u32> = (0..=n as u32).map(|i| i.wrapping_sub(1)).collect();
     let mut pair_rank = vec![EMPTY; n + 1];
-    let mut heap = BinaryHeap::with_capacity(n);
+    let mut first = Vec::with_capacity(n);
     for i in 0..n.saturating_sub(1) {
         if let Some(r) = rank(&piece[i..i + 2]) {
             pair_rank[i] = r;
-            heap.push(entry(r, i));
+            first.push(entry(r, i));
         }
     }
+    // Heapified at once (linear), not pushed one by one (n log n).
+    let mut heap = BinaryHeap::from(first);
     while let Some(Reverse(key)) = heap.pop() {
         let (r, start) = ((key >> 32) as u32, (key & 0xffff_ffff) as usize);
         // Stale: the part is gone (its rank was cleared) or its pair has changed since.
