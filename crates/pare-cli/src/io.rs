@@ -39,12 +39,7 @@ fn max_input() -> u64 {
 /// cgroup's limit when lower (`memory.max`, cgroup v2; `memory.limit_in_bytes`, v1).
 /// 1 GiB when neither can be read.
 pub fn default_max_input() -> u64 {
-    let total = fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
+    let total = mem_total();
     let cgroup = [
         "/sys/fs/cgroup/memory.max",
         "/sys/fs/cgroup/memory/memory.limit_in_bytes",
@@ -56,6 +51,20 @@ pub fn default_max_input() -> u64 {
         (Some(m), None) | (None, Some(m)) => m / 8,
         (None, None) => 1 << 30,
     }
+}
+
+/// The machine's memory in bytes (`MemTotal` in `/proc/meminfo`), if it can be read.
+fn mem_total() -> Option<u64> {
+    let meminfo = fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:"))?;
+    Some(
+        kb.trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()?
+            * 1024,
+    )
 }
 
 /// `512M`, `2G`, `1.5GiB`, `3000000000`, `3GB`: bytes.
@@ -645,15 +654,7 @@ mod tests {
     #[test]
     fn the_default_limit_is_an_eighth_of_memory() {
         let limit = default_max_input();
-        let total = fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|m| {
-                m.lines()
-                    .find_map(|l| l.strip_prefix("MemTotal:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-            .map(|kb| kb * 1024);
-        match total {
+        match mem_total() {
             Some(t) => assert!(limit <= t / 8 && limit > 0, "{limit} of {t}"),
             None => assert_eq!(limit, 1 << 30),
         }

@@ -4,6 +4,7 @@
 //! The tests that need those servers are `#[ignore]`d with the reason (`.ci/run` installs
 //! them with scripts/http_peers.sh, `scripts/test` runs them, and in CI a missing one fails).
 
+mod net_support;
 mod rest_support;
 
 use std::io::{Read, Write};
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use net_support::connect_from;
 use rest_support::*;
 
 fn policy() -> PathBuf {
@@ -579,18 +581,6 @@ fn http_two_replicas_share_pages_through_redis_and_ride_out_its_absence() {
     }
 }
 
-/// A connection to 127.0.0.1:`port` from `source` (all of 127.0.0.0/8 is loopback on
-/// Linux, so another address stands for another client).
-fn connect_from(source: &str, port: u16) -> std::io::Result<TcpStream> {
-    use socket2::{Domain, SockAddr, Socket, Type};
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
-    let source: std::net::SocketAddr = format!("{source}:0").parse().unwrap();
-    socket.bind(&SockAddr::from(source))?;
-    let target: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    socket.connect(&SockAddr::from(target))?;
-    Ok(socket.into())
-}
-
 #[test]
 #[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
 fn http_300_slow_header_connections_do_not_stop_legitimate_requests() {
@@ -602,7 +592,7 @@ fn http_300_slow_header_connections_do_not_stop_legitimate_requests() {
             std::thread::spawn(move || {
                 // From another loopback address: another client (each address holds at
                 // most --max-connections-per-client, 256, so 44 of these are told 429).
-                let Ok(mut s) = connect_from("127.0.0.2", port) else {
+                let Ok(mut s) = connect_from("127.0.0.2", &format!("127.0.0.1:{port}")) else {
                     return Duration::ZERO;
                 };
                 s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();

@@ -7,6 +7,7 @@
 //! missing one then fails the test); the rest need python3.
 
 mod mcp_support;
+mod net_support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -18,6 +19,7 @@ use mcp_support::{
     HttpServer, assert_everything_results_match, client, fake_server, graph_file, node_server,
     pare_bin, python, sdk_python,
 };
+use net_support::connect_from;
 use serde_json::{Value, json};
 
 /// `pare mcp --listen 127.0.0.1:0 ARGS`, its address read from its first stderr line; killed
@@ -672,11 +674,10 @@ fn regression_slow_heads_do_not_lock_out_clients() {
         })
         .collect();
     std::thread::sleep(Duration::from_secs(2));
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let raw = initialize_request(&addr);
     let start = Instant::now();
     let mut statuses = Vec::new();
     loop {
-        let raw = request_head(&addr, "POST", &[ACCEPT_BOTH, JSON_BODY], &init) + &init;
         let status = try_status(&addr, &raw);
         statuses.push(status);
         if status == Some(200) {
@@ -775,18 +776,6 @@ fn regression_an_oversize_reply_with_its_id_last_and_two_requests_open_is_not_he
         "pare peaked at {peak_kb} kB for a {bytes}-byte result"
     );
     drop(open);
-}
-
-/// A connection to `addr` from `source` (another loopback address stands for another
-/// client: all of 127.0.0.0/8 is loopback on Linux).
-fn connect_from(source: &str, addr: &str) -> std::io::Result<TcpStream> {
-    use socket2::{Domain, SockAddr, Socket, Type};
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
-    let source: std::net::SocketAddr = format!("{source}:0").parse().unwrap();
-    socket.bind(&SockAddr::from(source))?;
-    let target: std::net::SocketAddr = addr.parse().unwrap();
-    socket.connect(&SockAddr::from(target))?;
-    Ok(socket.into())
 }
 
 /// One exchange from `source`; `None` if the connection was refused or cut.

@@ -1123,7 +1123,7 @@ impl Hasher for FxHasher {
 // helpers (str::floor_char_boundary is newer than this crate's MSRV)
 
 /// The largest char boundary `<= i`, clamped to the text.
-fn floor_char_boundary(text: &str, i: usize) -> usize {
+pub(crate) fn floor_char_boundary(text: &str, i: usize) -> usize {
     let mut i = i.min(text.len());
     while !text.is_char_boundary(i) {
         i -= 1;
@@ -1132,7 +1132,7 @@ fn floor_char_boundary(text: &str, i: usize) -> usize {
 }
 
 /// The smallest char boundary `>= i`, clamped to the text.
-fn ceil_char_boundary(text: &str, i: usize) -> usize {
+pub(crate) fn ceil_char_boundary(text: &str, i: usize) -> usize {
     let mut i = i.min(text.len());
     while !text.is_char_boundary(i) {
         i += 1;

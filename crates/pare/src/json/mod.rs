@@ -35,6 +35,7 @@ pub use parse::{
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
 pub(crate) use stream::{Streamed, compact_omitting};
+pub(crate) use write::push_escape;
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 
 /// Index of the first byte at or after `i` that is `"`, `\` or a control character
@@ -53,12 +54,18 @@ pub fn find_special(bytes: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while let Some(&b) = bytes.get(i) {
-        if SPECIAL[usize::from(b)] {
+        if is_special(b) {
             return i;
         }
         i += 1;
     }
     bytes.len()
+}
+
+/// Whether byte `b` is one a JSON string cannot hold raw (what [`find_special`] stops at).
+#[inline]
+pub(crate) fn is_special(b: u8) -> bool {
+    SPECIAL[usize::from(b)]
 }
 
 /// `SPECIAL[b]`: is byte `b` one that [`find_special`] stops at.

@@ -133,24 +133,29 @@ pub fn write_string(s: &str, out: &mut String) {
         // `i` is at an ASCII byte or the end, so both slices fall on character boundaries.
         out.push_str(&s[start..i]);
         let Some(&b) = bytes.get(i) else { break };
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            }
-        }
+        push_escape(b, out);
         start = i + 1;
     }
     out.push('"');
+}
+
+/// The escape of `b`, a byte [`super::is_special`] names, as [`write_string`] writes it.
+pub(crate) fn push_escape(b: u8, out: &mut String) {
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        0x08 => out.push_str("\\b"),
+        0x0c => out.push_str("\\f"),
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+    }
 }
 
 #[cfg(test)]

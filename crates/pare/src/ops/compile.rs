@@ -37,7 +37,8 @@ const LONGEST_SHOWN: usize = 120;
 /// left out: a 300 KB value made a 300 KB error. Short messages are returned as they are.
 pub(crate) fn elide(message: &str) -> std::borrow::Cow<'_, str> {
     let long = |run: &str| run.chars().nth(LONGEST_SHOWN).is_some();
-    if !message.split_whitespace().any(long) && message.len() < 8 * LONGEST_SHOWN {
+    let blank_runs = || message.split(|c: char| !c.is_whitespace());
+    if !message.split_whitespace().any(long) && !blank_runs().any(long) {
         return message.into();
     }
     let mut out = String::with_capacity(4 * LONGEST_SHOWN);

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::manifest::Kind;
-use crate::tokens::Tokenizer;
+use crate::tokens::{Tokenizer, ceil_char_boundary, floor_char_boundary};
 use crate::value::Value;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -124,10 +124,7 @@ fn head_len(tok: &dyn Tokenizer, text: &str, n: usize) -> usize {
         if window >= text.len() {
             return tok.prefix_len(text, n);
         }
-        let end = (0..=window)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
+        let end = floor_char_boundary(text, window);
         let len = tok.prefix_len(&text[..end], n);
         if len < end {
             return len;
@@ -144,9 +141,7 @@ fn tail_start(tok: &dyn Tokenizer, text: &str, n: usize) -> usize {
         if window >= text.len() {
             return tok.suffix_start(text, n);
         }
-        let start = (text.len() - window..text.len())
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(text.len());
+        let start = ceil_char_boundary(text, text.len() - window);
         let at = tok.suffix_start(&text[start..], n);
         if at > 0 {
             return start + at;

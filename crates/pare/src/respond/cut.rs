@@ -25,7 +25,8 @@
 //! `auto`'s encodings, as for the whole value.
 
 use crate::encode::{Format, render};
-use crate::tokens::Tokenizer;
+use crate::json;
+use crate::tokens::{Tokenizer, ceil_char_boundary, floor_char_boundary};
 use crate::value::{Map, Value};
 
 /// One step from a container to a child: an object member by position, an array item.
@@ -266,7 +267,7 @@ impl Cutter<'_> {
         // Known: `end` does not fit. Bisect on bytes, starting from the tokenizer's guess,
         // between bounds a page's length apart: a piece of `page_bytes` does not fit (or, were
         // it to, the page holds that much), so no step renders more than a page or two.
-        let cap = floor_boundary(s, end.min(start.saturating_add(self.page_bytes())));
+        let cap = floor_char_boundary(s, end.min(start.saturating_add(self.page_bytes())));
         let (mut lo, mut hi) = (start, if cap > start { cap } else { end });
         // `hi` is known not to fit only when it is the string's end; below the cap, gallop up
         // from the guess (doubling) until a piece does not fit, then bisect: no render is
@@ -278,7 +279,7 @@ impl Cutter<'_> {
         // 16 bytes a token for every page was most of paging a run without spaces).
         let mut sample_bytes = self.budget.saturating_mul(4).max(64);
         let mut mid = loop {
-            let sample = floor_boundary(s, hi.min(start.saturating_add(sample_bytes)));
+            let sample = floor_char_boundary(s, hi.min(start.saturating_add(sample_bytes)));
             let guess = start + escaped_prefix_len(self.tok, &s[start..sample.max(start)], room);
             if guess < sample || sample >= hi || sample_bytes >= self.budget.saturating_mul(16) {
                 break guess;
@@ -287,9 +288,9 @@ impl Cutter<'_> {
         };
         let mut step = ((mid - start) / 64).max(8);
         while hi - lo > 8 {
-            mid = floor_boundary(s, mid.clamp(lo + 1, hi - 1));
+            mid = floor_char_boundary(s, mid.clamp(lo + 1, hi - 1));
             if mid <= lo {
-                mid = ceil_boundary(s, lo + 1);
+                mid = ceil_char_boundary(s, lo + 1);
                 if mid >= hi {
                     break;
                 }
@@ -312,16 +313,16 @@ impl Cutter<'_> {
             };
         }
         // The last few bytes one character at a time.
-        let mut next = ceil_boundary(s, lo + 1);
+        let mut next = ceil_char_boundary(s, lo + 1);
         while next < hi && fits_to(next, self) {
             lo = next;
-            next = ceil_boundary(s, lo + 1);
+            next = ceil_char_boundary(s, lo + 1);
         }
         self.units[at].piece = saved;
         if lo <= start {
             return None;
         }
-        let half = floor_boundary(s, start + (lo - start) / 2);
+        let half = floor_char_boundary(s, start + (lo - start) / 2);
         Some(match s[half..lo].rfind('\n') {
             Some(nl) => half + nl + 1,
             None => lo,
@@ -335,10 +336,7 @@ impl Cutter<'_> {
 /// stand for TOON's too.
 fn escaped_prefix_len(tok: &dyn Tokenizer, raw: &str, room: usize) -> usize {
     // Where escapes are rare the raw text is guess enough, and escaping costs a copy.
-    let escapes = raw
-        .bytes()
-        .filter(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .count();
+    let escapes = raw.bytes().filter(|&b| json::is_special(b)).count();
     if escapes <= raw.len() / 32 {
         return tok.prefix_len(raw, room);
     }
@@ -346,34 +344,15 @@ fn escaped_prefix_len(tok: &dyn Tokenizer, raw: &str, room: usize) -> usize {
     // (escaped length, raw length) after each character.
     let mut ends = Vec::with_capacity(raw.len());
     for (i, c) in raw.char_indices() {
-        match c {
-            '"' => escaped.push_str("\\\""),
-            '\\' => escaped.push_str("\\\\"),
-            '\n' => escaped.push_str("\\n"),
-            '\r' => escaped.push_str("\\r"),
-            '\t' => escaped.push_str("\\t"),
-            c if (c as u32) < 0x20 => escaped.push_str(&format!("\\u{:04x}", c as u32)),
-            c => escaped.push(c),
+        match u8::try_from(c) {
+            Ok(b) if json::is_special(b) => json::push_escape(b, &mut escaped),
+            _ => escaped.push(c),
         }
         ends.push((escaped.len(), i + c.len_utf8()));
     }
     let fits = tok.prefix_len(&escaped, room);
     let whole = ends.partition_point(|&(e, _)| e <= fits);
     whole.checked_sub(1).map_or(0, |i| ends[i].1)
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i.min(s.len())
 }
 
 fn with(path: &[Step], step: Step) -> Vec<Step> {

@@ -108,21 +108,17 @@ fn respond_counting(
 ) -> Result<Response, RespondError> {
     let policy = req.policy;
     // Shaped at one level only: the parser can do some of its ops as it reads.
-    let plan = (!lowerable(policy, level, explicit, req.budget.is_some()))
+    let one_level = !lowerable(policy, level, explicit, req.budget.is_some());
+    let plan = one_level
         .then(|| early::plan(policy, &shape_options(&req, &params, level)))
         .flatten();
-    if let Some(plan) = &plan
-        && let Some(response) = stream(&req, plan, (level, explicit), &params, input_tokens)
-    {
-        return Ok(response);
-    }
-    // No op at this level: the stream writes the input minified as it reads it (a
-    // transparent door keeps the input text itself instead).
-    if plan.is_none()
-        && !req.keep_input_text
-        && !lowerable(policy, level, explicit, req.budget.is_some())
-        && let Some(idle) = early::nothing_to_do(policy, &shape_options(&req, &params, level))
-        && let Some(response) = stream(&req, &idle, (level, explicit), &params, input_tokens)
+    // No op at this level: nothing for the parser to leave out, but the stream still writes
+    // the input minified as it reads it (a transparent door keeps the input text instead).
+    let idle = (one_level && plan.is_none() && !req.keep_input_text)
+        .then(|| early::nothing_to_do(policy, &shape_options(&req, &params, level)))
+        .flatten();
+    if let Some(streamable) = plan.as_ref().or(idle.as_ref())
+        && let Some(response) = stream(&req, streamable, (level, explicit), &params, input_tokens)
     {
         return Ok(response);
     }
