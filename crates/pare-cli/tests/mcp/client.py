@@ -6,11 +6,12 @@ print what the client observed as one JSON document on stdout.
     client.py SCENARIO [--arg K=V]... -- http://HOST:PORT/mcp   (streamable HTTP)
 
 Scenarios: memory, paging, everything (tests/mcp_peers.rs, mcp_http.rs, mcp_listen.rs);
-calls, edit (tests/mcp_real.rs); walk (tests/mcp_structured.rs). The Rust tests run a scenario through pare and directly and
+calls, edit, follow (tests/mcp_real.rs); walk (tests/mcp_structured.rs). The Rust tests run a scenario through pare and directly and
 compare, so the assertions live there.
 
     --arg calls=JSON   calls: [[TOOL, ARGUMENTS], ...], each result's texts recorded
     --arg tools=A,B    walk: the tools to call, each result followed through its pages
+    --arg call=JSON    follow: [TOOL, ARGUMENTS], its result followed through its pages
     --arg file=PATH    edit: the file to read with read_text_file and edit with edit_file
     --arg root=DIR     the one root the client offers (default /tmp/pare-root); the
                        filesystem server takes the client's roots as its allowed directories
@@ -139,6 +140,18 @@ async def walk(s, out, args):
         out["walks"][name] = pages
 
 
+async def follow(s, out, args):
+    """One call, with arguments, and every later page of its result by `pare_more`."""
+    await s.list_tools()
+    name, arguments = json.loads(args["call"])
+    pages = [result(await s.call_tool(name, arguments))]
+    cursor = (pages[0]["meta"] or {}).get("nextCursor")
+    while cursor and len(pages) < 500:
+        pages.append(result(await s.call_tool("pare_more", {"cursor": cursor})))
+        cursor = (pages[-1]["meta"] or {}).get("nextCursor")
+    out["pages"] = pages
+
+
 async def edit(s, out, args):
     """What a model does to change a config file: read it, then edit_file with the text it
     was shown as oldText (one changed value in newText), then read it again."""
@@ -173,7 +186,7 @@ async def main():
             init = await s.initialize()
             out["server"] = init.server_info.name
             scenarios = {"memory": memory, "paging": paging, "everything": everything, "calls": calls, "edit": edit,
-                         "walk": walk}
+                         "walk": walk, "follow": follow}
             await scenarios[scenario](s, out, args)
     json.dump(out, sys.stdout)
 

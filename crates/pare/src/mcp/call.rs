@@ -52,6 +52,7 @@ impl Pending {
             detail_arg: &self.detail_arg,
             params: &self.params,
             verbatim: self.verbatim,
+            error: false,
         }
     }
 }

@@ -113,7 +113,7 @@ impl Fate {
 }
 
 /// The call a result answers.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
     pub tool_name: &'a str,
     pub tool: &'a Arc<ToolPolicy>,
@@ -125,6 +125,9 @@ pub struct Call<'a> {
     pub params: &'a [(String, String)],
     /// The text passes byte for byte ([`crate::mcp::verbatim`]).
     pub verbatim: bool,
+    /// The server's result says `isError`: its text passes byte for byte, as a verbatim
+    /// tool's, and every page of it says `isError` too.
+    pub error: bool,
 }
 
 impl Call<'_> {
@@ -183,9 +186,20 @@ pub fn shape_result(
     let Some(obj) = result.as_object() else {
         return Shaped::Unchanged("the result is not an object");
     };
-    if obj.get("isError") == Some(&Json::Bool(true)) {
-        return Shaped::Unchanged("an error result");
-    }
+    // An error is not the shape the tool's policy was written for, and shaped it could lose
+    // what went wrong; but it still has the budget (a server that echoes a 2 MB argument
+    // in its error would send 500k tokens): as it is, or over the budget in plain pages.
+    let error_call;
+    let call = if obj.get("isError") == Some(&Json::Bool(true)) {
+        error_call = Call {
+            verbatim: true,
+            error: true,
+            ..*call
+        };
+        &error_call
+    } else {
+        call
+    };
     let Some(content) = obj.get("content").and_then(Json::as_array) else {
         return Shaped::Unchanged("the result has no content list");
     };
@@ -521,7 +535,7 @@ fn verbatim_pages(
         shaped: None,
         stages: Default::default(),
     };
-    let (page, meta) = keep_pages(call.tool_name, response, &mut *stores.pages);
+    let (page, meta) = keep_pages(call, response, &mut *stores.pages);
     let first = texts
         .iter()
         .position(Option::is_some)
@@ -601,7 +615,7 @@ fn one_text(
         if response.page.record.pages == 1 {
             return Err(fits);
         }
-        let (page, meta) = keep_pages(call.tool_name, response, &mut *stores.pages);
+        let (page, meta) = keep_pages(call, response, &mut *stores.pages);
         Ok(OneText {
             page,
             meta,
@@ -661,7 +675,7 @@ fn one_text(
         handle = Some((h, shown.then_some(line)));
     }
     let paged = response.page.record.pages > 1;
-    let (page, mut meta) = keep_pages(call.tool_name, response, stores.pages);
+    let (page, mut meta) = keep_pages(call, response, stores.pages);
     let mut handle_line = None;
     if let Some((h, line)) = handle {
         meta.insert("original".into(), json!(h));
@@ -734,7 +748,7 @@ fn handle_line(handle: &str, tool: &ToolPolicy) -> String {
 /// Store the pages after the first under the cursors that name them; the first page and
 /// its `_meta.pare`.
 fn keep_pages(
-    tool_name: &str,
+    call: &Call,
     response: respond::Response,
     cache: &mut PageCache,
 ) -> (Page, Map<String, Json>) {
@@ -746,14 +760,15 @@ fn keep_pages(
             cache.put(
                 c,
                 CachedPage {
-                    meta: meta_of(tool_name, &later),
+                    meta: meta_of(call.tool_name, &later),
                     page: later,
+                    is_error: call.error,
                 },
             );
         }
         cursor = next;
     }
-    let meta = meta_of(tool_name, &response.page);
+    let meta = meta_of(call.tool_name, &response.page);
     (response.page, meta)
 }
 
@@ -793,6 +808,7 @@ pub fn original_result(
         detail_arg: &original.detail_arg,
         params: &original.params,
         verbatim: false,
+        error: false,
     };
     if let Ask::Level(l) = ask {
         tool.policy.level_index(l).map_err(|_| {
@@ -810,7 +826,7 @@ pub fn original_result(
     // A subtree is not the server's text: it is rendered, whole, in the tool's format.
     request.keep_input_text = !matches!(ask, Ask::Path(_));
     let response = respond::respond(request).map_err(|e| e.to_string())?;
-    let (page, meta) = keep_pages(&original.tool_name, response, pages);
+    let (page, meta) = keep_pages(&call, response, pages);
     let mut content = vec![json!({"type": "text", "text": page.text})];
     content.extend(page.note.map(note));
     let mut out = Map::new();
@@ -846,6 +862,9 @@ pub fn page_result(cached: CachedPage) -> Json {
     content.extend(cached.page.note.map(note));
     let mut out = Map::new();
     out.insert("content".into(), Json::Array(content));
+    if cached.is_error {
+        out.insert("isError".into(), Json::Bool(true));
+    }
     set_meta(&mut out, cached.meta);
     Json::Object(out)
 }
@@ -966,6 +985,7 @@ mod tests {
             detail_arg: "detail",
             params: &[],
             verbatim,
+            error: false,
         }
     }
 
@@ -1085,16 +1105,65 @@ mod tests {
         let (tool, _) = setup();
         let tool = Arc::new(tool);
         let mut held = Held::new();
-        let err = json!({"isError": true, "content": [{"type": "text", "text": "{}"}]});
+        // Not reshaped by the tool's policy (its nulls stay): within the budget, as it is.
+        let err = json!({"isError": true, "content": [{"type": "text", "text": "{\"a\": null}"}]});
         assert!(matches!(
             held.shape(&err, &call(&tool, false)),
-            Shaped::Unchanged(_)
+            Shaped::AsIs
         ));
         let text = json!({"content": [{"type": "text", "text": "plain words"}]});
         assert!(matches!(
             held.shape(&text, &call(&tool, false)),
             Shaped::Unchanged(_)
         ));
+    }
+
+    /// Regression: a server's error result that echoed a 2 MB argument was forwarded
+    /// whole, some 500k tokens past a 25,000-token budget (the Python SDK's HTTP client then
+    /// failed on the event's size). It is paged as plain text now, each page saying isError.
+    #[test]
+    fn regression_an_error_result_echoing_a_huge_argument_passed_the_budget() {
+        let (tool, _) = setup();
+        let tool = Arc::new(tool);
+        let mut held = Held::new();
+        let path = "/tmp/".to_owned() + &"naïve-".repeat(20_000);
+        let text = format!("Error: ENOENT: no such file or directory, open '{path}'\nat open");
+        let err = json!({"isError": true, "content": [{"type": "text", "text": text}]});
+        let Shaped::Result {
+            result: r,
+            needs_more,
+            ..
+        } = held.shape(&err, &call(&tool, false))
+        else {
+            panic!("not paged")
+        };
+        assert!(needs_more);
+        assert_eq!(r["isError"], true);
+        let tokenizer = budget().tokenizer;
+        let sent = |r: &Json| -> usize {
+            r["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| tokenizer.count(item["text"].as_str().unwrap()))
+                .sum()
+        };
+        assert!(sent(&r) <= budget().max_tokens, "{} tokens", sent(&r));
+        let mut joined = r["content"][0]["text"].as_str().unwrap().to_owned();
+        let mut cursor = r["_meta"]["pare"]["nextCursor"].as_str().map(str::to_owned);
+        let mut pages = 1;
+        while let Some(c) = cursor {
+            let next = page_result(held.pages.get(&c).expect("a cached page"));
+            assert_eq!(next["isError"], true);
+            assert!(sent(&next) <= budget().max_tokens, "{} tokens", sent(&next));
+            joined.push_str(next["content"][0]["text"].as_str().unwrap());
+            cursor = next["_meta"]["pare"]["nextCursor"]
+                .as_str()
+                .map(str::to_owned);
+            pages += 1;
+        }
+        assert!(pages > 10, "{pages} pages");
+        assert_eq!(joined, text);
     }
 
     #[test]

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 pub struct CachedPage {
     pub page: crate::respond::Page,
     pub meta: serde_json::Map<String, serde_json::Value>,
+    /// A page of an error result: `pare_more` answers it with `isError` too.
+    pub is_error: bool,
 }
 
 /// Limits of the cache.
@@ -128,6 +130,7 @@ mod tests {
         CachedPage {
             page,
             meta: Default::default(),
+            is_error: false,
         }
     }
 
