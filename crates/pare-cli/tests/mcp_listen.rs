@@ -625,10 +625,10 @@ fn mcp_listen_refuses_bad_addresses_with_exit_2() {
 
 /// A raw request on a fresh connection, read to its end: its status, `None` if the
 /// connection broke first (a refused connection may be reset).
-fn try_status(addr: &str, raw: &str) -> Option<u16> {
+fn try_status(addr: &str, raw: impl AsRef<[u8]>) -> Option<u16> {
     let mut s = TcpStream::connect(addr).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let _ = s.write_all(raw.as_bytes());
+    let _ = s.write_all(raw.as_ref());
     let mut got = Vec::new();
     let _ = s.read_to_end(&mut got);
     String::from_utf8_lossy(&got)
@@ -638,7 +638,7 @@ fn try_status(addr: &str, raw: &str) -> Option<u16> {
         .ok()
 }
 
-fn raw_status(addr: &str, raw: &str) -> u16 {
+fn raw_status(addr: &str, raw: impl AsRef<[u8]>) -> u16 {
     try_status(addr, raw).expect("a response")
 }
 
@@ -742,10 +742,41 @@ fn regression_ambiguous_framing_is_refused_with_400() {
         format!("Host: {addr}\r\nHost: {addr}\r\nContent-Length: {n}\r\n"),
         format!("Content-Length: {n}\r\n"),
     ] {
-        assert_eq!(raw_status(addr, &post(&headers)), 400, "{headers:?}");
+        assert_eq!(raw_status(addr, post(&headers)), 400, "{headers:?}");
     }
     let fine = format!("Host: {addr}\r\nContent-Length: {n}\r\n");
-    assert_eq!(raw_status(addr, &post(&fine)), 200);
+    assert_eq!(raw_status(addr, post(&fine)), 200);
+}
+
+/// `pare mcp --listen` read a Host header that is not text as no Host at all, so
+/// `Host: evil.example\xff` started a session where `pare http` answered 403: the two doors
+/// had each written their own check. One check now, and a header that is not text is refused.
+#[test]
+fn regression_a_host_that_is_not_text_started_a_session() {
+    let py = python();
+    let fake = fake_server();
+    let pare = Listening::spawn(&["--", &py, &fake, "ok"], &[]);
+    let addr = pare.addr.as_str();
+    let init = initialize_request(addr);
+    let (head, body) = init.split_once("\r\n\r\n").unwrap();
+    for (name, value) in [
+        ("Host", &b"evil.example\xff"[..]),
+        ("Origin", b"http://evil.example\xff"),
+    ] {
+        // The request as it was, with one more header that is not text (a Host replaces the
+        // good one: two would be refused as ambiguous framing before the check).
+        let mut raw: Vec<u8> = head
+            .lines()
+            .filter(|l| name != "Host" || !l.starts_with("Host:"))
+            .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
+            .collect();
+        raw.extend_from_slice(format!("{name}: ").as_bytes());
+        raw.extend_from_slice(value);
+        raw.extend_from_slice(b"\r\n\r\n");
+        raw.extend_from_slice(body.as_bytes());
+        assert_eq!(raw_status(addr, &raw), 403, "{name}");
+    }
+    assert_eq!(raw_status(addr, init.as_bytes()), 200);
 }
 
 /// With its id last and two requests open, a 100 MB reply was held whole in memory until its

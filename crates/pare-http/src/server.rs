@@ -3,7 +3,7 @@
 //! hyper's HTTP/1.1 server does the protocol; this module bounds what a client can cost:
 //!
 //! - **Loopback unless allowed**: [`bind`] refuses a non-loopback address without
-//!   `allow_remote`, and [`check_host`] a `Host` that names no loopback host (DNS
+//!   `allow_remote`, and [`check_host_and_origin`] a `Host` that names no loopback host (DNS
 //!   rebinding: a web page whose name resolves to 127.0.0.1 must not reach the door).
 //! - **Connections**: at most [`Limits::max_connections`] at once; one more is answered
 //!   `503` and closed at once, so a flood is told rather than queued. One client (an IPv4
@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_LENGTH, HOST};
+use hyper::header::{CONTENT_LENGTH, HOST, HeaderMap, HeaderName, ORIGIN};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode, Version};
@@ -231,19 +231,47 @@ pub fn check_framing<B>(req: &Request<B>) -> Result<(), (StatusCode, &'static st
     Ok(())
 }
 
-/// DNS rebinding: without `allow_remote`, the `Host` must name a loopback host.
-pub fn check_host<B>(req: &Request<B>, allow_remote: bool) -> Result<(), String> {
-    if allow_remote {
-        return Ok(());
-    }
-    match req.headers().get(HOST).map(|h| h.to_str()) {
-        None => Ok(()),
-        Some(Ok(host)) if is_loopback_name(host_of(host)) => Ok(()),
-        Some(Ok(host)) => Err(format!(
+/// Who may ask, for both HTTP doors (one check, so they cannot drift apart): without
+/// `allow_remote` the `Host` must name a loopback host (DNS rebinding: a web page whose name
+/// resolves to 127.0.0.1 must not reach the door); with `origins`, an `Origin` must be a
+/// loopback origin or one listed (a page of another site must not drive the door from a
+/// browser). A header that is not text is refused, never read as absent.
+pub fn check_host_and_origin(
+    headers: &HeaderMap,
+    allow_remote: bool,
+    origins: Option<&[String]>,
+) -> Result<(), String> {
+    let text = |name: HeaderName| -> Result<Option<&str>, String> {
+        headers
+            .get(&name)
+            .map(|v| {
+                v.to_str()
+                    .map_err(|_| format!("the {name} header is not text"))
+            })
+            .transpose()
+    };
+    if !allow_remote
+        && let Some(host) = text(HOST)?
+        && !is_loopback_name(host_of(host))
+    {
+        return Err(format!(
             "Host `{host}` is not a loopback name (pass --allow-remote to serve others)"
-        )),
-        Some(Err(_)) => Err("the Host header is not text".into()),
+        ));
     }
+    if let Some(allowed) = origins
+        && let Some(origin) = text(ORIGIN)?
+    {
+        let listed = allowed.iter().any(|o| o.trim_end_matches('/') == origin);
+        let loopback = origin.split_once("://").is_some_and(|(scheme, rest)| {
+            matches!(scheme, "http" | "https") && is_loopback_name(host_of(rest))
+        });
+        if !listed && !loopback {
+            return Err(format!(
+                "Origin `{origin}` is not allowed (loopback, or --allow-origin)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The host of `host[:port]` or `[v6]:port`.
@@ -309,13 +337,59 @@ mod tests {
         ));
     }
 
+    fn headers(pairs: &[(&str, &[u8])]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (n, v) in pairs {
+            h.append(
+                HeaderName::try_from(*n).unwrap(),
+                hyper::header::HeaderValue::from_bytes(v).unwrap(),
+            );
+        }
+        h
+    }
+
     #[test]
     fn hosts_must_be_loopback_unless_remote_is_allowed() {
-        let ok =
-            |h: &str, remote| check_host(&req(Version::HTTP_11, &[("host", h)]), remote).is_ok();
+        let ok = |h: &str, remote| {
+            check_host_and_origin(&headers(&[("host", h.as_bytes())]), remote, None).is_ok()
+        };
         assert!(ok("127.0.0.1:8080", false) && ok("localhost", false) && ok("[::1]:1", false));
         assert!(!ok("evil.example:8080", false));
         assert!(ok("api.internal", true));
+    }
+
+    #[test]
+    fn hosts_and_origins_must_be_loopback_or_listed() {
+        let listed = ["https://app.example.com".to_owned()];
+        let ok =
+            |h: &[(&str, &[u8])]| check_host_and_origin(&headers(h), false, Some(&listed)).is_ok();
+        assert!(ok(&[("host", b"127.0.0.1:8765")]));
+        assert!(ok(&[
+            ("host", b"localhost:8765"),
+            ("origin", b"http://localhost:3000")
+        ]));
+        assert!(ok(&[
+            ("host", b"[::1]:8765"),
+            ("origin", b"http://[::1]:3000")
+        ]));
+        assert!(ok(&[("origin", b"https://app.example.com")]));
+        assert!(!ok(&[("host", b"evil.example:8765")]));
+        assert!(!ok(&[("origin", b"http://evil.example")]));
+        assert!(!ok(&[("origin", b"null")]));
+        // Without `origins` (pare http) an Origin is not looked at.
+        assert!(check_host_and_origin(&headers(&[("origin", b"null")]), false, None).is_ok());
+    }
+
+    /// Regression: `pare mcp --listen` read a Host that is not text as no Host at all, so
+    /// `Host: evil.example\xff` started a session where `pare http` answered 403 (two
+    /// checks that had drifted apart); an Origin that is not text passed the same way.
+    #[test]
+    fn regression_a_host_that_is_not_text_passed_the_listen_check() {
+        for name in ["host", "origin"] {
+            let h = headers(&[(name, b"evil.example\xff")]);
+            let why = check_host_and_origin(&h, false, Some(&[])).unwrap_err();
+            assert!(why.contains("not text"), "{why}");
+        }
     }
 
     #[tokio::test]

@@ -182,7 +182,7 @@ async fn route(
     log: &mut Entry,
 ) -> Response<Body> {
     let opts = &state.opts;
-    if let Err(why) = server::check_host(&req, opts.allow_remote) {
+    if let Err(why) = server::check_host_and_origin(req.headers(), opts.allow_remote, None) {
         return body::error(StatusCode::FORBIDDEN, &why);
     }
     if req.uri().authority().is_some() || req.method() == Method::CONNECT {

@@ -218,7 +218,11 @@ async fn handle(server: &Arc<Server>, req: Request<Incoming>, peer: SocketAddr) 
     if req.uri().path() != ENDPOINT {
         return refuse(StatusCode::NOT_FOUND, "pare serves MCP at /mcp only");
     }
-    if let Err(why) = check_host_and_origin(&server.listen, req.headers()) {
+    if let Err(why) = pare_http::server::check_host_and_origin(
+        req.headers(),
+        server.listen.allow_remote,
+        Some(&server.listen.allowed_origins),
+    ) {
         return refuse(StatusCode::FORBIDDEN, &why);
     }
     match *req.method() {
@@ -568,71 +572,9 @@ fn json_response(out: &Feed, rx: &Receiver<Delivery>, started: tokio::sync::ones
     }
 }
 
-/// DNS rebinding and cross-site protection: the `Host` must be loopback (unless remote
-/// clients are allowed) and a browser's `Origin` loopback or listed.
-fn check_host_and_origin(listen: &Listen, headers: &HeaderMap) -> Result<(), String> {
-    use pare_http::server::{host_of, is_loopback_name};
-    if !listen.allow_remote
-        && let Some(host) = header(headers, "host")
-        && !is_loopback_name(host_of(host))
-    {
-        return Err(format!(
-            "Host `{host}` is not a loopback name (pass --allow-remote to serve others)"
-        ));
-    }
-    if let Some(origin) = header(headers, "origin") {
-        let allowed = listen
-            .allowed_origins
-            .iter()
-            .any(|o| o.trim_end_matches('/') == origin)
-            || origin.split_once("://").is_some_and(|(scheme, rest)| {
-                matches!(scheme, "http" | "https") && is_loopback_name(host_of(rest))
-            });
-        if !allowed {
-            return Err(format!(
-                "Origin `{origin}` is not allowed (loopback, or --allow-origin)"
-            ));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn req(headers: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (n, v) in headers {
-            h.append(
-                header::HeaderName::try_from(*n).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        h
-    }
-
-    #[test]
-    fn hosts_and_origins_must_be_loopback_or_listed() {
-        let mut l = Listen::loopback(0);
-        l.allowed_origins = vec!["https://app.example.com".into()];
-        let ok = |h: &[(&str, &str)]| check_host_and_origin(&l, &req(h)).is_ok();
-        assert!(ok(&[("host", "127.0.0.1:8765")]));
-        assert!(ok(&[
-            ("host", "localhost:8765"),
-            ("origin", "http://localhost:3000")
-        ]));
-        assert!(ok(&[
-            ("host", "[::1]:8765"),
-            ("origin", "http://[::1]:3000")
-        ]));
-        assert!(ok(&[("origin", "https://app.example.com")]));
-        assert!(!ok(&[("host", "evil.example:8765")]));
-        assert!(!ok(&[("origin", "http://evil.example")]));
-        assert!(!ok(&[("origin", "null")]));
-        l.allow_remote = true;
-        assert!(check_host_and_origin(&l, &req(&[("host", "pare.internal:8765")])).is_ok());
-    }
 
     #[test]
     fn session_ids_are_32_hex_digits_and_differ() {
