@@ -13,6 +13,7 @@
 
 #[path = "../../pare/tests/common/corpus.rs"]
 mod corpus;
+mod reference;
 
 use std::fs;
 use std::io::Read;
