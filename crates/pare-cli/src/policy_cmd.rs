@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use clap::Subcommand;
 use pare::ops::OpDoc;
 use pare::policy::Policy;
@@ -289,7 +289,7 @@ fn wrap(text: &str, indent: usize, width: usize) -> String {
 /// The proxy's refusal of `file`'s `[mcp]` section, naming the entry's key when the error
 /// is about a policy file an entry names.
 fn mcp_error(file: &Path, e: &ConfigError) -> String {
-    if let ConfigError::Read { path, .. } = e
+    if let ConfigError::Load(pare::policy::LoadError::Read { path, .. }) = e
         && path != file
         && let Ok(policy) = load(file)
         && let Some(mcp) = &policy.options().mcp
@@ -309,9 +309,7 @@ fn mcp_error(file: &Path, e: &ConfigError) -> String {
 
 /// Read and compile a policy file, with the file name in any error.
 pub fn load(path: &Path) -> Result<Policy> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading policy {}", path.display()))?;
-    Policy::parse(&text).with_context(|| format!("in policy {}", path.display()))
+    Ok(Policy::load(path)?)
 }
 
 /// The index of the level `--level` names, or the policy's default level; an unknown name

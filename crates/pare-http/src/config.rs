@@ -4,21 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use pare::ops::compile::PolicyError;
-use pare::policy::Policy;
+use pare::policy::{LoadError, Policy};
 use pare::rest::routes::{Routes, RoutesError};
 
 /// A policy file `pare http` cannot use: it refuses to start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
-    #[error("reading policy {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("in policy {path}: {source}")]
-    Policy { path: PathBuf, source: PolicyError },
+    /// The file, or one a `policy = …` entry names, cannot be read or is no valid policy.
+    #[error(transparent)]
+    Load(#[from] LoadError),
     #[error("in policy {path}: {message}")]
     Routes { path: PathBuf, message: String },
 }
@@ -38,12 +33,5 @@ pub fn load(path: &Path) -> Result<Routes, ConfigError> {
 }
 
 fn read_policy(path: &Path) -> Result<Policy, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    Policy::parse(&text).map_err(|source| ConfigError::Policy {
-        path: path.to_owned(),
-        source,
-    })
+    Ok(Policy::load(path)?)
 }

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pare::ops::compile::PolicyError;
-use pare::policy::Policy;
+use pare::policy::{LoadError, Policy};
 
 pub use pare::mcp::config::ToolPolicy;
 
@@ -16,13 +15,9 @@ pub type Config = pare::mcp::config::Config;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
-    #[error("reading policy {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("in policy {path}: {source}")]
-    Policy { path: PathBuf, source: PolicyError },
+    /// The file, or one a `policy = …` entry names, cannot be read or is no valid policy.
+    #[error(transparent)]
+    Load(#[from] LoadError),
     #[error("in policy {path}: `mcp.tools[{index}].level`: {message}")]
     Level {
         path: PathBuf,
@@ -66,12 +61,5 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 }
 
 fn read_policy(path: &Path) -> Result<Policy, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    Policy::parse(&text).map_err(|source| ConfigError::Policy {
-        path: path.to_owned(),
-        source,
-    })
+    Ok(Policy::load(path)?)
 }

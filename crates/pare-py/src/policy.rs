@@ -64,12 +64,13 @@ impl PyPolicy {
     pub fn resolver(&self) -> impl FnMut(&str) -> Result<pare::Policy, std::io::Error> + use<> {
         let dir = self.dir();
         move |rel: &str| {
-            let path = dir.join(rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("reading policy {}: {e}", path.display()))
-            })?;
-            pare::Policy::parse(&text)
-                .map_err(|e| std::io::Error::other(format!("in policy {}: {e}", path.display())))
+            pare::Policy::load(&dir.join(rel)).map_err(|e| {
+                let kind = match &e {
+                    pare::policy::LoadError::Read { error, .. } => error.kind(),
+                    _ => std::io::ErrorKind::Other,
+                };
+                std::io::Error::new(kind, e.to_string())
+            })
         }
     }
 
@@ -194,9 +195,8 @@ impl PyPolicy {
     /// Read and compile a policy file (TOML, or JSON when it starts with `{`).
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyPolicy> {
-        let source = std::fs::read_to_string(&path).map_err(|e| {
-            pyo3::exceptions::PyOSError::new_err(format!("reading policy {}: {e}", path.display()))
-        })?;
+        let source = pare::policy::read_text(&path)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
         PyPolicy::compile(py, source, Some(path))
     }
 

@@ -16,11 +16,38 @@
 //! assert_eq!(policy.default_level(), "standard");
 //! ```
 
+use std::path::{Path, PathBuf};
+
 use crate::ops::Op;
 use crate::ops::compile::{CompileCx, FULL, PolicyError};
 use crate::params::{Params, Scalar};
 use crate::query::selector::{Seen, SelectorSet};
 use crate::schema::PolicyOptions;
+
+/// A policy file a door cannot use: unreadable, or not a valid policy. Its message names
+/// the file and says why (the cause is in the message, not a `source()`, so a door that
+/// prints an error's chain says it once).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    #[error("reading policy {}: {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("in policy {}: {error}", path.display())]
+    Policy { path: PathBuf, error: PolicyError },
+}
+
+/// The text of the policy file at `path`. Reading policy files is the one I/O the engine
+/// does, so every door (the CLI, both proxies, Python) loads them one way and words their
+/// errors alike.
+pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    std::fs::read_to_string(path).map_err(|error| LoadError::Read {
+        path: path.to_owned(),
+        error,
+    })
+}
 
 /// One op of a compiled policy.
 #[derive(Debug)]
@@ -114,6 +141,14 @@ impl Policy {
             options.ops.push(spec);
         }
         Policy::compile(options)
+    }
+
+    /// Read and compile the policy file at `path` (TOML, or JSON when it starts with `{`).
+    pub fn load(path: &Path) -> Result<Policy, LoadError> {
+        Policy::parse(&read_text(path)?).map_err(|error| LoadError::Policy {
+            path: path.to_owned(),
+            error,
+        })
     }
 
     /// The built-in policy used when none is given: no ops, so every door without a policy
