@@ -178,6 +178,28 @@ impl Params {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Scalar)> {
         self.values.iter().map(|(k, v)| (k.as_str(), v))
     }
+
+    /// The values in an encoding that stays the same across processes, machines and Rust
+    /// versions, for cursor checks: `name=b:true`, `name=n:<the f64's bits in hex>`,
+    /// `name=s:<length in bytes>:<text>`, each ended by U+001E.
+    pub(crate) fn stable_text(&self) -> String {
+        let mut out = String::new();
+        for (name, value) in &self.values {
+            out.push_str(name);
+            match value {
+                Scalar::Bool(b) => out.push_str(&format!("=b:{b}")),
+                Scalar::Number(n) => out.push_str(&format!("=n:{:016x}", n.to_bits())),
+                Scalar::String(s) => {
+                    out.push_str("=s:");
+                    out.push_str(&s.len().to_string());
+                    out.push(':');
+                    out.push_str(s);
+                }
+            }
+            out.push('\u{1e}');
+        }
+        out
+    }
 }
 
 /// A number setting, resolved per request.

@@ -49,6 +49,12 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
     })
 }
 
+/// [`Policy::fingerprint`] of `options`.
+fn fingerprint(options: &PolicyOptions) -> u64 {
+    let json = serde_json::to_string(options).expect("policy options serialize");
+    crate::respond::cursor::check([json.as_bytes()])
+}
+
 /// One op of a compiled policy.
 #[derive(Debug)]
 pub(crate) struct CompiledOp {
@@ -74,6 +80,8 @@ pub struct Policy {
     pub(crate) omitted_key: String,
     /// Every level mask of the ops and their rules, for [`Policy::levels_alike`].
     level_masks: Vec<u64>,
+    /// [`Policy::fingerprint`], computed once.
+    fingerprint: u64,
 }
 
 impl Policy {
@@ -202,6 +210,7 @@ impl Policy {
         let selectors = SelectorSet::new(cx.into_selectors())
             .map_err(|e| PolicyError::invalid("ops", e.to_string()))?;
         Ok(Policy {
+            fingerprint: fingerprint(&options),
             omitted_key: options.omitted.key.clone(),
             omitted_enabled: options.omitted.enabled,
             options,
@@ -212,6 +221,13 @@ impl Policy {
             omitted_at,
             level_masks,
         })
+    }
+
+    /// What a cursor checks of the policy: a hash of its options' JSON (serde's field order,
+    /// the ops and maps in the order written), the same in every process and on every
+    /// machine, computed once here rather than for every paged request.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     pub fn options(&self) -> &PolicyOptions {

@@ -249,3 +249,37 @@ fn regression_vendor_graph_page_one_declares_the_rows_it_holds() {
     assert!(first.rest.len() > 2);
     let _ = parse(&text).unwrap();
 }
+
+/// A cursor names its page in every process, on every machine and with every Rust release:
+/// the check it carries hashes the input and settings in pare's own spelling (the policy's
+/// options as JSON, once per policy; parameters by their f64 bits), never `Debug` text. This
+/// pins one cursor; a change to what the check covers must be deliberate (cursors an older
+/// pare gave are then refused as being for other settings, never misread).
+#[test]
+fn a_cursor_is_the_same_everywhere_and_pinned() {
+    let policy = Policy::parse(
+        "[params]\nminMinutes = 0.5\n[[ops]]\nop = \"filter\"\nat = [\"$.sites\"]\nremove_where = \"minutes < $minMinutes\"\n",
+    )
+    .unwrap();
+    let sites: Vec<String> = (0..60)
+        .map(|i| format!(r#"{{"site":"s{i}.example","minutes":{i}.5}}"#))
+        .collect();
+    let text = format!(r#"{{"sites":[{}]}}"#, sites.join(","));
+    let cursor = |params: &[(String, String)]| {
+        respond(Request {
+            budget: Some(Budget::tokens(200)),
+            params,
+            tokenizer: o200k(),
+            ..Request::new(Input::Json(&text), &policy)
+        })
+        .unwrap()
+        .page
+        .record
+        .next_cursor
+        .expect("paged")
+    };
+    let at = |v: &str| vec![("minMinutes".to_owned(), v.to_owned())];
+    assert_eq!(cursor(&[]), "J47xebdEbgV");
+    assert_eq!(cursor(&at("0.5")), cursor(&[]), "the default, named");
+    assert_ne!(cursor(&at("0.50001")), cursor(&[]));
+}

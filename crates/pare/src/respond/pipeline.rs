@@ -764,19 +764,30 @@ impl<'a> Run<'_, 'a> {
                 &owned
             }
         };
-        let policy = serde_json::to_string(req.policy.options()).expect("options serialize");
+        // Every setting in a spelling of our own (no `Debug` text, which may change between
+        // Rust versions), so a cursor stays valid across processes and machines.
+        let budget = req.budget.map_or_else(
+            || "none".to_owned(),
+            |b| format!("{}/{}", b.tokens, b.chars4),
+        );
+        let omitted = match req.omitted_notes {
+            None => "policy",
+            Some(true) => "on",
+            Some(false) => "off",
+        };
         let settings = format!(
-            "{}\u{1}{:?}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{}\u{1}{}",
+            "{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}\u{1}{:016x}",
             self.level_name(self.level),
-            self.params,
+            self.params.stable_text(),
             req.format.name(),
             req.tokenizer.name(),
-            req.budget,
-            req.omitted_notes,
+            budget,
+            omitted,
             reserve,
             self.explicit,
+            req.policy.fingerprint(),
         );
-        cursor::check([input.as_bytes(), policy.as_bytes(), settings.as_bytes()])
+        cursor::check([input.as_bytes(), settings.as_bytes()])
     }
 
     /// Pages with their notes, cursors and records. A response of one page has no page
