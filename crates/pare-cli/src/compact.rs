@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::Format;
-use pare::encode::render;
 use pare::manifest::{Kind, Manifest};
 use pare::policy::Policy;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::{Budget, Hint, Input, PageKind, Record, Request, RespondError, note, respond};
-use pare::shape::{ShapeOptions, shape};
+use pare::shape::ShapeOptions;
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -81,7 +80,8 @@ struct Setup {
     policy: Policy,
     level: usize,
     overrides: Vec<(String, String)>,
-    params: pare::params::Params,
+    /// The level, parameters, tokenizer and `_omitted` setting as the engine takes them.
+    opts: ShapeOptions<'static>,
     tok: &'static dyn pare::tokens::Tokenizer,
     format: Format,
     reporting: bool,
@@ -90,15 +90,7 @@ struct Setup {
 
 impl Setup {
     fn options(&self) -> ShapeOptions<'static> {
-        ShapeOptions {
-            level: self.level,
-            params: self.params.clone(),
-            tokenizer: self.tok,
-            track_paths: self.reporting,
-            op_limit: None,
-            notes: self.notes,
-            count_matches: false,
-        }
+        self.opts.clone()
     }
 }
 
@@ -107,7 +99,8 @@ fn setup(args: &Args) -> Result<Setup> {
         Some(p) => policy_cmd::load(p)?,
         None => Policy::builtin_default(),
     };
-    let level = policy_cmd::level_index(&policy, args.level.as_deref())?;
+    // The CLI's words for a level the policy does not have (the engine's name the key).
+    policy_cmd::level_index(&policy, args.level.as_deref())?;
     let overrides = args
         .params
         .iter()
@@ -117,16 +110,19 @@ fn setup(args: &Args) -> Result<Setup> {
                 .ok_or_else(|| anyhow!("--param `{p}`: expected NAME=VALUE"))
         })
         .collect::<Result<Vec<_>>>()?;
-    let params = policy.params(&overrides)?;
     let tok = tokenizer(&args.tokenizer, args.tokenizer_file.as_deref())?;
     let format = Format::parse(&args.format).expect("clap checked the format");
     let reporting = args.report || args.report_json.is_some();
     let notes = args.omitted.then_some(true);
+    let opts = ShapeOptions {
+        track_paths: reporting,
+        ..ShapeOptions::resolve(&policy, args.level.as_deref(), &overrides, tok, notes)?
+    };
     Ok(Setup {
         policy,
-        level,
+        level: opts.level,
         overrides,
-        params,
+        opts,
         tok,
         format,
         reporting,
@@ -447,18 +443,11 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
             .par_iter()
             .map(|(n, line)| {
                 let at = |e| anyhow!("{name}: line {n}: {e}");
-                let parsed = pare::json::parse_noting_duplicates(line).map_err(at)?;
-                if args.strict
-                    && let Some(d) = parsed.duplicates.first()
-                {
-                    return Err(at(d.to_error()));
-                }
-                let dups = parsed
-                    .duplicates
-                    .iter()
-                    .map(|d| format!("line {n}: {d}"))
-                    .collect();
+                let noted = |dups: &[pare::json::DuplicateKey]| {
+                    dups.iter().map(|d| format!("line {n}: {d}")).collect()
+                };
                 if setup.reporting {
+                    let parsed = pare::shape::parse_json_line(line, args.strict).map_err(at)?;
                     let mut r = measure(
                         &parsed.value,
                         &setup.policy,
@@ -468,12 +457,19 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
                         true,
                     );
                     let matched = std::mem::take(&mut r.matches);
-                    Ok((r.text.clone(), Some(r), matched, dups))
+                    Ok((r.text.clone(), Some(r), matched, noted(&parsed.duplicates)))
                 } else {
-                    let shaped = shape(parsed.value, &setup.policy, &opts);
-                    let mut t = render(&shaped.value, setup.format, setup.tok);
-                    t.push('\n');
-                    Ok((t, None, shaped.matches, dups))
+                    // The engine's line, as the Python door's shape_lines makes it.
+                    let shaped = pare::shape::shape_json_line(
+                        line,
+                        &setup.policy,
+                        &opts,
+                        setup.format,
+                        args.strict,
+                    )
+                    .map_err(at)?;
+                    let dups = noted(&shaped.duplicates);
+                    Ok((shaped.text + "\n", None, shaped.matches, dups))
                 }
             })
             .collect();

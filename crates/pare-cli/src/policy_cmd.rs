@@ -112,12 +112,13 @@ fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result
     let name = io::input_name(Some(sample));
     let text = io::read_input(Some(sample))?;
     let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    let level = level_index(policy, level)?;
+    let o200k = pare::tokens::builtin("o200k_base").expect("o200k_base is built in");
+    level_index(policy, level)?; // the CLI's words for a level the policy does not have
     let opts = ShapeOptions {
-        level,
         count_matches: true,
-        ..ShapeOptions::new(policy)
+        ..ShapeOptions::resolve(policy, level, &[], o200k, None)?
     };
+    let level = opts.level;
     let shaped = shape(value, policy, &opts);
     let level_name = &policy.levels()[level];
     let mut out = format!(

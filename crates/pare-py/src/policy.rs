@@ -332,8 +332,9 @@ impl PyPolicy {
     /// rendered as `pare compact --jsonl` writes it: a partition's worth in one call, with
     /// the GIL released, for Dask's `map_partitions` or Ray's `map_batches`. Returns the
     /// lines without their newlines; a line that is not JSON raises `JsonError` naming its
-    /// index in `lines`.
-    #[pyo3(signature = (lines, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None))]
+    /// index in `lines`. A key repeated within an object keeps its last value with a
+    /// `UserWarning` (`strict=True`: raises `JsonError` instead), as the CLI does.
+    #[pyo3(signature = (lines, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, strict=false))]
     #[allow(clippy::too_many_arguments)]
     fn shape_lines(
         &self,
@@ -344,46 +345,44 @@ impl PyPolicy {
         format: &str,
         tokenizer: &str,
         omitted: Option<bool>,
+        strict: bool,
     ) -> PyResult<Vec<String>> {
         let opts = self::options(level, params, format, tokenizer, None, None, omitted)?;
         let policy = &*self.policy;
-        let level = match &opts.level {
-            Some(name) => policy
-                .level_index(name)
-                .map_err(|e| errors::policy_error(py, &e))?,
-            None => policy
-                .level_index(policy.default_level())
-                .map_err(|e| errors::policy_error(py, &e))?,
-        };
-        let values = policy
-            .params(&opts.params)
-            .map_err(|e| errors::policy_error(py, &e))?;
-        let shape_opts = pare::shape::ShapeOptions {
-            level,
-            params: values,
-            tokenizer: opts.tokenizer,
-            track_paths: false,
-            op_limit: None,
-            notes: opts.omitted,
-            count_matches: false,
-        };
-        let out = py.detach(|| {
+        let shape_opts = pare::shape::ShapeOptions::resolve(
+            policy,
+            opts.level.as_deref(),
+            &opts.params,
+            opts.tokenizer,
+            opts.omitted,
+        )
+        .map_err(|e| errors::policy_error(py, &e))?;
+        let shaped = py.detach(|| {
             let mut out = Vec::with_capacity(lines.len());
+            let mut duplicates = Vec::new();
             for (i, line) in lines.iter().enumerate() {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let shaped = pare::shape::shape_json_line(line, policy, &shape_opts, opts.format)
-                    .map_err(|e| (i, e))?;
-                out.push(shaped);
+                let shaped =
+                    pare::shape::shape_json_line(line, policy, &shape_opts, opts.format, strict)
+                        .map_err(|e| (i, e))?;
+                duplicates.extend(shaped.duplicates.iter().map(|d| format!("lines[{i}]: {d}")));
+                out.push(shaped.text);
             }
-            Ok(out)
+            Ok((out, duplicates))
         });
-        out.map_err(|(i, e): (usize, pare::json::JsonError)| {
+        let (out, duplicates) = shaped.map_err(|(i, e): (usize, pare::json::JsonError)| {
             let mut e = e;
             e.message = format!("lines[{i}]: {}", e.message);
             errors::json_error(py, &e)
-        })
+        })?;
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        for d in duplicates {
+            let message = std::ffi::CString::new(d).unwrap_or_default();
+            PyErr::warn(py, &category, &message, 1)?;
+        }
+        Ok(out)
     }
 
     /// The shaped value itself, as Python objects, for callers that serialise it

@@ -65,3 +65,24 @@ def test_shape_lines_names_the_bad_line():
     assert policy.shape_lines(['{"a": null, "b": 1}\n', "  \n", "[1, {}]"]) == ['{"b":1}', "[1,{}]"]
     with pytest.raises(pare.JsonError, match=r"lines\[1\]"):
         policy.shape_lines(["{}", "{oops}"])
+
+
+def test_regression_shape_lines_had_no_duplicate_key_warning_or_strict_mode(pare_bin, tmp_path):
+    """`pare compact --jsonl` warned about a repeated key and refused it with --strict, while
+    shape_lines (its own copy of the line loop) did neither. Both call the engine's line now."""
+    policy = pare.Policy.from_str('[[ops]]\nop = "prune"\n')
+    lines = ['{"a": 1}', '{"a": 1, "b": null, "a": 2}']
+    with pytest.warns(UserWarning, match=r'lines\[1\]: duplicate key "a" at line 1 column 21'):
+        assert policy.shape_lines(lines) == ['{"a":1}', '{"a":2}']
+    with pytest.raises(pare.JsonError, match=r'lines\[1\]: duplicate key "a" in an object at line 1 column 21'):
+        policy.shape_lines(lines, strict=True)
+    # The same lines through the CLI: the same text, the same warning, the same refusal.
+    src = tmp_path / "dup.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    cli = run_pare(pare_bin, "compact", "--jsonl", str(src))
+    assert cli.returncode == 0, cli.stderr
+    with pytest.warns(UserWarning):
+        assert pare.Policy.builtin().shape_lines(lines) == cli.stdout.decode().splitlines()
+    assert 'line 2: duplicate key "a" at line 1 column 21' in cli.stderr.decode()
+    strict = run_pare(pare_bin, "compact", "--jsonl", "--strict", str(src))
+    assert strict.returncode == 2 and "line 2: duplicate key \"a\" in an object at line 1 column 21" in strict.stderr.decode(), strict.stderr

@@ -24,6 +24,7 @@ use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
 
 /// How to shape one request.
+#[derive(Clone)]
 pub struct ShapeOptions<'a> {
     /// Level index into [`Policy::levels`].
     pub level: usize,
@@ -42,6 +43,26 @@ pub struct ShapeOptions<'a> {
 }
 
 impl<'a> ShapeOptions<'a> {
+    /// A door's request in the engine's terms, the one place it is done: the level by name
+    /// (`None`: the policy's default), parameter overrides as the caller wrote them
+    /// (`maxGapMinutes` = `5`, checked against the policy's `[params]`), the tokenizer and
+    /// the `_omitted` setting. Errors name the bad level or parameter and what is allowed.
+    pub fn resolve(
+        policy: &Policy,
+        level: Option<&str>,
+        params: &[(String, String)],
+        tokenizer: &'a dyn Tokenizer,
+        notes: Option<bool>,
+    ) -> Result<ShapeOptions<'a>, crate::ops::compile::PolicyError> {
+        Ok(ShapeOptions {
+            level: policy.level_index(level.unwrap_or(policy.default_level()))?,
+            params: policy.params(params)?,
+            tokenizer,
+            notes,
+            ..ShapeOptions::new(policy)
+        })
+    }
+
     /// The policy's default level and parameters, o200k_base, no path tracking.
     pub fn new(policy: &Policy) -> ShapeOptions<'a> {
         ShapeOptions {
@@ -71,30 +92,51 @@ pub struct Shaped {
     pub matches: Seen,
 }
 
+/// One JSONL line shaped ([`shape_json_line`]).
+#[derive(Debug)]
+pub struct ShapedLine {
+    /// The shaped value rendered in the format asked, without a newline.
+    pub text: String,
+    /// Which selectors selected a node (a door says at the end which matched in no line).
+    pub matches: Seen,
+    /// Keys the line repeats within an object (each keeps its last value, as `JSON.parse`
+    /// does): a door warns about them.
+    pub duplicates: Vec<crate::json::DuplicateKey>,
+}
+
 /// One JSON text shaped and rendered in `format`, with no budget and no record: what
-/// `pare compact --jsonl` writes for each line (and what the Python package's
-/// `Policy.shape_lines` returns per line, for Dask and Ray partitions).
+/// `pare compact --jsonl` writes for each line and what the Python package's
+/// `Policy.shape_lines` returns per line (for Dask and Ray partitions), so both warn about
+/// repeated keys alike and `strict` refuses them alike (the first repeat, with its line and
+/// column).
 pub fn shape_json_line(
     text: &str,
     policy: &Policy,
     opts: &ShapeOptions,
     format: crate::encode::Format,
-) -> Result<String, crate::json::JsonError> {
-    Ok(shape_json_line_noting(text, policy, opts, format)?.0)
+    strict: bool,
+) -> Result<ShapedLine, crate::json::JsonError> {
+    let parsed = parse_json_line(text, strict)?;
+    let shaped = shape(parsed.value, policy, opts);
+    Ok(ShapedLine {
+        text: crate::encode::render(&shaped.value, format, opts.tokenizer),
+        matches: shaped.matches,
+        duplicates: parsed.duplicates,
+    })
 }
 
-/// [`shape_json_line`], with what the policy's selectors matched (for a door that says, at
-/// the end, which matched in no line).
-pub fn shape_json_line_noting(
+/// A JSONL line read as [`shape_json_line`] reads it, for a door that shapes it its own way
+/// (`pare compact --jsonl --report` measures each op): its repeated keys noted, or with
+/// `strict` the first one an error.
+pub fn parse_json_line(
     text: &str,
-    policy: &Policy,
-    opts: &ShapeOptions,
-    format: crate::encode::Format,
-) -> Result<(String, Seen), crate::json::JsonError> {
-    let value = crate::json::parse(text)?;
-    let shaped = shape(value, policy, opts);
-    let text = crate::encode::render(&shaped.value, format, opts.tokenizer);
-    Ok((text, shaped.matches))
+    strict: bool,
+) -> Result<crate::json::Parsed, crate::json::JsonError> {
+    let parsed = crate::json::parse_noting_duplicates(text)?;
+    match parsed.duplicates.first() {
+        Some(d) if strict => Err(d.to_error()),
+        _ => Ok(parsed),
+    }
 }
 
 /// Shape `value` with `policy`. At the `full` level this returns the value untouched.

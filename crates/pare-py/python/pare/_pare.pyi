@@ -91,9 +91,11 @@ class Policy:
         format: Format = "json",
         tokenizer: TokenizerName = "o200k_base",
         omitted: Optional[bool] = None,
+        strict: bool = False,
     ) -> List[str]:
         """JSONL lines (blank ones skipped), each shaped as ``pare compact --jsonl`` writes it,
-        without newlines: a Dask/Ray partition in one call."""
+        without newlines: a Dask/Ray partition in one call. A key repeated within an object
+        keeps its last value with a ``UserWarning``; ``strict=True`` raises ``JsonError``."""
     def shape_value(
         self,
         value: Input,
