@@ -13,12 +13,14 @@
 //! upstream again and the engine checks the cursor against the new body.
 
 mod embedded;
+#[cfg(feature = "redis")]
 mod redis;
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "redis")]
 pub use self::redis::RedisCache;
 pub use embedded::EmbeddedCache;
 
@@ -48,6 +50,7 @@ pub enum Lookup {
 /// The page cache of a door.
 pub enum PageCache {
     Embedded(EmbeddedCache),
+    #[cfg(feature = "redis")]
     Redis(RedisCache),
 }
 
@@ -55,6 +58,7 @@ impl PageCache {
     pub async fn get(&self, key: &str) -> Lookup {
         match self {
             PageCache::Embedded(c) => c.get(key),
+            #[cfg(feature = "redis")]
             PageCache::Redis(c) => c.get(key).await,
         }
     }
@@ -66,6 +70,7 @@ impl PageCache {
                 c.put(pages);
                 Ok(())
             }
+            #[cfg(feature = "redis")]
             PageCache::Redis(c) => c.put(pages).await,
         }
     }
@@ -74,6 +79,7 @@ impl PageCache {
     pub fn describe(&self) -> String {
         match self {
             PageCache::Embedded(c) => c.describe(),
+            #[cfg(feature = "redis")]
             PageCache::Redis(c) => c.describe(),
         }
     }
@@ -81,6 +87,7 @@ impl PageCache {
     pub fn ttl(&self) -> Duration {
         match self {
             PageCache::Embedded(c) => c.ttl(),
+            #[cfg(feature = "redis")]
             PageCache::Redis(c) => c.ttl(),
         }
     }

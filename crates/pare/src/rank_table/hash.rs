@@ -1,21 +1,27 @@
 // The hash the rank tables are laid out by. `build.rs` includes this file too, so the
 // table it writes and the lookups that read it cannot disagree.
 
+/// FxHash's step (rustc's hasher): one 8-byte word into the state. The rank tables' hash
+/// and the tokenizer's memo tables (`tokens::fx`) both take it from here.
+#[inline]
+pub fn step(h: u64, word: u64) -> u64 {
+    (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
+
 /// A multiply-rotate hash over 8-byte words (FxHash's step), seeded with the length.
 #[inline]
 pub fn hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = bytes.len() as u64;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+        h = step(h, word);
     }
     let rest = words.remainder();
     if !rest.is_empty() {
         let mut word = [0u8; 8];
         word[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        h = step(h, u64::from_le_bytes(word));
     }
     // Fold the high bits down: the slot index takes the top bits, which the last
     // multiply mixes best, but short keys need the low word's bits there too.

@@ -21,6 +21,8 @@
 
 mod hash;
 
+pub(crate) use hash::step;
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

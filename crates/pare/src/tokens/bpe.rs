@@ -1,0 +1,712 @@
+//! OpenAI's BPE encodings (`o200k_base`, `cl100k_base`): gpt-tokenizer's pre-tokenizer
+//! patterns, pieces memoised, and byte-pair merges over the rank tables.
+
+use super::*;
+
+/// JavaScript's `\s` (WhiteSpace + LineTerminator), as a character-class body. The
+/// reference counter is JavaScript, and its `\s` differs from Unicode `White_Space`.
+pub(super) const JS_WS: &str = r"\t\n\x{0B}\x{0C}\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
+/// gpt-tokenizer's contraction suffix: explicit case pairs, because a Unicode
+/// case-insensitive `'s` would also match `'ſ` (long s).
+pub(super) const CONTRACTION: &str = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
+
+/// gpt-tokenizer's o200k pattern, minus its `\s+(?!\S)|\s+` tail (see [`Bpe::new`]).
+pub(super) fn o200k_pattern() -> String {
+    let c = CONTRACTION;
+    let w = JS_WS;
+    [
+        format!(
+            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]*[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]+(?:{c})?"
+        ),
+        format!(
+            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]+[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]*(?:{c})?"
+        ),
+        r"\p{N}{1,3}".to_owned(),
+        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n/]*"),
+        format!(r"[{w}]*[\r\n]+"),
+        format!(r"[{w}]+$"),
+    ]
+    .join("|")
+}
+
+/// gpt-tokenizer's cl100k pattern, minus its `\s+(?!\S)|\s` tail (see [`Bpe::new`]).
+pub(super) fn cl100k_pattern() -> String {
+    let w = JS_WS;
+    [
+        CONTRACTION.to_owned(),
+        r"[^\r\n\p{L}\p{N}]?\p{L}+".to_owned(),
+        r"\p{N}{1,3}".to_owned(),
+        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n]*"),
+        format!(r"[{w}]+$"),
+        format!(r"[{w}]*[\r\n]"),
+    ]
+    .join("|")
+}
+
+pub(super) static O200K: LazyLock<Bpe> = LazyLock::new(o200k);
+
+/// o200k_base, built (the tests build fresh ones, whose memos no other test touches).
+pub(super) fn o200k() -> Bpe {
+    Bpe::new(
+        "o200k_base",
+        rank_table::o200k_base(),
+        &o200k_pattern(),
+        &format!("[{JS_WS}]+"),
+    )
+}
+
+pub(super) static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
+    Bpe::new(
+        "cl100k_base",
+        rank_table::cl100k_base(),
+        &cl100k_pattern(),
+        &format!("[{JS_WS}]"),
+    )
+});
+
+/// A tiktoken-style encoding: a pre-tokenizer regex splits text into pieces, and each
+/// piece is BPE-encoded on its own, so a count is the sum of per-piece counts.
+/// A built-in encoding that is built on first use: building o200k_base takes tens of
+/// milliseconds and tens of megabytes, which a run that never counts should not pay.
+pub(super) struct Deferred {
+    name: &'static str,
+    pub(super) bpe: &'static LazyLock<Bpe>,
+}
+
+pub(super) static O200K_HANDLE: Deferred = Deferred {
+    name: "o200k_base",
+    bpe: &O200K,
+};
+pub(super) static CL100K_HANDLE: Deferred = Deferred {
+    name: "cl100k_base",
+    bpe: &CL100K,
+};
+
+impl Tokenizer for Deferred {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn count(&self, text: &str) -> usize {
+        self.bpe.count(text)
+    }
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        self.bpe.prefix_len(text, max_tokens)
+    }
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        self.bpe.suffix_start(text, max_tokens)
+    }
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        self.bpe.fits(text, max_tokens)
+    }
+    fn count_floor(&self, text: &str) -> usize {
+        self.bpe.count_floor(text)
+    }
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        self.bpe.count_remembered(text)
+    }
+}
+
+pub(super) struct Bpe {
+    name: &'static str,
+    pub(super) bpe: &'static RankTable,
+    /// Three patterns, tried in order at each position (leftmost-first): the main
+    /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
+    pub(super) splitter: Regex,
+    /// Search caches for `splitter`, taken once per text rather than once per piece (as
+    /// the regex's own pool would be): a thread other than the regex's first user pays a
+    /// lock and a put-back per search there, which cost a quarter of a count.
+    caches: Mutex<Vec<Scratch>>,
+    /// Split ASCII stretches by hand ([`o200k_ascii_piece`]) rather than by `splitter`.
+    ascii_o200k: bool,
+    /// Counts of chunks of texts counted before ([`chunks`]).
+    chunks: chunks::ChunkMemo,
+    /// The same for floors (pieces).
+    floors: chunks::ChunkMemo,
+}
+
+/// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
+pub(super) const BOM: char = '\u{FEFF}';
+pub(super) const BOM_UTF8: &[u8] = b"\xEF\xBB\xBF";
+
+impl Bpe {
+    /// The `regex` crates have no look-ahead, so `\s+(?!\S)` is emulated as bpe-openai
+    /// does: match `\s+\s` and give back its last character. Where the whitespace run ends
+    /// the text, the main pattern's `\s+$` already took it. The emulation is exact: both
+    /// forms take all but the last whitespace character before a non-space.
+    fn new(name: &'static str, bpe: &'static RankTable, main: &str, fallback: &str) -> Self {
+        let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
+        let splitter = Regex::new_many(&[main, lookahead.as_str(), fallback])
+            // The patterns are constants; the unit tests build both encodings.
+            .expect("pre-tokenizer patterns are valid");
+        Bpe {
+            name,
+            bpe,
+            splitter,
+            caches: Mutex::new(Vec::new()),
+            ascii_o200k: name == "o200k_base",
+            chunks: chunks::ChunkMemo::default(),
+            floors: chunks::ChunkMemo::default(),
+        }
+    }
+
+    /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
+    /// from `at` equals splitting `&text[at..]`: the patterns never look behind.
+    fn pieces_from<'a>(&'a self, text: &'a str, at: usize) -> Pieces<'a> {
+        let cache = self
+            .caches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_else(|| Scratch {
+                cache: self.splitter.create_cache(),
+                short: HashMap::default(),
+                long: HashMap::default(),
+            });
+        Pieces {
+            bpe: self,
+            scratch: Some(cache),
+            text,
+            at,
+        }
+    }
+
+    pub(super) fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
+        self.pieces_from(text, 0)
+    }
+
+    /// The sum of the counts of `text`'s pieces; `bom`: whether it holds U+FEFF.
+    pub(super) fn count_whole(&self, text: &str, bom: bool) -> usize {
+        let mut pieces = self.pieces(text);
+        let mut total = 0;
+        while let Some(r) = pieces.next() {
+            total += pieces.piece_count(r, bom);
+        }
+        total
+    }
+
+    /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
+    pub(super) fn regex_piece_end(&self, cache: &mut Cache, text: &str, at: usize) -> usize {
+        let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+        let end = match self.splitter.search_with(cache, &input) {
+            Some(m) if m.pattern().as_usize() == 1 => {
+                // The look-ahead stand-in: give back the last (whitespace) character.
+                let matched = &text[at..m.end()];
+                m.end() - matched.chars().next_back().map_or(0, char::len_utf8)
+            }
+            Some(m) => m.end(),
+            // Unreachable (every character matches some alternative); if the patterns
+            // ever leave a gap, take the rest as one piece rather than lose text.
+            None => text.len(),
+        };
+        // Never stall, even if a match came back empty.
+        if end > at {
+            end
+        } else {
+            ceil_char_boundary(text, at + 1)
+        }
+    }
+
+    /// Tokens of one piece. `bom` says whether the text holds a U+FEFF at all, so the
+    /// common case pays for that check once per text, not once per piece.
+    pub(super) fn piece_count(&self, piece: &str, bom: bool) -> usize {
+        // Every byte is a token, so one-byte pieces (most JSON punctuation) need no BPE.
+        if piece.len() == 1 {
+            1
+        } else if bom && piece.contains(BOM) {
+            self.js_merge(piece.as_bytes()).len()
+        } else {
+            // A piece that is one token (most are) is settled by the first lookup.
+            self.bpe.count(piece.as_bytes())
+        }
+    }
+
+    /// Byte lengths of one piece's tokens.
+    fn piece_token_lens(&self, piece: &str) -> Vec<usize> {
+        if piece.contains(BOM) {
+            self.js_merge(piece.as_bytes())
+        } else {
+            self.bpe.token_lens(piece.as_bytes())
+        }
+    }
+
+    /// gpt-tokenizer's BPE for pieces holding U+FEFF, quirk included; token byte lengths.
+    ///
+    /// gpt-tokenizer looks up a byte pair's rank by decoding it with `TextDecoder`, which
+    /// drops a leading byte-order mark, so pairs starting with U+FEFF get the rank of the
+    /// rest (or none): `"\u{FEFF}"` alone is two tokens, not its own one. Every other
+    /// piece is plain tiktoken BPE ([`RankTable::count`]); this is the same heap merge
+    /// with that rank lookup, so a long run of U+FEFF cannot make it quadratic.
+    pub(super) fn js_merge(&self, piece: &[u8]) -> Vec<usize> {
+        let table = self.bpe;
+        // The rank gpt-tokenizer finds for `key`: tokens are keyed by their decoded
+        // string unless not valid UTF-8 or starting with U+FEFF (those by bytes).
+        let rank = |key: &[u8]| -> Option<u32> {
+            match std::str::from_utf8(key) {
+                Ok(s) => {
+                    let s = s.strip_prefix(BOM).unwrap_or(s);
+                    if s.starts_with(BOM) {
+                        None
+                    } else {
+                        table.rank(s.as_bytes())
+                    }
+                }
+                Err(_) => table.rank(key),
+            }
+        };
+        // A whole piece found by string is one token (and starts with no U+FEFF).
+        if !piece.starts_with(BOM_UTF8) && table.rank(piece).is_some() {
+            return vec![piece.len()];
+        }
+        rank_table::heap_merge(piece, rank)
+    }
+
+    /// Where the token sequence of `text` is cut after `n` tokens.
+    pub(super) fn cut(&self, text: &str, n: usize) -> Cut {
+        let mut cut = Cut {
+            at: 0,
+            piece_start: 0,
+            tokens_before: 0,
+            anchor: 0,
+            anchor_tokens: 0,
+        };
+        if n == 0 {
+            return cut;
+        }
+        let bom = text.contains(BOM);
+        let mut used = 0;
+        for range in self.pieces(text) {
+            let piece = &text[range.clone()];
+            let c = self.piece_count(piece, bom);
+            if used + c > n {
+                // The cut falls inside this piece: a prefix of a piece's BPE tokens is
+                // what those bytes encode to, so summing token lengths finds the offset.
+                let bytes: usize = self
+                    .piece_token_lens(piece)
+                    .into_iter()
+                    .take(n - used)
+                    .sum();
+                cut.at = range.start + bytes;
+                cut.piece_start = range.start;
+                cut.tokens_before = used;
+                return cut;
+            }
+            if piece.chars().any(|c| !is_js_whitespace(c)) {
+                cut.anchor = range.start;
+                cut.anchor_tokens = used;
+            }
+            used += c;
+            cut.at = range.end;
+            cut.piece_start = range.end;
+            cut.tokens_before = used;
+            if used == n {
+                break;
+            }
+        }
+        cut
+    }
+
+    /// Tokens of `&text[..end]` counted on its own, given a cut of `text` at or after
+    /// `end` whose crossing piece starts at or before `end`.
+    ///
+    /// Cutting the text can change its split only through `\s+$`, which now matches a
+    /// whitespace run that ends at the cut. So pieces starting before the last piece
+    /// holding a non-whitespace character before `end` are unchanged, and only the tail
+    /// from there is split again.
+    pub(super) fn count_prefix(&self, text: &str, end: usize, cut: &Cut) -> usize {
+        let head = &text[..end];
+        let (from, tokens) = if cut.piece_start < end
+            && head[cut.piece_start..]
+                .chars()
+                .any(|c| !is_js_whitespace(c))
+        {
+            (cut.piece_start, cut.tokens_before)
+        } else {
+            (cut.anchor, cut.anchor_tokens)
+        };
+        let from = from.min(end);
+        let bom = head[from..].contains(BOM);
+        tokens
+            + self
+                .pieces_from(head, from)
+                .map(|r| self.piece_count(&head[r], bom))
+                .sum::<usize>()
+    }
+
+    /// Tokens of `&text[start..]` counted on its own, given a cut of `text` at or before
+    /// `start` and the token count of all of `text`.
+    ///
+    /// Splitting from `start` and splitting the whole text agree again from the first
+    /// piece end they share (same position, same text ahead), so walk both until then and
+    /// take the rest from the whole text's total.
+    pub(super) fn count_suffix(&self, text: &str, start: usize, cut: &Cut, total: usize) -> usize {
+        let mut whole = self.pieces_from(text, cut.piece_start);
+        let (mut whole_end, mut whole_tokens) = (cut.piece_start, cut.tokens_before);
+        let bom = text[cut.piece_start..].contains(BOM);
+        let mut tail = self.pieces_from(text, start);
+        let (mut tail_end, mut tail_tokens) = (start, 0);
+        loop {
+            if tail_end == whole_end {
+                return tail_tokens + total.saturating_sub(whole_tokens);
+            }
+            if tail_end < whole_end {
+                match tail.next() {
+                    Some(r) => {
+                        tail_end = r.end;
+                        tail_tokens += self.piece_count(&text[r], bom);
+                    }
+                    None => return tail_tokens,
+                }
+            } else {
+                match whole.next() {
+                    Some(r) => {
+                        whole_end = r.end;
+                        whole_tokens += self.piece_count(&text[r], bom);
+                    }
+                    // Unreachable: the whole text's pieces end where the tail's do.
+                    None => return tail_tokens,
+                }
+            }
+        }
+    }
+}
+
+/// A cut of a token sequence after some number of tokens.
+pub(super) struct Cut {
+    /// Byte offset of the cut (possibly inside a char).
+    pub(super) at: usize,
+    /// Start of the piece the cut falls in (or `at` itself, on a piece boundary)...
+    piece_start: usize,
+    /// ...and the tokens before it.
+    tokens_before: usize,
+    /// Start of the last whole piece before `piece_start` holding a non-whitespace
+    /// character (0 if none)...
+    anchor: usize,
+    /// ...and the tokens before it.
+    anchor_tokens: usize,
+}
+
+impl Tokenizer for Bpe {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    /// A text of some length is counted by chunks, each remembered ([`chunks`]; a text
+    /// holding U+FEFF is counted whole, as its pieces' counts depend on the whole text).
+    fn count(&self, text: &str) -> usize {
+        let bom = text.contains(BOM);
+        if !bom && chunks::worth_it(text) {
+            return self
+                .chunks
+                .count(text, |chunk| self.count_whole(chunk, false));
+        }
+        self.count_whole(text, bom)
+    }
+
+    /// Beyond the trait's contract, the prefix counted on its own is also at most
+    /// `max_tokens` tokens: splitting a cut text can differ at the cut (say `they'll`
+    /// cut to `they'`), and where it would cost more the cut backs off a token.
+    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
+        let (mut n, mut steps) = (max_tokens, backoff_steps());
+        loop {
+            let cut = self.cut(text, n);
+            let end = floor_char_boundary(text, cut.at);
+            if n == 0 || end == text.len() || self.count_prefix(text, end, &cut) <= max_tokens {
+                return end;
+            }
+            n = n.saturating_sub(steps.next().expect("endless"));
+        }
+    }
+
+    /// As with `prefix_len`, the suffix counted on its own is at most `max_tokens`.
+    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
+        if max_tokens == 0 {
+            return text.len();
+        }
+        let total = self.count(text);
+        let mut skip = match total.checked_sub(max_tokens) {
+            Some(skip) if skip > 0 => skip,
+            _ => return 0,
+        };
+        let mut steps = backoff_steps();
+        loop {
+            let cut = self.cut(text, skip);
+            let start = ceil_char_boundary(text, cut.at);
+            if start == text.len() || self.count_suffix(text, start, &cut, total) <= max_tokens {
+                return start;
+            }
+            skip = skip
+                .saturating_add(steps.next().expect("endless"))
+                .min(total);
+        }
+    }
+
+    fn count_remembered(&self, text: &str) -> Option<usize> {
+        if text.contains(BOM) || !chunks::worth_it(text) {
+            return None;
+        }
+        self.chunks.remembered(text)
+    }
+
+    /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
+    fn count_floor(&self, text: &str) -> usize {
+        if chunks::worth_it(text) {
+            return self.floors.count(text, |chunk| self.pieces(chunk).count());
+        }
+        self.pieces(text).count()
+    }
+
+    fn fits(&self, text: &str, max_tokens: usize) -> bool {
+        let bom = text.contains(BOM);
+        let mut used = 0;
+        let mut pieces = self.pieces(text);
+        while let Some(r) = pieces.next() {
+            used += pieces.piece_count(r, bom);
+            if used > max_tokens {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Token-by-token back-off steps of a cut before it doubles its steps.
+pub(super) const LINEAR_BACKOFF: usize = 64;
+
+/// The steps, in tokens, by which a cut that does not fit backs off: one token at a time,
+/// so that a larger budget never keeps less text (one step nearly always does); after
+/// [`LINEAR_BACKOFF`] steps, doubling bounds the work should some text need more.
+pub(super) fn backoff_steps() -> impl Iterator<Item = usize> {
+    std::iter::repeat_n(1, LINEAR_BACKOFF).chain(std::iter::successors(Some(2usize), |s| {
+        Some(s.saturating_mul(2))
+    }))
+}
+
+/// JavaScript's `\s`, the reference's notion of whitespace ([`JS_WS`]).
+pub(super) fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
+}
+
+/// Pre-tokenizer pieces of a text, as byte ranges.
+pub(super) struct Pieces<'a> {
+    bpe: &'a Bpe,
+    /// Taken from `bpe.caches` and given back on drop (`None` only while dropping).
+    scratch: Option<Scratch>,
+    text: &'a str,
+    at: usize,
+}
+
+/// What a walk over pieces reuses from one text to the next.
+pub(super) struct Scratch {
+    /// The splitter's search cache.
+    cache: Cache,
+    /// Token counts of pieces of two to [`SHORT_PIECE_BYTES`] bytes seen before, keyed by
+    /// their bytes and length packed into one integer ([`short_key`]). A text's pieces
+    /// repeat (keys, punctuation runs, common words), and this small table answers from
+    /// cache where the encoding's rank table of 200,000 tokens misses it.
+    short: HashMap<u128, u32, BuildFxHasher>,
+    /// The same for longer pieces, up to [`MEMO_PIECE_BYTES`].
+    long: HashMap<Box<[u8]>, u32, BuildFxHasher>,
+}
+
+/// Pieces remembered per table of a [`Scratch`] (a table starts over when full), and the
+/// longest remembered (a long piece is rare, and its BPE outweighs a lookup anyway).
+pub(super) const MEMO_PIECES: usize = 4096;
+pub(super) const MEMO_PIECE_BYTES: usize = 64;
+/// Pieces up to this long are keyed by [`short_key`].
+pub(super) const SHORT_PIECE_BYTES: usize = 15;
+
+/// A piece of at most [`SHORT_PIECE_BYTES`] as one integer: its bytes, then its length in
+/// the top byte (so trailing NULs still tell pieces apart).
+pub(super) fn short_key(piece: &[u8]) -> u128 {
+    let mut key = [0u8; 16];
+    key[..piece.len()].copy_from_slice(piece);
+    key[15] = piece.len() as u8;
+    u128::from_le_bytes(key)
+}
+
+/// [`short_key`] of `text[range]`, read as one 16-byte load where the text runs on that
+/// far: bytes copied into a key and read back as an integer stall the load that follows
+/// (a quarter of a count's time went there).
+pub(super) fn short_key_at(text: &[u8], range: Range<usize>) -> u128 {
+    let len = range.len();
+    match text.get(range.start..range.start + 16) {
+        Some(window) => {
+            let bytes = u128::from_le_bytes(window.try_into().expect("16 bytes"));
+            (bytes & ((1u128 << (8 * len)) - 1)) | ((len as u128) << 120)
+        }
+        None => short_key(&text[range]),
+    }
+}
+
+impl Pieces<'_> {
+    /// Tokens of the piece at `range` ([`Bpe::piece_count`], remembered).
+    pub(super) fn piece_count(&mut self, range: Range<usize>, bom: bool) -> usize {
+        let piece = &self.text[range.clone()];
+        let bytes = piece.as_bytes();
+        if bytes.len() == 1 {
+            return 1;
+        }
+        let scratch = self.scratch.as_mut().expect("scratch until dropped");
+        if bytes.len() <= SHORT_PIECE_BYTES {
+            let key = short_key_at(self.text.as_bytes(), range);
+            if let Some(&n) = scratch.short.get(&key) {
+                return n as usize;
+            }
+            let n = self.bpe.piece_count(piece, bom);
+            if scratch.short.len() >= MEMO_PIECES {
+                scratch.short.clear();
+            }
+            scratch.short.insert(key, n as u32);
+            return n;
+        }
+        if bytes.len() > MEMO_PIECE_BYTES {
+            return self.bpe.piece_count(piece, bom);
+        }
+        if let Some(&n) = scratch.long.get(bytes) {
+            return n as usize;
+        }
+        let n = self.bpe.piece_count(piece, bom);
+        if scratch.long.len() >= MEMO_PIECES {
+            scratch.long.clear();
+        }
+        scratch.long.insert(bytes.into(), n as u32);
+        n
+    }
+}
+
+impl Drop for Pieces<'_> {
+    fn drop(&mut self) {
+        if let Some(cache) = self.scratch.take() {
+            self.bpe
+                .caches
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(cache);
+        }
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        if self.at >= self.text.len() {
+            return None;
+        }
+        let start = self.at;
+        if self.bpe.ascii_o200k
+            && let Some(end) = o200k_ascii_piece(self.text.as_bytes(), start)
+        {
+            self.at = end;
+            return Some(start..end);
+        }
+        let scratch = self.scratch.as_mut().expect("scratch until dropped");
+        let end = self
+            .bpe
+            .regex_piece_end(&mut scratch.cache, self.text, start);
+        self.at = end;
+        Some(start..end)
+    }
+}
+
+/// The end of o200k's piece starting at `at`, found without the regex where the text it
+/// looks at is ASCII; `None` (use the regex) where any byte it looked at is not.
+///
+/// Within ASCII the pattern's classes are plain: letters `A-Z` (`\p{Lu}`) and `a-z`
+/// (`\p{Ll}`; no ASCII character is `Lt`, `Lm`, `Lo` or `M`), digits `0-9` (`\p{N}`),
+/// JavaScript whitespace `\t \n \x0B \x0C \r` and space, and everything else is
+/// "punctuation". Its alternatives are tried in the regex's order, each as the regex's
+/// leftmost-first (backtracking-order) semantics decide it:
+///
+/// 1. `[^\r\n\p{L}\p{N}]?[Lu…]*[Ll…]+(?:contraction)?` — an optional prefix character,
+///    capitals, then at least one lower-case letter;
+/// 2. `[^\r\n\p{L}\p{N}]?[Lu…]+[Ll…]*(?:contraction)?` — capitals not followed by
+///    lower case (else 1 had matched);
+/// 3. `\p{N}{1,3}`;
+/// 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`;
+/// 5. `\s*[\r\n]+` — a whitespace run up to and including its last line break;
+/// 6. `\s+$` — a whitespace run that ends the text;
+/// 7. `\s+(?!\S)`, then `\s+`: all but the last character of a whitespace run of two or
+///    more, else the one character.
+///
+/// A test compares this with the regex on random and corpus text.
+pub(super) fn o200k_ascii_piece(text: &[u8], at: usize) -> Option<usize> {
+    let len = text.len();
+    let byte = |i: usize| text.get(i).copied();
+    let is_ws = |b: u8| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+    let is_punct = |b: u8| b.is_ascii() && !is_ws(b) && !b.is_ascii_alphanumeric();
+    let run = |from: usize, f: &dyn Fn(u8) -> bool| {
+        let mut i = from;
+        while i < len && f(text[i]) {
+            i += 1;
+        }
+        i
+    };
+    let c0 = byte(at)?;
+    if !c0.is_ascii() {
+        return None;
+    }
+    // (end of the piece, end of the bytes looked at): the byte at the piece's end (or
+    // the run's) decides where it stops, so it must be ASCII too.
+    let (end, looked) = 'piece: {
+        // 1 and 2: letters, after an optional prefix that is no letter, digit or break.
+        let prefix = usize::from(!matches!(c0, b'\r' | b'\n') && !c0.is_ascii_alphanumeric());
+        let letters = at + prefix;
+        let upper_end = run(letters, &|b| b.is_ascii_uppercase());
+        let lower_end = run(upper_end, &|b| b.is_ascii_lowercase());
+        if lower_end > upper_end || upper_end > letters {
+            let mut end = lower_end;
+            if byte(end) == Some(b'\'') {
+                let c = |i: usize| byte(end + i).map(|b| b.to_ascii_lowercase());
+                match (c(1), c(2)) {
+                    (Some(b's' | b'd' | b'm' | b't'), _) => end += 2,
+                    (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => end += 3,
+                    _ => {}
+                }
+            }
+            break 'piece (end, end);
+        }
+        // 3.
+        if c0.is_ascii_digit() {
+            let end = run(at, &|b| b.is_ascii_digit()).min(at + 3);
+            break 'piece (end, end);
+        }
+        // 4.
+        let space = usize::from(c0 == b' ');
+        let punct_end = run(at + space, &is_punct);
+        if punct_end > at + space {
+            let end = run(punct_end, &|b| matches!(b, b'\r' | b'\n' | b'/'));
+            break 'piece (end, end);
+        }
+        if !is_ws(c0) {
+            // Only a byte of a longer character is left, and that is not ASCII.
+            return None;
+        }
+        let ws_end = run(at, &is_ws);
+        // 5.
+        if let Some(last) = text[at..ws_end]
+            .iter()
+            .rposition(|&b| matches!(b, b'\r' | b'\n'))
+        {
+            break 'piece (at + last + 1, ws_end);
+        }
+        // 6, then 7.
+        if ws_end == len {
+            break 'piece (len, len);
+        }
+        (if ws_end - at >= 2 { ws_end - 1 } else { at + 1 }, ws_end)
+    };
+    let looked = (looked + 1).min(len);
+    text[at..looked].is_ascii().then_some(end)
+}
