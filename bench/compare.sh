@@ -87,9 +87,9 @@ IN_BYTES=$(stat -c %s "$FILE")
 # 2. pare (release build) -----------------------------------------------------
 if [ "$WANT_PARE" = 1 ]; then
   if [ "$BUILD" = 1 ]; then
-    echo "== cargo build --release -p pare-cli"
-    cargo build --release -p pare-cli || {
-      echo "compare.sh: cargo build --release -p pare-cli failed (--no-pare times only the peers)" >&2
+    echo "== cargo build --release -p pare-llm"
+    cargo build --release -p pare-llm || {
+      echo "compare.sh: cargo build --release -p pare-llm failed (--no-pare times only the peers)" >&2
       exit 1
     }
   fi

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-50}"; seconds="${2:-60}"
-cargo build --release --quiet -p pare-cli
+cargo build --release --quiet -p pare-llm
 cargo build --release --quiet -p pare-http --example http_load
 dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www"

@@ -11,7 +11,7 @@ bench_help() {
 # target/release/pare, built first unless $1 is 0 (--no-build).
 bench_pare_bin() {
   if [ -z "${PARE_BIN:-}" ] && [ "$1" = 1 ]; then
-    cargo build --release --locked -p pare-cli >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
+    cargo build --release --locked -p pare-llm >/dev/null 2>&1 || { echo "cargo build failed" >&2; exit 1; }
   fi
   PARE_BIN="${PARE_BIN:-target/release/pare}"
 }

@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$TEXT" in words | run | newlines | accents) ;; *) echo "long_string.sh: no text $TEXT" >&2; exit 2 ;; esac
-[ "$BUILD" = 1 ] && cargo build --release --locked -q -p pare-cli
+[ "$BUILD" = 1 ] && cargo build --release --locked -q -p pare-llm
 PARE=target/release/pare
 DIR="${PARE_BENCH_DIR:-/tmp/pare-bench}"
 mkdir -p "$DIR"

@@ -46,7 +46,7 @@ if [ ! -x "$REPOMIX_DIR/node_modules/.bin/repomix" ]; then
   (cd "$REPOMIX_DIR" && npm install --no-audit --no-fund --silent repomix@1.18.1 >&2)
 fi
 REPOMIX="$REPOMIX_DIR/node_modules/.bin/repomix"
-[ "$BUILD" = 1 ] && cargo build --release -p pare-cli
+[ "$BUILD" = 1 ] && cargo build --release -p pare-llm
 
 # The same files for both: a directory for Repomix, JSONL chunks for pare.
 rm -rf "$DIR/src" && mkdir -p "$DIR/src"

@@ -52,7 +52,7 @@ if [ ! -x "$REPOMIX_DIR/node_modules/.bin/repomix" ]; then
   (cd "$REPOMIX_DIR" && npm install --no-audit --no-fund --silent repomix@1.18.1 >&2)
 fi
 REPOMIX="$REPOMIX_DIR/node_modules/.bin/repomix"
-[ "$BUILD" = 1 ] && cargo build --release -p pare-cli
+[ "$BUILD" = 1 ] && cargo build --release -p pare-llm
 if [ ${#TREES[@]} -eq 0 ]; then
   TREES+=("$("$PY" -c 'import asyncio, os; print(os.path.dirname(asyncio.__file__))')")
   TREES+=("$(ls -d "$HOME"/.cargo/registry/src/*/serde_json-* | sort -V | tail -1)")

@@ -42,7 +42,7 @@ FILE="$DIR/entities_${MB}mb.json"
 if [ ! -d "$PEERS/node_modules/@toon-format/toon" ]; then
   bash scripts/peers.sh install >/dev/null || { echo "toon_compare.sh: cannot install the reference peers" >&2; exit 1; }
 fi
-[ "$BUILD" = 1 ] && cargo build --release -p pare-cli
+[ "$BUILD" = 1 ] && cargo build --release -p pare-llm
 
 # The reference, exactly as peers.sh runs it, from a file so node's start-up is counted.
 REF_JS="$DIR/toon_ref.cjs"

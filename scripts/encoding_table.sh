@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PARE_BIN="${PARE_BIN:-target/release/pare}"
 PEERS=scripts/peers.sh
-[ -x "$PARE_BIN" ] || cargo build --release -q -p pare-cli
+[ -x "$PARE_BIN" ] || cargo build --release -q -p pare-llm
 if [ $# -eq 0 ]; then
   [ -d /tmp/pare-real ] || bash scripts/real_payloads.sh /tmp/pare-real >/dev/null 2>&1 || true
   set -- examples/payloads/entities_systems.json examples/payloads/{narrative_day,search_memory,semantic_search_full}.json \

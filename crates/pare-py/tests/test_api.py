@@ -277,3 +277,13 @@ def test_a_stale_cursor_or_one_without_a_budget_is_a_cursor_error():
         policy.shape(rows[:1], budget=300, cursor=first.next_cursor)
     with pytest.raises(pare.CursorError):
         policy.shape(rows, cursor=first.next_cursor)
+
+
+def test_the_distribution_is_pare_llm_and_the_import_is_pare():
+    """`pare` on PyPI is another project (which also imports as `pare`): pare publishes as
+    `pare-llm`, and what it installs is imported as `pare`."""
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("pare-llm")
+    assert dist.metadata["Name"] == "pare-llm"
+    assert "pare/__init__.py" in {str(f).replace("\\", "/") for f in dist.files or []}

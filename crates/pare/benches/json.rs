@@ -8,8 +8,8 @@
 //! some escapes and non-ASCII).
 //!
 //! ```text
-//! cargo bench -p pare --bench json              # all
-//! cargo bench -p pare --bench json -- synthetic # just the big document
+//! cargo bench -p pare-engine --bench json              # all
+//! cargo bench -p pare-engine --bench json -- synthetic # just the big document
 //! ```
 
 #[path = "../tests/common/corpus.rs"]

@@ -5,7 +5,7 @@
 //! Reads the corpus's `semantic_search_full.json` (checked in; or `$PARE_CORPUS_DIR`) and Python's
 //! standard library at bench time; without them, generated chunks stand in.
 //!
-//!     cargo bench -p pare --bench pack
+//!     cargo bench -p pare-engine --bench pack
 
 #[path = "../tests/common/corpus.rs"]
 mod corpus;

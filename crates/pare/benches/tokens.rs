@@ -4,7 +4,7 @@
 //! `$PARE_CORPUS_DIR`). `bpe_openai`'s own `count` (tiktoken's splitting,
 //! same BPE) runs alongside as the tiktoken-like baseline.
 //!
-//!     cargo bench -p pare --bench tokens
+//!     cargo bench -p pare-engine --bench tokens
 
 #[path = "../tests/common/corpus.rs"]
 mod corpus;

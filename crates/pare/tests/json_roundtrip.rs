@@ -9,7 +9,7 @@
 //! them.
 //!
 //! ```text
-//! cargo test -p pare --test json_roundtrip -- --include-ignored
+//! cargo test -p pare-engine --test json_roundtrip -- --include-ignored
 //! ```
 
 mod common;

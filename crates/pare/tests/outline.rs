@@ -19,7 +19,7 @@
 //! dropped means the text comes back unchanged.
 //!
 //! ```text
-//! cargo test -p pare --test outline -- --nocapture   # shows the real-source counts
+//! cargo test -p pare-engine --test outline -- --nocapture   # shows the real-source counts
 //! ```
 
 #[path = "common/needs.rs"]

@@ -18,8 +18,8 @@
 //!   tail around a marker that counts what is missing.
 //!
 //! ```text
-//! cargo test -p pare --test truth
-//! PROPTEST_CASES=2000 cargo test -p pare --test truth --release   # longer soak
+//! cargo test -p pare-engine --test truth
+//! PROPTEST_CASES=2000 cargo test -p pare-engine --test truth --release   # longer soak
 //! ```
 
 mod common;
