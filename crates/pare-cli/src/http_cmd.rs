@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long)]
     pub allow_remote: bool,
     /// Where later pages wait for their cursor: `embedded` (this process) or a Redis URL
-    /// (redis://[:PASSWORD@]HOST:PORT[/DB]) that every replica shares.
+    /// (`redis://[:PASSWORD@]HOST:PORT[/DB]`) that every replica shares.
     #[arg(long, value_name = "embedded|URL", default_value = "embedded")]
     pub cache: String,
     /// How long a page stays in the cache, in seconds.

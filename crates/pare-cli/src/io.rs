@@ -608,7 +608,7 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// `--listen` as HOST:PORT, [V6]:PORT or PORT (on 127.0.0.1); a bad one exits 2.
+/// `--listen` as `HOST:PORT`, `[V6]:PORT` or `PORT` (on 127.0.0.1); a bad one exits 2.
 pub fn listen_addr(cmd: &str, addr: &str) -> std::net::SocketAddr {
     use std::net::ToSocketAddrs;
     if let Ok(port) = addr.parse::<u16>() {

@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long, requires = "listen")]
     pub allow_remote: bool,
     /// With --listen: a browser Origin to allow besides loopback ones (repeatable), e.g.
-    /// https://app.example.com. Other origins get 403.
+    /// `https://app.example.com`. Other origins get 403.
     #[arg(long, value_name = "ORIGIN", requires = "listen")]
     pub allow_origin: Vec<String>,
     /// With --listen: sessions at once, at most.

@@ -10,7 +10,7 @@
 //! JSON-RPC are logged and skipped; a JSON-RPC message that is not strict JSON (a lone
 //! surrogate escape, bytes that are not UTF-8) is recognised by a tolerant scan
 //! ([`crate::scan`]) and passed on unchanged, never dropped. Lines longer than the message
-//! cap are never held whole ([`oversize`]).
+//! cap are never held whole (`proxy/oversize.rs`).
 
 mod lazy;
 mod oversize;

@@ -1,5 +1,5 @@
 //! Ops applied while parsing: a policy's `$..name` drops and its plain `prune`, done by the
-//! parser as each object closes ([`crate::json::omit`]) instead of by the walk afterwards.
+//! parser as each object closes (`json/omit.rs`) instead of by the walk afterwards.
 //!
 //! Why: on a large payload most members are dropped or empty, and building them only for
 //! the walk to take them out again, then walking what is left for the ops that remain, was
@@ -13,7 +13,7 @@
 //!   dropping op is such a drop: the first op that drops a member counts it.
 //! - a `prune` with no `at` and no `except` removes empty members bottom-up, as the walk
 //!   does — when no other op of the level could make a member empty or not (`hoist`,
-//!   `partition`, and the drops above; [`crate::ops::Op::keeps_emptiness`]).
+//!   `partition`, and the drops above; `Op::keeps_emptiness`).
 //! - not with paths tracked, `_omitted` notes or match counts (they need the paths the
 //!   parser does not follow), nor when the value is shaped at more than one level.
 //!

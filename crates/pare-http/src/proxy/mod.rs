@@ -6,7 +6,7 @@
 //! (`pare_detail`, `pare_format`, `pare_max_tokens`, `pare_cursor`, `X-Pare-*` headers),
 //! forwards the rest, and shapes a JSON response through the engine (`pare::rest::response`,
 //! so the body is byte for byte what `pare compact` prints); a response that is not a
-//! plain JSON success passes through exactly ([`respond`]). Pages after the first wait
+//! plain JSON success passes through exactly (`proxy/respond.rs`). Pages after the first wait
 //! in the [`PageCache`]; a request with `pare_cursor` is served from there.
 //!
 //! Not an open relay: there is one upstream, absolute-form request targets and `CONNECT`

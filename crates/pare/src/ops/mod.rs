@@ -8,11 +8,11 @@
 //!
 //! An op has options (a serde struct, the `[[ops]]` table of a policy), compiles them once
 //! through the policy's [`compile::CompileCx`] (it never sees the compiled policy) and then
-//! acts during the engine's single walk over the value: [`Op::drops`] before the walk
-//! descends into an object member, [`Op::apply`] on each node after its children are done.
-//! Ops record what they remove ([`ApplyCx::rec`]).
+//! acts during the engine's single walk over the value: `Op::drops` before the walk
+//! descends into an object member, `Op::apply` on each node after its children are done.
+//! Ops record what they remove (`ApplyCx::rec`).
 //!
-//! Each op file opens with a `//!` block in the format [`docs`] reads (summary, why, examples
+//! Each op file opens with a `//!` block in the format [`docs()`] reads (summary, why, examples
 //! with their input and output); it is embedded in the binary and tested (every example runs).
 
 use std::fmt::Debug;

@@ -8,7 +8,7 @@
 //! {"mode":"full","tokenizer":"o200k_base","tokens":796,"budget":800,"cut":true,"degraded":3,"left_out":14,"has_more":true,"next_cursor":"3bWq0Kd7nF","page":1,"total":60}
 //! ```
 //!
-//! Its `next_cursor` is a [`Cursor`] of the one codec every door uses
+//! Its `next_cursor` is a [`Cursor`](crate::respond::cursor::Cursor) of the one codec every door uses
 //! ([`crate::respond::cursor`]).
 
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! One chunk as text at one tier.
 //!
-//! ```text
+//! ````text
 //! [1] src/schedule/pod.py · score 0.8233 · id 1011 · pod.py > Timeout Token
 //! ```python
 //! def region_report(self, request, limit=20):
@@ -9,7 +9,7 @@
 //! ```
 //! [metadata-only] lib/quota/report.rs · score 0.3548 · id 1020 · L1–59 · symbols: quota_report, Report · "Quota report."
 //! [id-only] 1031 · score 0.31
-//! ```
+//! ````
 
 use std::fmt::Write as _;
 

@@ -62,7 +62,7 @@ use regex_automata::{Anchored, Input};
 
 /// Counts tokens of text as a model would see it.
 pub trait Tokenizer: Send + Sync {
-    /// Stable name: "o200k_base", "cl100k_base", "chars4", or "file:<path or name>".
+    /// Stable name: `o200k_base`, `cl100k_base`, `chars4`, or `file:<path or name>`.
     fn name(&self) -> &str;
 
     /// Exact token count of `text`.

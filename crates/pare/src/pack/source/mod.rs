@@ -15,7 +15,7 @@
 //! **Score.** There is no query, so no relevance: a fixed, documented ordering stands in
 //! for it, so that a tight budget keeps the overview (with `breadth`, signatures of
 //! everything first) and spends the rest on what a reader of an unfamiliar tree wants
-//! first. See [`score`]: public definitions (and a file's head when it opens with its doc
+//! first. See `score`: public definitions (and a file's head when it opens with its doc
 //! comment or docstring) 0.8, other definitions 0.65, module-level code
 //! 0.55, prose and unparsed text 0.5, test code 0.3 (under the default 0.4 threshold:
 //! metadata only, its names still listed); a top-level README +0.15, an entry file

@@ -21,7 +21,7 @@
 //! It also reads pare's own TOON dialect, the `auto` format's
 //! ([`encode_dialect`](crate::encode::auto::encode_dialect)), exactly: with
 //! [`Dialect::Auto`] (the default) a document whose first line is the dialect's legend
-//! comment (`# pare auto: …`, [`LEGEND_PREFIX`](crate::encode::auto::LEGEND_PREFIX)) is
+//! comment (`# pare auto: …`, [`crate::encode::auto::LEGEND_PREFIX`]) is
 //! read as the dialect, any other as standard TOON. The dialect adds, on top of TOON:
 //! - numbers keep their lexeme exactly, `-0` and `1e999` included;
 //! - a member value (`key: …`) or list item (`- …`) starting with `[` or `{` is compact
