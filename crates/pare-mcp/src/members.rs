@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+use pare::json::scan::{self, skip_ws as ws, string_end};
 use serde_json::Value as Json;
 
 /// `serde_json`'s nesting limit: deeper input is refused, as it refuses it.
@@ -80,7 +81,8 @@ fn of_object(
         let start = ws(b, i + 1);
         let (mut decoded, mut nested) = (None, None);
         let end = match how(depth, &key) {
-            Read::Skip => value_end(b, start, depth + 1)?,
+            // Containers nested at most MAX_DEPTH deep in all.
+            Read::Skip => scan::value_end(b, start, MAX_DEPTH.saturating_sub(depth))?,
             Read::Decode => {
                 let mut values = serde_json::Deserializer::from_slice(&b[start..]).into_iter();
                 decoded = Some(values.next()?.ok()?);
@@ -115,139 +117,6 @@ pub fn distinct(members: &[Member]) -> bool {
         .iter()
         .enumerate()
         .all(|(n, m)| members[..n].iter().all(|o| o.key != m.key))
-}
-
-fn ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
-/// The end of the value starting at `i`, `depth` containers deep.
-fn value_end(b: &[u8], i: usize, depth: usize) -> Option<usize> {
-    match *b.get(i)? {
-        b'"' => string_end(b, i),
-        b'{' | b'[' if depth > MAX_DEPTH => None,
-        b'{' => {
-            let mut j = ws(b, i + 1);
-            if b.get(j) == Some(&b'}') {
-                return Some(j + 1);
-            }
-            loop {
-                j = ws(b, string_end(b, j)?);
-                if b.get(j) != Some(&b':') {
-                    return None;
-                }
-                j = ws(b, value_end(b, ws(b, j + 1), depth + 1)?);
-                match b.get(j)? {
-                    b',' => j = ws(b, j + 1),
-                    b'}' => return Some(j + 1),
-                    _ => return None,
-                }
-            }
-        }
-        b'[' => {
-            let mut j = ws(b, i + 1);
-            if b.get(j) == Some(&b']') {
-                return Some(j + 1);
-            }
-            loop {
-                j = ws(b, value_end(b, j, depth + 1)?);
-                match b.get(j)? {
-                    b',' => j = ws(b, j + 1),
-                    b']' => return Some(j + 1),
-                    _ => return None,
-                }
-            }
-        }
-        b't' => literal(b, i, b"true"),
-        b'f' => literal(b, i, b"false"),
-        b'n' => literal(b, i, b"null"),
-        _ => number_end(b, i),
-    }
-}
-
-fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
-    b[i..].starts_with(word).then_some(i + word.len())
-}
-
-/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
-fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
-    let digits = |b: &[u8], i: usize| {
-        let n = b[i.min(b.len())..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .count();
-        (n > 0).then_some(i + n)
-    };
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    i = match b.get(i)? {
-        b'0' => i + 1,
-        b'1'..=b'9' => digits(b, i)?,
-        _ => return None,
-    };
-    if b.get(i) == Some(&b'.') {
-        i = digits(b, i + 1)?;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        i = digits(b, i)?;
-    }
-    Some(i)
-}
-
-/// The end (after the closing quote) of the string starting at `i`.
-fn string_end(b: &[u8], i: usize) -> Option<usize> {
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    let mut j = i + 1;
-    loop {
-        // The run up to a quote, a backslash or a control character, skipped whole.
-        j = pare::json::find_special(b, j);
-        match *b.get(j)? {
-            b'"' => return Some(j + 1),
-            b'\\' => j = escape_end(b, j)?,
-            c if c < 0x20 => return None,
-            _ => j += 1,
-        }
-    }
-}
-
-/// The end of the escape at `j` (a backslash); a surrogate must come in a pair.
-fn escape_end(b: &[u8], j: usize) -> Option<usize> {
-    match *b.get(j + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(j + 2),
-        b'u' => {
-            let unit = hex4(b, j + 2)?;
-            match unit {
-                0xD800..=0xDBFF => {
-                    let low = (b.get(j + 6) == Some(&b'\\') && b.get(j + 7) == Some(&b'u'))
-                        .then(|| hex4(b, j + 8))
-                        .flatten()?;
-                    (0xDC00..=0xDFFF).contains(&low).then_some(j + 12)
-                }
-                0xDC00..=0xDFFF => None,
-                _ => Some(j + 6),
-            }
-        }
-        _ => None,
-    }
-}
-
-fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    let digits = b.get(at..at + 4)?;
-    let text = std::str::from_utf8(digits).ok()?;
-    if !digits.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    u32::from_str_radix(text, 16).ok()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! JSON-RPC members it sees. [`id_at_end`] reads an id written last (`…,"id":7}`), as the
 //! JS SDK writes responses.
 
+use pare::json::scan as json_scan;
 use serde_json::Value as Json;
 
 /// What the top-level members of a message show, as far as its bytes go.
@@ -42,12 +43,12 @@ impl Head {
 /// Walk the top-level members of `bytes`.
 pub fn head(bytes: &[u8]) -> Head {
     let mut h = Head::default();
-    let mut i = skip_ws(bytes, 0);
+    let mut i = json_scan::skip_ws_loose(bytes, 0);
     if bytes.get(i) != Some(&b'{') {
         return h;
     }
     h.object = true;
-    i = skip_ws(bytes, i + 1);
+    i = json_scan::skip_ws_loose(bytes, i + 1);
     if bytes.get(i) == Some(&b'}') {
         h.complete = true;
         return h;
@@ -56,11 +57,11 @@ pub fn head(bytes: &[u8]) -> Head {
         let Some((key, after)) = string_at(bytes, i) else {
             return h;
         };
-        i = skip_ws(bytes, after);
+        i = json_scan::skip_ws_loose(bytes, after);
         if bytes.get(i) != Some(&b':') {
             return h;
         }
-        i = skip_ws(bytes, i + 1);
+        i = json_scan::skip_ws_loose(bytes, i + 1);
         match key {
             b"method" => h.method = true,
             b"result" | b"error" => h.result = true,
@@ -80,9 +81,9 @@ pub fn head(bytes: &[u8]) -> Head {
             }
             _ => {}
         }
-        i = skip_ws(bytes, end);
+        i = json_scan::skip_ws_loose(bytes, end);
         match bytes.get(i) {
-            Some(b',') => i = skip_ws(bytes, i + 1),
+            Some(b',') => i = json_scan::skip_ws_loose(bytes, i + 1),
             Some(b'}') => {
                 h.complete = true;
                 return h;
@@ -97,7 +98,7 @@ pub fn head(bytes: &[u8]) -> Head {
 pub fn id_at_end(tail: &[u8]) -> Option<Json> {
     let pat = b"\"id\":";
     let at = tail.windows(pat.len()).rposition(|w| w == pat)? + pat.len();
-    let start = skip_ws(tail, at);
+    let start = json_scan::skip_ws_loose(tail, at);
     let end = value_end(tail, start)?;
     let rest = &tail[end..];
     let rest: Vec<u8> = rest
@@ -119,55 +120,17 @@ pub fn jsonrpc_in_tail(tail: &[u8]) -> bool {
     tail.windows(pat.len()).any(|w| w == pat)
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
 /// A string starting at `i`: its raw contents and the index after its closing quote.
 fn string_at(b: &[u8], i: usize) -> Option<(&[u8], usize)> {
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Some((&b[i + 1..j], j + 1)),
-            _ => j += 1,
-        }
-    }
-    None
+    let end = json_scan::string_end_loose(b, i)?;
+    Some((&b[i + 1..end - 1], end))
 }
 
 /// The end of the JSON value starting at `i`, if the bytes hold all of it.
 fn value_end(b: &[u8], i: usize) -> Option<usize> {
     match b.get(i)? {
-        b'"' => string_at(b, i).map(|(_, end)| end),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < b.len() {
-                match b[j] {
-                    b'"' => {
-                        j = string_at(b, j)?.1;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
+        b'"' => json_scan::string_end_loose(b, i),
+        b'{' | b'[' => json_scan::container_end_loose(b, i),
         _ => b[i..]
             .iter()
             .position(|c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace())

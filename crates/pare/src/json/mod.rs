@@ -26,6 +26,7 @@ mod fork;
 pub(crate) mod lists;
 pub(crate) mod omit;
 mod parse;
+pub mod scan;
 mod stream;
 mod write;
 

@@ -840,18 +840,17 @@ impl<'a> Parser<'a> {
 
     /// The four hex digits of the `\u` escape whose `\` is at `i`.
     fn hex4(&self, i: usize) -> Result<u32, Fail> {
-        let mut n = 0;
-        for k in i + 2..i + 6 {
-            let digit = match self.bytes.get(k) {
-                Some(&d @ b'0'..=b'9') => d - b'0',
-                Some(&d @ b'a'..=b'f') => d - b'a' + 10,
-                Some(&d @ b'A'..=b'F') => d - b'A' + 10,
-                Some(_) => return Err(Fail::new(i, Code::InvalidUnicodeEscape)),
-                None => return Err(Fail::new(self.bytes.len(), Code::End)),
-            };
-            n = n << 4 | u32::from(digit);
+        if let Some(n) = super::scan::hex4(self.bytes, i + 2) {
+            return Ok(n);
         }
-        Ok(n)
+        // A digit that is not hex is the escape's fault; running out of input first, the end's.
+        let len = self.bytes.len();
+        let there = &self.bytes[(i + 2).min(len)..(i + 6).min(len)];
+        if there.iter().all(u8::is_ascii_hexdigit) {
+            Err(Fail::new(len, Code::End))
+        } else {
+            Err(Fail::new(i, Code::InvalidUnicodeEscape))
+        }
     }
 
     /// Entering a container at `open`: spend one level of the depth budget.

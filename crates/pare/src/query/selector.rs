@@ -561,10 +561,11 @@ pub(super) fn parse_quoted(
 }
 
 fn hex4(chars: &[char], at: usize) -> Option<u32> {
-    let digits = chars.get(at..at + 4)?;
-    digits
-        .iter()
-        .try_fold(0, |acc, c| Some(acc * 16 + c.to_digit(16)?))
+    let mut digits = [0u8; 4];
+    for (d, c) in digits.iter_mut().zip(chars.get(at..at + 4)?) {
+        *d = u8::try_from(*c).ok()?;
+    }
+    crate::json::scan::hex4(&digits, 0)
 }
 
 /// Most NFA positions a [`SelectorSet`] holds: a selector of `n` segments takes `n + 1`.

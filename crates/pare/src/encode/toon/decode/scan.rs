@@ -82,25 +82,10 @@ pub(super) fn split_dialect_cells<'t>(
     }
 }
 
-/// The bracket closing the JSON array or object that opens at `start`, skipping strings.
+/// The bracket closing the JSON array or object that opens at `start`, skipping strings
+/// (the one loose scanner, [`crate::json::scan::container_end_loose`]).
 pub(super) fn find_json_end(b: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = start;
-    while i < b.len() {
-        match b[i] {
-            b'"' => i = find_closing_quote(b, i)?,
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    crate::json::scan::container_end_loose(b, start).map(|end| end - 1)
 }
 
 /// A line inside a table is a row unless it has an unquoted ':' before any delimiter
@@ -121,20 +106,12 @@ pub(super) fn is_key_value_content(content: &str) -> bool {
     find_unquoted(content.as_bytes(), b':', 0).is_some()
 }
 
-/// The closing quote of the string opening at `start`, skipping escapes. The runs between
-/// quotes, backslashes and control characters are skipped eight bytes at a time (JSON
-/// cells' strings are most of a dialect table's text).
+/// The closing quote of the string opening at `start` (a quote), skipping escapes
+/// ([`crate::json::scan::string_end_loose`]: the runs between quotes, backslashes and
+/// control characters are skipped eight bytes at a time, and JSON cells' strings are most
+/// of a dialect table's text).
 pub(super) fn find_closing_quote(b: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    loop {
-        i = crate::json::find_special(b, i);
-        match b.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            // a control character: not special here
-            _ => i += 1,
-        }
-    }
+    crate::json::scan::string_end_loose(b, start).map(|end| end - 1)
 }
 
 /// The first `ch` at or after `start` outside quoted sections.
