@@ -32,16 +32,8 @@ use crate::json::omit::{MAX_TESTS, Omit, Omitted};
 use crate::json::{self, JsonError, Parsed};
 use crate::ops::AtParse;
 use crate::policy::Policy;
+pub(crate) use crate::shape::Plan;
 use crate::shape::{ShapeOptions, Shaped};
-
-/// What the parser does of a policy's ops at one level.
-pub(crate) struct Plan {
-    pub omit: Omit,
-    /// Per op of the level (in order): done by the parser.
-    pub done: Vec<bool>,
-    /// Selectors only the ops done by the parser use: the walk starts without them.
-    pub selectors: Vec<usize>,
-}
 
 /// The plan for shaping at `opts.level`, or `None` when the parser can do nothing (or the
 /// request needs what only the walk knows).
@@ -184,9 +176,6 @@ fn settle_matches(
         shaped.matches = crate::shape::shape(value, policy, opts).matches;
     }
 }
-
-/// What the walk needs of a parse that followed a plan: the plan, and what was left out.
-pub(crate) type Done<'p> = (&'p Plan, Omitted);
 
 #[cfg(test)]
 mod tests {

@@ -30,12 +30,18 @@
 //!
 //! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
 //! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
-//! every MCP door and [`rest`] REST responses for every REST door. Modules depend one way, each on the ones before it:
-//! [`value`] → [`json`] → [`embedded`], [`query`], [`params`], [`tokens`], [`manifest`] → [`encode`] →
-//! [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`report`], [`pack`] → [`respond`] →
-//! [`mcp`], [`rest`]. No I/O happens here; the CLI, the proxies and the Python package are thin doors
-//! over it.
+//! every MCP door and [`rest`] REST responses for every REST door.
+//!
+//! Modules depend one way, each only on the ones before it: [`value`], [`timestamp`],
+//! [`rank_table`], [`cursor`], [`manifest`], [`params`], [`tokens`] → [`json`] → [`query`] →
+//! [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`early`] →
+//! [`report`], [`pack`], [`stats`] → [`respond`] → [`mcp`], [`rest`]. A test keeps the order
+//! (`layering.rs`); its one known exception is the JSON parser running the ops it can do
+//! while reading, which names `ops`, `policy` and `query`. No I/O happens here but reading a
+//! policy file ([`policy::Policy::load`]); the CLI, the proxies and the Python package are
+//! thin doors over it.
 
+pub mod cursor;
 pub mod early;
 pub mod embedded;
 pub mod encode;
@@ -57,6 +63,9 @@ pub mod stats;
 pub mod timestamp;
 pub mod tokens;
 pub mod value;
+
+#[cfg(test)]
+mod layering;
 
 pub use ops::compile::PolicyError;
 pub use policy::Policy;

@@ -52,7 +52,7 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
 /// [`Policy::fingerprint`] of `options`.
 fn fingerprint(options: &PolicyOptions) -> u64 {
     let json = serde_json::to_string(options).expect("policy options serialize");
-    crate::respond::cursor::check([json.as_bytes()])
+    crate::cursor::check([json.as_bytes()])
 }
 
 /// One op of a compiled policy.
@@ -315,7 +315,7 @@ impl Policy {
             // `full` is the input, as for any policy; the other levels pack, and differ by
             // the tier they allow.
             let last = self.levels.len() - 1;
-            let cap = |i: usize| crate::pack::Tier::cap_for_level(&self.levels[i]);
+            let cap = |i: usize| crate::schema::pack::LevelCap::of(&self.levels[i]);
             return (a == last) == (b == last) && cap(a) == cap(b);
         }
         self.level_masks

@@ -14,7 +14,6 @@
 //! assert_eq!(json::to_compact(&out.value), r#"{"a":1,"c":[null,""]}"#);
 //! ```
 
-use crate::early::Done;
 use crate::manifest::{Kind, Manifest, Recorder};
 use crate::ops::{ApplyCx, Op, Sibling};
 use crate::params::Params;
@@ -22,6 +21,19 @@ use crate::policy::{CompiledOp, Policy};
 use crate::query::selector::{MatchState, Seen, Step};
 use crate::tokens::{self, Tokenizer};
 use crate::value::{Map, Value};
+
+/// What the parser does of a policy's ops at one level ([`crate::early`] makes it; the
+/// walk reads it, so it lives here and the dependency runs one way).
+pub(crate) struct Plan {
+    pub omit: crate::json::omit::Omit,
+    /// Per op of the level (in order): done by the parser.
+    pub done: Vec<bool>,
+    /// Selectors only the ops done by the parser use: the walk starts without them.
+    pub selectors: Vec<usize>,
+}
+
+/// A plan and what the parser left out following it.
+pub(crate) type Done<'p> = (&'p Plan, crate::json::omit::Omitted);
 
 /// How to shape one request.
 #[derive(Clone)]

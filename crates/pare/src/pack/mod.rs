@@ -97,11 +97,12 @@ impl Tier {
     /// The most detailed tier a detail level allows (seed 004's modes): `ids_only`,
     /// `metadata`, `preview`; anything else allows full text.
     pub fn cap_for_level(level: &str) -> Tier {
-        match level {
-            "ids_only" | "none" => Tier::IdOnly,
-            "metadata" | "minimal" => Tier::Metadata,
-            "preview" => Tier::Preview(0),
-            _ => Tier::Full,
+        use crate::schema::pack::LevelCap;
+        match LevelCap::of(level) {
+            LevelCap::IdsOnly => Tier::IdOnly,
+            LevelCap::Metadata => Tier::Metadata,
+            LevelCap::Preview => Tier::Preview(0),
+            LevelCap::Full => Tier::Full,
         }
     }
     fn rank(self) -> usize {

@@ -8,7 +8,7 @@ use super::{
     ItemMetric, Metrics, PackError, PackSettings, Packed, Shown, Tier, dedup, envelope, fill,
     overlap, render,
 };
-use crate::respond::cursor as codec;
+use crate::cursor as codec;
 
 /// Pack `chunks` within `settings.budget` tokens: the first page.
 pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {

@@ -51,7 +51,8 @@
 //! ```
 
 pub mod budget;
-pub mod cursor;
+/// The cursor codec, a module of its own below every stage (packs and policies use it too).
+pub use crate::cursor;
 pub mod cut;
 mod frame;
 pub mod merge;

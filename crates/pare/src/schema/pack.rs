@@ -141,3 +141,26 @@ fn default_jaccard() -> f64 {
 fn default_client_limit() -> usize {
     25_000
 }
+
+/// How much of a search result a detail level lets through, by the level's name (seed
+/// 004's modes): `ids_only` (or `none`), `metadata` (or `minimal`), `preview`, anything
+/// else the full text. The pack stage turns it into a tier ([`crate::pack::Tier`]); a
+/// policy compares levels by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelCap {
+    IdsOnly,
+    Metadata,
+    Preview,
+    Full,
+}
+
+impl LevelCap {
+    pub fn of(level: &str) -> LevelCap {
+        match level {
+            "ids_only" | "none" => LevelCap::IdsOnly,
+            "metadata" | "minimal" => LevelCap::Metadata,
+            "preview" => LevelCap::Preview,
+            _ => LevelCap::Full,
+        }
+    }
+}
