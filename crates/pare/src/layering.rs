@@ -4,7 +4,7 @@
 //!
 //! One exception is known and listed ([`KNOWN_BACK_EDGES`]): the JSON parser runs the ops
 //! that can act while it reads (`json/lists.rs`, `json/omit.rs`: drops, `prune`, `hoist`,
-//! `partition`), so `json` names `ops`, `policy` and `query`. Cutting it takes hook traits
+//! `partition`), so `json` names `ops` and `policy`. Cutting it takes hook traits
 //! owned by `json` and implemented where the ops live; until then the test also fails when
 //! that list is longer than the code needs, so it can only shrink.
 
@@ -17,11 +17,12 @@ const ORDER: &[&str] = &[
     "timestamp",
     "rank_table",
     "cursor",
+    "scan",
     "manifest",
     "params",
     "tokens",
-    "json",
     "query",
+    "json",
     "embedded",
     "encode",
     "ops",
@@ -38,7 +39,7 @@ const ORDER: &[&str] = &[
 ];
 
 /// Back edges that exist today (from, to), to be removed: see the module docs.
-const KNOWN_BACK_EDGES: &[(&str, &str)] = &[("json", "ops"), ("json", "policy"), ("json", "query")];
+const KNOWN_BACK_EDGES: &[(&str, &str)] = &[("json", "ops"), ("json", "policy")];
 
 /// The source files of module `name` (its `name.rs` and everything under `name/`), without
 /// test-only code (a `tests.rs`, or what follows `#[cfg(test)]` and a `mod`).

@@ -33,11 +33,11 @@
 //! every MCP door and [`rest`] REST responses for every REST door.
 //!
 //! Modules depend one way, each only on the ones before it: [`value`], [`timestamp`],
-//! [`rank_table`], [`cursor`], [`manifest`], [`params`], [`tokens`] → [`json`] → [`query`] →
-//! [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`shape`] → [`early`] →
-//! [`report`], [`pack`], [`stats`] → [`respond`] → [`mcp`], [`rest`]. A test keeps the order
-//! (`layering.rs`); its one known exception is the JSON parser running the ops it can do
-//! while reading, which names `ops`, `policy` and `query`. No I/O happens here but reading a
+//! [`rank_table`], [`cursor`], [`scan`], [`manifest`], [`params`], [`tokens`] → [`query`] →
+//! [`json`] → [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`shape`] →
+//! [`early`] → [`report`], [`pack`], [`stats`] → [`respond`] → [`mcp`], [`rest`]. A test
+//! keeps the order (`layering.rs`); its one known exception is the JSON parser running the
+//! ops it can do while reading, which names `ops` and `policy`. No I/O happens here but reading a
 //! policy file ([`policy::Policy::load`]); the CLI, the proxies and the Python package are
 //! thin doors over it.
 
@@ -57,6 +57,7 @@ pub mod rank_table;
 pub mod report;
 pub mod respond;
 pub mod rest;
+pub mod scan;
 pub mod schema;
 pub mod shape;
 pub mod stats;

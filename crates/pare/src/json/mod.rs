@@ -26,7 +26,8 @@ mod fork;
 pub(crate) mod lists;
 pub(crate) mod omit;
 mod parse;
-pub mod scan;
+/// The one JSON scanner ([`crate::scan`]), also named here.
+pub use crate::scan;
 mod stream;
 mod write;
 
@@ -39,59 +40,6 @@ pub(crate) use stream::{Streamed, compact_omitting};
 pub(crate) use write::push_escape;
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
 
-/// Index of the first byte at or after `i` that is `"`, `\` or a control character
-/// (< 0x20), or `bytes.len()` if there is none. These are the only bytes a JSON string
-/// cannot hold raw, so the parser, the writer and `pare mcp`'s message walker copy or skip
-/// the runs in between wholesale.
-/// Eight bytes at a time with the usual SWAR zero-byte tests: a borrow only propagates
-/// upward from a real match, so the lowest flagged byte is always a real one.
-#[inline]
-pub fn find_special(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let hits = special_bytes(u64::from_le_bytes(*chunk));
-        if hits != 0 {
-            return i + (hits.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if is_special(b) {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
-}
-
-/// Whether byte `b` is one a JSON string cannot hold raw (what [`find_special`] stops at).
-#[inline]
-pub(crate) fn is_special(b: u8) -> bool {
-    SPECIAL[usize::from(b)]
-}
-
-/// `SPECIAL[b]`: is byte `b` one that [`find_special`] stops at.
-static SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
-/// The high bit of each byte of `x` that is `"`, `\` or below 0x20 (exact for the lowest
-/// such byte; bytes above it may be flagged spuriously).
-#[inline]
-fn special_bytes(x: u64) -> u64 {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let quote = x ^ (LO * u64::from(b'"'));
-    let backslash = x ^ (LO * u64::from(b'\\'));
-    let hits = (quote.wrapping_sub(LO) & !quote)
-        | (backslash.wrapping_sub(LO) & !backslash)
-        | (x.wrapping_sub(LO * 0x20) & !x);
-    hits & HI
-}
+/// The scanner's ([`crate::scan`]): where a JSON string's raw runs end.
+pub use crate::scan::find_special;
+pub(crate) use crate::scan::is_special;

@@ -565,7 +565,7 @@ fn hex4(chars: &[char], at: usize) -> Option<u32> {
     for (d, c) in digits.iter_mut().zip(chars.get(at..at + 4)?) {
         *d = u8::try_from(*c).ok()?;
     }
-    crate::json::scan::hex4(&digits, 0)
+    crate::scan::hex4(&digits, 0)
 }
 
 /// Most NFA positions a [`SelectorSet`] holds: a selector of `n` segments takes `n + 1`.

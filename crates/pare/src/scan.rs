@@ -1,5 +1,7 @@
 //! Scanning JSON text without building a value: where a string, a container or a value
-//! ends. One module for every door that skips JSON it does not decode (the MCP proxy
+//! ends, and where a string's raw runs end ([`find_special`], which the parser and the
+//! writer use too). It sits below `json` and `query` (which read `\u` escapes with
+//! [`hex4`]). One module for every door that skips JSON it does not decode (the MCP proxy
 //! copies the members it leaves alone byte for byte; its tolerant look at messages that
 //! are not strict JSON) and for the TOON decoder's JSON cells, so they cannot drift apart.
 //!
@@ -12,12 +14,69 @@
 //!   that are not UTF-8) or that a caller has already parsed.
 //!
 //! ```
-//! use pare::json::scan;
+//! use pare::scan;
 //! let text = br#"{"a":[1,"]"],"b":"\u00e9"} tail"#;
 //! assert_eq!(scan::value_end(text, 0, 128), Some(26));
 //! assert_eq!(scan::container_end_loose(text, 0), Some(26));
 //! assert_eq!(scan::hex4(b"00e9", 0), Some(0xE9));
 //! ```
+
+/// Index of the first byte at or after `i` that is `"`, `\` or a control character
+/// (< 0x20), or `bytes.len()` if there is none. These are the only bytes a JSON string
+/// cannot hold raw, so the parser, the writer and `pare mcp`'s message walker copy or skip
+/// the runs in between wholesale.
+/// Eight bytes at a time with the usual SWAR zero-byte tests: a borrow only propagates
+/// upward from a real match, so the lowest flagged byte is always a real one.
+#[inline]
+pub fn find_special(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let hits = special_bytes(u64::from_le_bytes(*chunk));
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if is_special(b) {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// Whether byte `b` is one a JSON string cannot hold raw (what [`find_special`] stops at).
+#[inline]
+pub(crate) fn is_special(b: u8) -> bool {
+    SPECIAL[usize::from(b)]
+}
+
+/// `SPECIAL[b]`: is byte `b` one that [`find_special`] stops at.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// The high bit of each byte of `x` that is `"`, `\` or below 0x20 (exact for the lowest
+/// such byte; bytes above it may be flagged spuriously).
+#[inline]
+fn special_bytes(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let quote = x ^ (LO * u64::from(b'"'));
+    let backslash = x ^ (LO * u64::from(b'\\'));
+    let hits = (quote.wrapping_sub(LO) & !quote)
+        | (backslash.wrapping_sub(LO) & !backslash)
+        | (x.wrapping_sub(LO * 0x20) & !x);
+    hits & HI
+}
 
 /// The index of the first byte at or after `i` that is not JSON whitespace (space, tab,
 /// LF, CR).
@@ -46,7 +105,7 @@ pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
         // The run up to a quote, a backslash or a control character, skipped whole.
-        j = super::find_special(b, j);
+        j = find_special(b, j);
         match *b.get(j)? {
             b'"' => return Some(j + 1),
             b'\\' => j = escape_end(b, j)?,
@@ -174,7 +233,7 @@ pub fn string_end_loose(b: &[u8], i: usize) -> Option<usize> {
     }
     let mut j = i + 1;
     loop {
-        j = super::find_special(b, j);
+        j = find_special(b, j);
         match b.get(j)? {
             b'\\' => j += 2,
             b'"' => return Some(j + 1),
