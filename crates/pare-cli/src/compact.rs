@@ -78,19 +78,20 @@ pub struct Args {
 
 struct Setup {
     policy: Policy,
-    level: usize,
     overrides: Vec<(String, String)>,
     /// The level, parameters, tokenizer and `_omitted` setting as the engine takes them.
     opts: ShapeOptions<'static>,
-    tok: &'static dyn pare::tokens::Tokenizer,
     format: Format,
     reporting: bool,
-    notes: Option<bool>,
 }
 
 impl Setup {
     fn options(&self) -> ShapeOptions<'static> {
         self.opts.clone()
+    }
+
+    fn tok(&self) -> &'static dyn pare::tokens::Tokenizer {
+        self.opts.tokenizer
     }
 }
 
@@ -99,8 +100,6 @@ fn setup(args: &Args) -> Result<Setup> {
         Some(p) => policy_cmd::load(p)?,
         None => Policy::builtin_default(),
     };
-    // The CLI's words for a level the policy does not have (the engine's name the key).
-    policy_cmd::level_index(&policy, args.level.as_deref())?;
     let overrides = args
         .params
         .iter()
@@ -116,17 +115,14 @@ fn setup(args: &Args) -> Result<Setup> {
     let notes = args.omitted.then_some(true);
     let opts = ShapeOptions {
         track_paths: reporting,
-        ..ShapeOptions::resolve(&policy, args.level.as_deref(), &overrides, tok, notes)?
+        ..policy_cmd::shape_options(&policy, args.level.as_deref(), &overrides, tok, notes)?
     };
     Ok(Setup {
         policy,
-        level: opts.level,
         overrides,
         opts,
-        tok,
         format,
         reporting,
-        notes,
     })
 }
 
@@ -145,10 +141,10 @@ pub fn run(args: Args) -> Result<()> {
         level: args.level.as_deref(),
         params: &setup.overrides,
         format: setup.format,
-        tokenizer: setup.tok,
+        tokenizer: setup.tok(),
         budget,
         cursor: args.cursor.as_deref(),
-        omitted_notes: setup.notes,
+        omitted_notes: setup.opts.notes,
         measure: setup.reporting,
         hint: Hint::Flags,
         reject_duplicate_keys: args.strict,
@@ -175,7 +171,7 @@ pub fn run(args: Args) -> Result<()> {
         };
         let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
         report.tokens_input = page.record.tokens_before;
-        let printed = setup.tok.count(&out);
+        let printed = setup.tok().count(&out);
         if page.record.kind == PageKind::Packed {
             // What was printed is the pack's text, not the value's JSON: count that.
             report = report.packed(out.clone(), printed);
@@ -499,7 +495,7 @@ fn run_jsonl(args: &Args, setup: &Setup) -> Result<()> {
     let warnings = seen.map_or_else(Vec::new, |s| {
         setup
             .policy
-            .unmatched_warnings(&s, setup.level)
+            .unmatched_warnings(&s, setup.opts.level)
             .into_iter()
             .map(|w| w.replace(" matched nothing ", " matched nothing in any line "))
             .collect()
@@ -560,11 +556,11 @@ struct Total {
 
 impl Total {
     fn new(setup: &Setup) -> Total {
-        let ops = setup.policy.ops_at(setup.level);
+        let ops = setup.policy.ops_at(setup.opts.level);
         Total {
             sum: Report {
-                tokenizer: setup.tok.name().to_owned(),
-                level: setup.policy.levels()[setup.level].clone(),
+                tokenizer: setup.tok().name().to_owned(),
+                level: setup.policy.levels()[setup.opts.level].clone(),
                 format: setup.format,
                 tokens_before: 0,
                 tokens_minified: 0,

@@ -113,10 +113,9 @@ fn sample_matches(policy: &Policy, sample: &Path, level: Option<&str>) -> Result
     let text = io::read_input(Some(sample))?;
     let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
     let o200k = pare::tokens::builtin("o200k_base").expect("o200k_base is built in");
-    level_index(policy, level)?; // the CLI's words for a level the policy does not have
     let opts = ShapeOptions {
         count_matches: true,
-        ..ShapeOptions::resolve(policy, level, &[], o200k, None)?
+        ..shape_options(policy, level, &[], o200k, None)?
     };
     let level = opts.level;
     let shaped = shape(value, policy, &opts);
@@ -311,6 +310,21 @@ fn mcp_error(file: &Path, e: &ConfigError) -> String {
 /// Read and compile a policy file, with the file name in any error.
 pub fn load(path: &Path) -> Result<Policy> {
     Ok(Policy::load(path)?)
+}
+
+/// The engine's shape options for `--level` and `--param` ([`ShapeOptions::resolve`]), a
+/// level the policy does not have refused in the CLI's words ([`level_index`]).
+pub fn shape_options(
+    policy: &Policy,
+    level: Option<&str>,
+    params: &[(String, String)],
+    tokenizer: &'static dyn pare::tokens::Tokenizer,
+    notes: Option<bool>,
+) -> Result<ShapeOptions<'static>> {
+    level_index(policy, level)?;
+    Ok(ShapeOptions::resolve(
+        policy, level, params, tokenizer, notes,
+    )?)
 }
 
 /// The index of the level `--level` names, or the policy's default level; an unknown name

@@ -61,7 +61,7 @@ fn sources(src: &Path, name: &str) -> Vec<(String, String)> {
             let text = std::fs::read_to_string(&path).unwrap();
             let code = match text
                 .find("#[cfg(test)]\nmod ")
-                .or(text.find("#[cfg(test)]\npub(crate) mod "))
+                .or_else(|| text.find("#[cfg(test)]\npub(crate) mod "))
             {
                 Some(at) => text[..at].to_owned(),
                 None => text,

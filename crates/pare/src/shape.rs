@@ -70,8 +70,10 @@ impl<'a> ShapeOptions<'a> {
             level: policy.level_index(level.unwrap_or(policy.default_level()))?,
             params: policy.params(params)?,
             tokenizer,
+            track_paths: false,
+            op_limit: None,
             notes,
-            ..ShapeOptions::new(policy)
+            count_matches: false,
         })
     }
 

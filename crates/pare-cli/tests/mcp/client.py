@@ -130,26 +130,24 @@ async def walk(s, out, args):
     out["tools"] = dump(await s.list_tools())
     out["walks"] = {}
     for name in args["tools"].split(","):
-        r = await s.call_tool(name, {})
-        pages = [result(r)]
-        cursor = (pages[0]["meta"] or {}).get("nextCursor")
-        while cursor and len(pages) < 500:
-            r = await s.call_tool("pare_more", {"cursor": cursor})
-            pages.append(result(r))
-            cursor = (pages[-1]["meta"] or {}).get("nextCursor")
-        out["walks"][name] = pages
+        out["walks"][name] = await pages_of(s, name, {})
+
+
+async def pages_of(s, name, arguments):
+    """The call's result, then each later page by `pare_more` (at most 500 pages)."""
+    pages = [result(await s.call_tool(name, arguments))]
+    cursor = (pages[0]["meta"] or {}).get("nextCursor")
+    while cursor and len(pages) < 500:
+        pages.append(result(await s.call_tool("pare_more", {"cursor": cursor})))
+        cursor = (pages[-1]["meta"] or {}).get("nextCursor")
+    return pages
 
 
 async def follow(s, out, args):
     """One call, with arguments, and every later page of its result by `pare_more`."""
     await s.list_tools()
     name, arguments = json.loads(args["call"])
-    pages = [result(await s.call_tool(name, arguments))]
-    cursor = (pages[0]["meta"] or {}).get("nextCursor")
-    while cursor and len(pages) < 500:
-        pages.append(result(await s.call_tool("pare_more", {"cursor": cursor})))
-        cursor = (pages[-1]["meta"] or {}).get("nextCursor")
-    out["pages"] = pages
+    out["pages"] = await pages_of(s, name, arguments)
 
 
 async def edit(s, out, args):

@@ -1138,31 +1138,15 @@ mod tests {
             panic!("not paged")
         };
         assert!(needs_more);
-        assert_eq!(r["isError"], true);
-        let tokenizer = budget().tokenizer;
-        let sent = |r: &Json| -> usize {
-            r["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|item| tokenizer.count(item["text"].as_str().unwrap()))
-                .sum()
-        };
-        assert!(sent(&r) <= budget().max_tokens, "{} tokens", sent(&r));
-        let mut joined = r["content"][0]["text"].as_str().unwrap().to_owned();
-        let mut cursor = r["_meta"]["pare"]["nextCursor"].as_str().map(str::to_owned);
-        let mut pages = 1;
-        while let Some(c) = cursor {
-            let next = page_result(held.pages.get(&c).expect("a cached page"));
-            assert_eq!(next["isError"], true);
-            assert!(sent(&next) <= budget().max_tokens, "{} tokens", sent(&next));
-            joined.push_str(next["content"][0]["text"].as_str().unwrap());
-            cursor = next["_meta"]["pare"]["nextCursor"]
-                .as_str()
-                .map(str::to_owned);
-            pages += 1;
+        let pages = walk(&mut held, &r);
+        assert!(pages.len() > 10, "{} pages", pages.len());
+        let mut joined = String::new();
+        for page in &pages {
+            assert_eq!(page["isError"], true);
+            let sent = sent_tokens(page);
+            assert!(sent <= budget().max_tokens, "{sent} tokens");
+            joined.push_str(page["content"][0]["text"].as_str().unwrap());
         }
-        assert!(pages > 10, "{pages} pages");
         assert_eq!(joined, text);
     }
 

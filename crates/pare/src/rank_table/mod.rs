@@ -219,7 +219,9 @@ pub(crate) fn windowed_merge(
     // Token ends of the kept BPE of piece[..done], in order.
     let mut ends: Vec<usize> = Vec::new();
     let mut done = 0;
-    let mut back = OVERLAP.min(window / 2).max(1);
+    // How far back a window starts; doubled while no token agrees, reset after a splice.
+    let overlap = OVERLAP.min(window / 2).max(1);
+    let mut back = overlap;
     while done < n {
         // The window starts at a kept boundary at least `back` bytes before `done`.
         let kept_before = ends.partition_point(|&end| end + back <= done);
@@ -247,7 +249,7 @@ pub(crate) fn windowed_merge(
             ends.extend_from_slice(&merged[window_at + 1..]);
         }
         done = end;
-        back = OVERLAP.min(window / 2).max(1);
+        back = overlap;
     }
     let mut lens = Vec::with_capacity(ends.len());
     let mut at = 0;
