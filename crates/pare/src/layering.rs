@@ -2,11 +2,9 @@
 //! (`crate::…`) only modules before it in [`ORDER`]. A new import of a later module fails
 //! `modules_depend_one_way` with the file and the edge, so the crate doc's order stays true.
 //!
-//! One exception is known and listed ([`KNOWN_BACK_EDGES`]): the JSON parser runs the ops
-//! that can act while it reads (`json/lists.rs`, `json/omit.rs`: drops, `prune`, `hoist`,
-//! `partition`), so `json` names `ops` and `policy`. Cutting it takes hook traits
-//! owned by `json` and implemented where the ops live; until then the test also fails when
-//! that list is longer than the code needs, so it can only shrink.
+//! There is no exception: where a lower module must call into a higher one (the JSON stream
+//! runs `hoist` and `partition` while it writes a list), the lower one owns a trait the
+//! higher one implements (`json::ListHooks`, in `ops/streamed_lists.rs`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -37,9 +35,6 @@ const ORDER: &[&str] = &[
     "mcp",
     "rest",
 ];
-
-/// Back edges that exist today (from, to), to be removed: see the module docs.
-const KNOWN_BACK_EDGES: &[(&str, &str)] = &[("json", "ops"), ("json", "policy")];
 
 /// The source files of module `name` (its `name.rs` and everything under `name/`), without
 /// test-only code (a `tests.rs`, or what follows `#[cfg(test)]` and a `mod`).
@@ -104,19 +99,15 @@ fn modules_depend_one_way() {
             );
         }
     }
-    let mut back = BTreeSet::new();
     let mut bad = Vec::new();
     for (i, module) in ORDER.iter().enumerate() {
         for (file, code) in sources(&src, module) {
             for to in named(&code) {
                 let Some(j) = rank(&to) else { continue };
                 if j > i {
-                    back.insert((module.to_string(), to.clone()));
-                    if !KNOWN_BACK_EDGES.contains(&(module, to.as_str())) {
-                        bad.push(format!(
-                            "{file}: `{module}` names `crate::{to}`, which comes after it"
-                        ));
-                    }
+                    bad.push(format!(
+                        "{file}: `{module}` names `crate::{to}`, which comes after it"
+                    ));
                 }
             }
         }
@@ -125,14 +116,6 @@ fn modules_depend_one_way() {
         bad.is_empty(),
         "modules must depend one way (layering::ORDER):\n{}",
         bad.join("\n")
-    );
-    let stale: Vec<_> = KNOWN_BACK_EDGES
-        .iter()
-        .filter(|(a, b)| !back.contains(&(a.to_string(), b.to_string())))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "gone from the code, so take them off KNOWN_BACK_EDGES: {stale:?}"
     );
 }
 

@@ -36,8 +36,9 @@
 //! [`rank_table`], [`cursor`], [`scan`], [`manifest`], [`params`], [`tokens`] → [`query`] →
 //! [`json`] → [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`shape`] →
 //! [`early`] → [`report`], [`pack`], [`stats`] → [`respond`] → [`mcp`], [`rest`]. A test
-//! keeps the order (`layering.rs`); its one known exception is the JSON parser running the
-//! ops it can do while reading, which names `ops` and `policy`. No I/O happens here but reading a
+//! keeps the order (`layering.rs`), with no exception: the JSON stream runs the list ops it
+//! can do while reading through hooks it owns ([`json`]'s `ListHooks`, implemented in
+//! [`ops`]). No I/O happens here but reading a
 //! policy file ([`policy::Policy::load`]); the CLI, the proxies and the Python package are
 //! thin doors over it.
 

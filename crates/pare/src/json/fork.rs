@@ -103,7 +103,7 @@ impl Offers {
 
 /// What the helper makes of the elements it reads: values for the parser, or compact text
 /// for [`super::stream`] (and, when the policy has list ops, where each element's members
-/// went, see [`super::lists`]).
+/// went, see [`super::Written`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     Parse,

@@ -23,14 +23,16 @@
 //! ```
 
 mod fork;
-pub(crate) mod lists;
+mod hooks;
 pub(crate) mod omit;
 mod parse;
 /// The one JSON scanner ([`crate::scan`]), also named here.
 pub use crate::scan;
 mod stream;
 mod write;
+mod written;
 
+pub(crate) use hooks::{ListHooks, Narrow, ROOT};
 pub use parse::{
     DuplicateKey, JsonError, JsonErrorKind, MAX_DEPTH, Parsed, parse, parse_noting_duplicates,
     parse_with_max_depth,
@@ -39,6 +41,7 @@ pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
 pub(crate) use stream::{Streamed, compact_omitting};
 pub(crate) use write::push_escape;
 pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
+pub(crate) use written::Written;
 
 /// The scanner's ([`crate::scan`]): where a JSON string's raw runs end.
 pub use crate::scan::find_special;

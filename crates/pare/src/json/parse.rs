@@ -504,7 +504,7 @@ pub(super) struct Tail {
 /// separated, how many, and what it noted of them for the list ops).
 pub(super) enum Items {
     Values(Vec<Value>),
-    Text(String, usize, super::lists::Written),
+    Text(String, usize, super::written::Written),
 }
 
 impl<'a> Parser<'a> {

@@ -31,10 +31,11 @@ use std::hash::{BuildHasher, RandomState};
 
 use super::find_special;
 use super::fork::{self, Offers};
-use super::lists::{ItemSpan, Lists, MemberSpan, Narrowing, ROOT, Written};
+use super::hooks::{ListHooks, Narrow, ROOT};
 use super::omit::{Emptiness, KEEP, Omit, Omitted};
 use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
 use super::write::write_string;
+use super::written::{ItemSpan, MemberSpan, Written};
 use crate::value::Value;
 
 /// Why the stream stopped (see the module docs): the parser reads the text instead.
@@ -59,7 +60,11 @@ pub(crate) struct Streamed {
 /// `text` as compact JSON, less the members `omit` leaves out, with `lists`' ops applied to
 /// the lists they name; `None` when the parser must read the text instead (see the module
 /// docs).
-pub(crate) fn compact_omitting(text: &str, omit: &Omit, lists: Option<&Lists>) -> Option<Streamed> {
+pub(crate) fn compact_omitting(
+    text: &str,
+    omit: &Omit,
+    lists: Option<&dyn ListHooks>,
+) -> Option<Streamed> {
     let start = after_bom(text);
     let document = |offers: Option<&Offers>| match lists {
         Some(lists) => document::<true>(text, start, offers, omit, Some(lists)),
@@ -83,17 +88,17 @@ fn document<const LISTS: bool>(
     start: usize,
     offers: Option<&Offers>,
     omit: &Omit,
-    lists: Option<&Lists>,
+    lists: Option<&dyn ListHooks>,
 ) -> Option<Streamed> {
     // Compact output is at most about as long as the text: one buffer of that size, never
     // copied as it grows.
     let mut s = Stream::<LISTS>::new(text, start, super::MAX_DEPTH, offers, omit, text.len());
     s.lists = lists;
     s.node = lists.map(|_| ROOT);
-    s.reached = vec![false; lists.map_or(0, Lists::len)];
+    s.reached = vec![false; lists.map_or(0, |l| l.nodes())];
     s.value().ok()?;
     s.p.skip_ws();
-    let selectors_hit = lists.map_or_else(Vec::new, |l| l.selectors_hit(&s.reached).collect());
+    let selectors_hit = lists.map_or_else(Vec::new, |l| l.selectors_hit(&s.reached));
     (s.p.pos == text.len()).then_some(Streamed {
         text: s.out,
         omitted: s.p.omitted,
@@ -168,7 +173,7 @@ struct Stream<'a, const LISTS: bool> {
     keys: Vec<Cow<'a, str>>,
     out: String,
     /// Where the list ops apply, if the policy has any.
-    lists: Option<&'a Lists<'a>>,
+    lists: Option<&'a dyn ListHooks>,
     /// The node (of `lists`) of the value about to be read; `None` off their paths.
     node: Option<usize>,
     /// The nodes reached, for the selectors matched.
@@ -178,7 +183,7 @@ struct Stream<'a, const LISTS: bool> {
     item_depth: Option<usize>,
     written: Written,
     /// The noted list's leading hoist, decided item by item.
-    narrowing: Option<Narrowing<'a>>,
+    narrowing: Option<Box<dyn Narrow + 'a>>,
 }
 
 /// The keys one object has had, beside its stretch of [`Stream::keys`]: a bit filter while
@@ -393,7 +398,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         let outer = (
             self.item_depth.replace(depth),
             std::mem::replace(&mut self.written, Written::with_room(rest)),
-            std::mem::replace(&mut self.narrowing, lists.leading_hoist(node)),
+            std::mem::replace(&mut self.narrowing, lists.narrowing(node)),
         );
         let empty = self.array();
         self.item_depth = outer.0;

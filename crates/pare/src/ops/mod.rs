@@ -92,6 +92,7 @@ macro_rules! ops {
 pub mod compile;
 pub mod docs;
 pub(crate) mod records;
+pub(crate) mod streamed_lists;
 
 pub use docs::{OpDoc, doc, docs};
 

@@ -219,7 +219,7 @@ fn respond_counting(
 
 /// The response written as the input is read, with no value built, when it can be: no
 /// value wanted, every op of the level done by the parser (`plan`) or a list op the stream
-/// does ([`json::lists`]), JSON out, and one page (a cursor names a later one; a text over
+/// does ([`crate::ops::streamed_lists`]), JSON out, and one page (a cursor names a later one; a text over
 /// the budget is paged from the value). `None`: the value is built.
 fn stream(
     req: &Request,
@@ -242,10 +242,17 @@ fn stream(
         .collect();
     let lists = match walked.is_empty() {
         true => None,
-        false => Some(json::lists::Lists::new(&policy.selectors, walked)?),
+        false => {
+            let ops = walked.iter().map(|o| o.op.as_list());
+            Some(crate::ops::streamed_lists::Lists::new(
+                &policy.selectors,
+                ops,
+            )?)
+        }
     };
     let streaming = Instant::now();
-    let streamed = json::compact_omitting(t, &plan.omit, lists.as_ref())?;
+    let lists = lists.as_ref().map(|l| l as &dyn json::ListHooks);
+    let streamed = json::compact_omitting(t, &plan.omit, lists)?;
     let stages = Cell::new(Stages {
         parse: streaming.elapsed(),
         ..Stages::default()

@@ -1,6 +1,7 @@
-//! The list ops (`hoist`, `partition`) on lists [`super::stream`] has written: where they
-//! apply, what the stream notes of each item as it writes it, and the list written again
-//! once they have decided ([`crate::ops::records`]).
+//! The list ops (`hoist`, `partition`) on lists the JSON stream has written
+//! ([`crate::json::ListHooks`]): where they apply, what they decide over the items the stream
+//! noted ([`Written`]), and the list written again once they have decided
+//! ([`super::records`]).
 //!
 //! Why: with these two done on the written text, the shipped `list_entities` policy needs
 //! no tree at all (on 70 MB, building one was most of the time).
@@ -12,18 +13,16 @@
 //!
 //! ```text
 //! hoist $.e:   {"e":[{"t":"A","v":1},{"t":"A","v":2}]}
-//! written:     {"e":[{"t":"A","v":1},{"t":"A","v":2}]}   items 6..18, 19..31; members "t", "v"
+//! written:     {"e":[{"t":"A","v":1},{"t":"A","v":2}]}   items 6..21, 22..37; members "t", "v"
 //! again:       {"e_common":{"t":"A"},"e":[{"v":1},{"v":2}]}
 //! ```
 
 use std::ops::Range;
 
-use super::find_special;
-use super::write::write_string;
-use crate::ops::ListOp;
-use crate::ops::hoist::Hoist;
-use crate::ops::records::Records;
-use crate::policy::CompiledOp;
+use super::ListOp;
+use super::hoist::Hoist;
+use super::records::Records;
+use crate::json::{ListHooks, Narrow, ROOT, Written, find_special, write_string};
 use crate::query::selector::{Item, SelectorSet};
 
 /// Where the list ops of a policy's level apply: a tree of member names from the root.
@@ -41,21 +40,19 @@ struct Node<'p> {
     ops: Vec<ListOp<'p>>,
 }
 
-/// The root's node.
-pub(crate) const ROOT: usize = 0;
-
 impl<'p> Lists<'p> {
-    /// The lists `ops` (the ones the parser does not do, in policy order) name; `None`
-    /// unless each is a list op whose every selector is a path of member names.
+    /// The lists `ops` (the ones the parser does not do, in policy order; `None` for one
+    /// that is not a list op) name; `None` unless each is a list op whose every selector is
+    /// a path of member names.
     pub(crate) fn new(
         set: &SelectorSet,
-        ops: impl IntoIterator<Item = &'p CompiledOp>,
+        ops: impl IntoIterator<Item = Option<ListOp<'p>>>,
     ) -> Option<Lists<'p>> {
         let mut lists = Lists {
             nodes: vec![Node::default()],
         };
-        for op in ops {
-            let list = op.op.as_list()?;
+        for list in ops {
+            let list = list?;
             for &s in list.at() {
                 let mut node = ROOT;
                 for segment in set.selector(s).segments() {
@@ -82,7 +79,7 @@ impl<'p> Lists<'p> {
     }
 
     fn child_or_new(&mut self, node: usize, name: &str) -> usize {
-        if let Some(child) = self.child(node, name) {
+        if let Some(child) = self.child_of(node, name) {
             return child;
         }
         self.nodes.push(Node::default());
@@ -93,53 +90,56 @@ impl<'p> Lists<'p> {
 
     /// The node of member `key` of the object at `node`.
     #[inline]
-    pub(crate) fn child(&self, node: usize, key: &str) -> Option<usize> {
+    fn child_of(&self, node: usize, key: &str) -> Option<usize> {
         let children = &self.nodes[node].children;
         children.iter().find(|(k, _)| k == key).map(|&(_, c)| c)
     }
+}
 
-    /// Whether a list op applies at `node`.
-    pub(crate) fn has_ops(&self, node: usize) -> bool {
+impl ListHooks for Lists<'_> {
+    fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    #[inline]
+    fn child(&self, node: usize, key: &str) -> Option<usize> {
+        self.child_of(node, key)
+    }
+
+    fn has_ops(&self, node: usize) -> bool {
         !self.nodes[node].ops.is_empty()
     }
 
     /// The hoist that is the first op at `node`: it decides over the items as written, so
     /// the stream can narrow it item by item as it writes them ([`Narrowing`]).
-    pub(crate) fn leading_hoist(&self, node: usize) -> Option<Narrowing<'p>> {
+    fn narrowing(&self, node: usize) -> Option<Box<dyn Narrow + '_>> {
         match self.nodes[node].ops.first() {
-            Some(ListOp::Hoist(hoist)) => Some(Narrowing {
+            Some(ListOp::Hoist(hoist)) => Some(Box::new(Narrowing {
                 hoist,
                 candidates: None,
                 seen: 0,
-            }),
+            })),
             _ => None,
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// The selectors that name the nodes `reached`.
-    pub(crate) fn selectors_hit(&self, reached: &[bool]) -> impl Iterator<Item = usize> {
+    fn selectors_hit(&self, reached: &[bool]) -> Vec<usize> {
         let nodes = self.nodes.iter().zip(reached);
         nodes
             .filter(|&(_, &r)| r)
             .flat_map(|(n, _)| n.selectors.iter().copied())
+            .collect()
     }
 
-    /// The ops at `node` on the list written at `out[start..]` (`key`: its member name;
-    /// `member`: where that member's key begins): the list is written again when they
-    /// change it, with hoisted siblings before the member. Their names, for the caller to
-    /// check against the object's other keys.
-    pub(crate) fn apply(
+    /// Hoisted siblings go before the member.
+    fn apply(
         &self,
         node: usize,
         key: &str,
         out: &mut String,
         (member, start): (usize, usize),
         mut written: Written,
-        mut narrowed: Option<Narrowing>,
+        mut narrowed: Option<Box<dyn Narrow + '_>>,
     ) -> Vec<String> {
         let mut siblings: Vec<(String, String)> = Vec::new();
         let mut groups = None;
@@ -154,7 +154,7 @@ impl<'p> Lists<'p> {
             match op {
                 ListOp::Hoist(h) => {
                     // The leading hoist, narrowed as the items were written, goes on from there.
-                    let at = match narrowed.take().and_then(Narrowing::so_far) {
+                    let at = match narrowed.take().and_then(Narrow::so_far) {
                         Some((candidates, seen)) => h.constant_after(&spans, candidates, seen),
                         None => h.constant(&spans),
                     };
@@ -251,16 +251,15 @@ impl<'p> Lists<'p> {
 
 /// A list's leading hoist, decided item by item while the stream writes the items (each
 /// still in the cache): the first item's fields that every item so far has alike.
-pub(crate) struct Narrowing<'p> {
+struct Narrowing<'p> {
     hoist: &'p Hoist,
     candidates: Option<Vec<usize>>,
     /// Items the candidates are narrowed by.
     seen: usize,
 }
 
-impl Narrowing<'_> {
-    /// Narrow by the items of `written` (at `out`) not yet seen.
-    pub(crate) fn narrow(&mut self, out: &str, written: &Written) {
+impl Narrow for Narrowing<'_> {
+    fn narrow(&mut self, out: &str, written: &Written) {
         let spans = Spans {
             out: out.as_bytes(),
             w: written,
@@ -282,8 +281,7 @@ impl Narrowing<'_> {
         self.seen = count;
     }
 
-    /// The candidates and how many items narrowed them, once there were items.
-    fn so_far(self) -> Option<(Vec<usize>, usize)> {
+    fn so_far(self: Box<Self>) -> Option<(Vec<usize>, usize)> {
         Some((self.candidates?, self.seen))
     }
 }
@@ -319,7 +317,7 @@ fn write_items(
         let mut runs = 0;
         for m in &written.members[item.members()] {
             match (&mut run, m.gone) {
-                (Some(r), false) => r.end = m.end as usize,
+                (Some(r), false) => r.end = m.span().end,
                 (None, false) => run = Some(m.span()),
                 (Some(_), true) => flush(out, run.take(), &mut runs, again),
                 (None, true) => {}
@@ -338,116 +336,6 @@ fn flush(out: &str, run: Option<Range<usize>>, runs: &mut usize, again: &mut Str
         }
         again.push_str(&out[r]);
         *runs += 1;
-    }
-}
-
-/// The most [`Written::with_room`] reserves for each of its two lists.
-const ROOM_BYTES: usize = 64 << 20;
-
-/// What the stream noted of a list's items as it wrote them: offsets into its output (32
-/// bits: a longer output stops the stream, see [`ItemSpan::new`]).
-#[derive(Default)]
-pub(crate) struct Written {
-    pub items: Vec<ItemSpan>,
-    pub members: Vec<MemberSpan>,
-}
-
-impl Written {
-    /// Room for the items and members of up to `bytes` of text, reserved (not touched) so
-    /// that a large list is seldom copied as it grows: a member takes at least 6 bytes of
-    /// text (`"k":0,`), most take several times that. At most [`ROOM_BYTES`] each: past
-    /// that the lists grow as they go, so a huge text never asks for address space it may
-    /// not be given.
-    pub(crate) fn with_room(bytes: usize) -> Written {
-        let room = |per: usize, size: usize| (bytes / per).min(ROOM_BYTES / size);
-        Written {
-            items: Vec::with_capacity(room(64, size_of::<ItemSpan>())),
-            members: Vec::with_capacity(room(24, size_of::<MemberSpan>())),
-        }
-    }
-
-    /// Note `other`'s items (offsets into a text appended at `base`) after these; `None`
-    /// when the offsets no longer fit in 32 bits.
-    pub(crate) fn append(&mut self, other: Written, base: usize) -> Option<()> {
-        let end = other.items.last().map_or(0, |i| i.end);
-        let base = u32::try_from(base)
-            .ok()
-            .filter(|b| b.checked_add(end).is_some())?;
-        let first = u32::try_from(self.members.len() + other.members.len()).ok()?
-            - other.members.len() as u32;
-        self.members
-            .extend(other.members.into_iter().map(|m| MemberSpan {
-                start: m.start + base,
-                colon: m.colon + base,
-                end: m.end + base,
-                gone: false,
-            }));
-        self.items.extend(other.items.into_iter().map(|i| ItemSpan {
-            start: i.start + base,
-            end: i.end + base,
-            members: (i.members.0 + first, i.members.1 + first),
-            object: i.object,
-        }));
-        Some(())
-    }
-}
-
-/// An item: where it was written, and (an object) its members in [`Written::members`].
-pub(crate) struct ItemSpan {
-    start: u32,
-    end: u32,
-    members: (u32, u32),
-    object: bool,
-}
-
-impl ItemSpan {
-    /// `None` when an offset does not fit in 32 bits.
-    pub(crate) fn new(text: Range<usize>, members: Range<usize>, object: bool) -> Option<ItemSpan> {
-        Some(ItemSpan {
-            start: u32::try_from(text.start).ok()?,
-            end: u32::try_from(text.end).ok()?,
-            members: (
-                u32::try_from(members.start).ok()?,
-                u32::try_from(members.end).ok()?,
-            ),
-            object,
-        })
-    }
-    fn span(&self) -> Range<usize> {
-        self.start as usize..self.end as usize
-    }
-    fn members(&self) -> Range<usize> {
-        self.members.0 as usize..self.members.1 as usize
-    }
-}
-
-/// A member of an item: `"key"` at `start..colon`, its value from `colon + 1` to `end`.
-pub(crate) struct MemberSpan {
-    start: u32,
-    colon: u32,
-    end: u32,
-    /// Taken out by an op.
-    gone: bool,
-}
-
-impl MemberSpan {
-    /// `None` when an offset does not fit in 32 bits.
-    pub(crate) fn new(start: usize, colon: usize, end: usize) -> Option<MemberSpan> {
-        Some(MemberSpan {
-            start: u32::try_from(start).ok()?,
-            colon: u32::try_from(colon).ok()?,
-            end: u32::try_from(end).ok()?,
-            gone: false,
-        })
-    }
-    fn span(&self) -> Range<usize> {
-        self.start as usize..self.end as usize
-    }
-    fn key(&self) -> Range<usize> {
-        self.start as usize..self.colon as usize
-    }
-    fn value(&self) -> Range<usize> {
-        self.colon as usize + 1..self.end as usize
     }
 }
 
