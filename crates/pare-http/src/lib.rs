@@ -11,6 +11,8 @@
 //!   live) or in Redis, so replicas behind a load balancer serve each other's cursors.
 //! - [`codec`]: `Content-Encoding` (gzip, deflate, br, zstd) decoded to shape and
 //!   encoded for the client.
+//! - [`client`]: the one HTTP client, pooled, with a blocking form for thread-based doors
+//!   (`pare mcp --upstream-url`).
 //! - [`access`]: one JSON line per request on stderr.
 //! - [`config`]: the policy file's `[http]` section, read.
 //!
@@ -24,6 +26,7 @@
 pub mod access;
 pub mod body;
 pub mod cache;
+pub mod client;
 pub mod codec;
 pub mod config;
 pub mod proxy;

@@ -18,8 +18,11 @@
 //! server forgot (404) is renewed once — the client's initialize request sent again — and
 //! the message retried. An HTTP error status answers that request with a JSON-RPC error; a
 //! server that cannot be reached (or that forgets the renewed session too) ends the proxy
-//! like an upstream that exited, every open request answered with an error. The HTTP client is `ureq` (blocking, one thread per open
-//! request: the proxy is thread-based, with no async runtime), with rustls for `https`.
+//! like an upstream that exited, every open request answered with an error.
+//!
+//! The HTTP client is the doors' one client ([`pare_http::client`]: hyper-util, rustls for
+//! `https`), driven from threads (one per open request: the proxy is thread-based) through
+//! its blocking form, one for the whole process.
 //!
 //! ```no_run
 //! # fn opts() -> pare_mcp::Options { unimplemented!() }
@@ -33,9 +36,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use std::sync::OnceLock;
+
+use hyper::{Method, Request, Response, Uri};
+use pare_http::client::{Blocking, BodyReader};
 use serde_json::Value as Json;
-use ureq::Agent;
-use ureq::http::Response;
 
 use crate::proxy::{self, Ending, Options, log};
 use crate::rpc::{self, Kind};
@@ -46,7 +51,7 @@ const ACCEPT: &str = "application/json, text/event-stream";
 
 /// Check that `url` is an absolute `http` or `https` URL with a host.
 pub fn check_url(url: &str) -> Result<(), String> {
-    let uri: ureq::http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+    let uri: Uri = url.parse().map_err(|e| format!("{e}"))?;
     match uri.scheme_str() {
         Some("http" | "https") => {}
         _ => return Err("the scheme must be http or https".into()),
@@ -92,15 +97,8 @@ const INBOX_DEPTH: usize = 64;
 /// than `cap` bytes is passed on in pieces as it arrives, never held whole.
 pub fn connect(url: &str, drain: Duration, cap: usize) -> (Outbox, Inbox, Arc<Link>) {
     let (tx, rx) = mpsc::sync_channel(INBOX_DEPTH);
-    let agent: Agent = Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(Some(Duration::from_secs(10)))
-        .user_agent(concat!("pare-mcp/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
     let link = Arc::new(Link {
         url: url.to_owned(),
-        agent,
         session: Mutex::new(None),
         version: Mutex::new(None),
         inbox: Mutex::new(Some(tx)),
@@ -120,10 +118,27 @@ pub fn connect(url: &str, drain: Duration, cap: usize) -> (Outbox, Inbox, Arc<Li
     (outbox, inbox, link)
 }
 
-/// What the two streams share: the HTTP client, the session, the way back to the proxy.
+/// How long connecting to the upstream may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The `User-Agent` of every request.
+const USER_AGENT: &str = concat!("pare-mcp/", env!("CARGO_PKG_VERSION"));
+
+/// The process's one HTTP client (every session of `--listen` shares its pool), or why it
+/// could not start. Never dropped: a runtime must not be dropped inside another.
+fn client() -> Result<&'static Blocking, String> {
+    static CLIENT: OnceLock<Result<Blocking, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            Blocking::new(CONNECT_TIMEOUT).map_err(|e| format!("cannot start an HTTP client: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// What the two streams share: the session, the way back to the proxy.
 pub struct Link {
     url: String,
-    agent: Agent,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     /// Messages for the proxy; `None` once closed (the proxy then reads end of input).
@@ -191,11 +206,7 @@ impl Link {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             // The initialize response is pare's own business; read it and let it go.
-            let _ = resp
-                .into_body()
-                .into_reader()
-                .take(1 << 20)
-                .read_to_end(&mut Vec::new());
+            let _ = resp.into_body().take(1 << 20).read_to_end(&mut Vec::new());
             ok.then_some(session)?
         });
         let Some(session) = renewed else {
@@ -212,19 +223,40 @@ impl Link {
         true
     }
 
-    fn post(&self, body: &[u8]) -> Result<Response<ureq::Body>, ureq::Error> {
-        let mut req = self
-            .agent
-            .post(&self.url)
+    fn post(&self, body: &[u8]) -> Result<Response<BodyReader>, String> {
+        let req = self
+            .request(Method::POST)
             .header("Accept", ACCEPT)
             .header("Content-Type", "application/json");
+        let body = pare_http::body::full(body.to_vec());
+        self.send(req, body, None)
+    }
+
+    /// A request to the server with the session's headers.
+    fn request(&self, method: Method) -> hyper::http::request::Builder {
+        let mut req = Request::builder()
+            .method(method)
+            .uri(&self.url)
+            .header("User-Agent", USER_AGENT);
         if let Some(s) = &*self.session.lock().expect("session") {
             req = req.header("Mcp-Session-Id", s);
         }
         if let Some(v) = &*self.version.lock().expect("version") {
             req = req.header("MCP-Protocol-Version", v);
         }
-        req.send(body)
+        req
+    }
+
+    /// Send `req` with `body`; the response head within `timeout`, if given.
+    fn send(
+        &self,
+        req: hyper::http::request::Builder,
+        body: pare_http::body::Body,
+        timeout: Option<Duration>,
+    ) -> Result<Response<BodyReader>, String> {
+        // The URL was checked and the header values came from the server as text.
+        let req = req.body(body).map_err(|e| e.to_string())?;
+        client()?.send(req, timeout).map_err(|e| e.to_string())
     }
 
     /// POST one client message and hand what comes back to the proxy. `id`: the request's
@@ -261,11 +293,7 @@ impl Link {
         }
         if !(200..300).contains(&status) {
             let mut text = Vec::new();
-            let _ = resp
-                .into_body()
-                .into_reader()
-                .take(400)
-                .read_to_end(&mut text);
+            let _ = resp.into_body().take(400).read_to_end(&mut text);
             let text = String::from_utf8_lossy(&text);
             let why = format!(
                 "the upstream MCP server answered HTTP {status}{}{}",
@@ -285,7 +313,7 @@ impl Link {
             *self.session.lock().expect("session") = Some(s.to_owned());
         }
         let kind = content_type(&resp);
-        let reader = BufReader::with_capacity(1 << 16, resp.into_body().into_reader());
+        let reader = BufReader::with_capacity(1 << 16, resp.into_body());
         let answered = match kind.as_str() {
             "text/event-stream" => self.read_events(reader, id, initialize, &mut Seen::default()),
             "application/json" => {
@@ -466,20 +494,13 @@ impl Link {
         last_id: Option<&str>,
     ) -> Result<Option<impl BufRead + use<>>, String> {
         let mut req = self
-            .agent
-            .get(&self.url)
+            .request(Method::GET)
             .header("Accept", "text/event-stream");
-        if let Some(s) = &*self.session.lock().expect("session") {
-            req = req.header("Mcp-Session-Id", s);
-        }
-        if let Some(v) = &*self.version.lock().expect("version") {
-            req = req.header("MCP-Protocol-Version", v);
-        }
         if let Some(id) = last_id {
             req = req.header("Last-Event-ID", id);
         }
-        let resp = req
-            .call()
+        let resp = self
+            .send(req, pare_http::body::empty(), None)
             .map_err(|e| format!("the upstream MCP server's event stream failed: {e}"))?;
         let status = resp.status().as_u16();
         if status == 405 {
@@ -490,28 +511,18 @@ impl Link {
                 "the upstream MCP server refused its event stream (HTTP {status})"
             ));
         }
-        Ok(Some(BufReader::new(resp.into_body().into_reader())))
+        Ok(Some(BufReader::new(resp.into_body())))
     }
 
     /// End the session on the server (when the client has gone). Errors are ignored.
     pub fn delete_session(&self) {
-        let Some(session) = self.session.lock().expect("session").take() else {
-            return;
-        };
-        if self.failure.lock().expect("failure").is_some() {
-            return;
+        let live = self.session.lock().expect("session").is_some();
+        if live && self.failure.lock().expect("failure").is_none() {
+            let req = self.request(Method::DELETE);
+            let timeout = Some(Duration::from_secs(2));
+            let _ = self.send(req, pare_http::body::empty(), timeout);
         }
-        let mut req = self
-            .agent
-            .delete(&self.url)
-            .config()
-            .timeout_global(Some(Duration::from_secs(2)))
-            .build()
-            .header("Mcp-Session-Id", &session);
-        if let Some(v) = &*self.version.lock().expect("version") {
-            req = req.header("MCP-Protocol-Version", v);
-        }
-        let _ = req.call();
+        self.session.lock().expect("session").take();
     }
 
     /// One line from the client: POST it (requests on their own thread).
@@ -577,7 +588,7 @@ struct Seen {
 }
 
 /// The media type of a response, lower case, without parameters.
-fn content_type(resp: &Response<ureq::Body>) -> String {
+fn content_type(resp: &Response<BodyReader>) -> String {
     resp.headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())

@@ -23,15 +23,13 @@ use std::time::{Duration, Instant};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, RANGE, UPGRADE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use pare::rest::ask::Ask;
 use pare::rest::routes::Routes;
 
 use crate::access::{self, Entry};
 use crate::body::{self, Body};
 use crate::cache::{self, Lookup, PageCache};
+use crate::client;
 use crate::server::{self, Limits};
 
 /// Where requests go: `http://` or `https://`, a host, and a base path the request's
@@ -96,11 +94,9 @@ pub struct Options {
     pub access_log: bool,
 }
 
-type UpstreamClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Body>;
-
 struct State {
     opts: Options,
-    client: UpstreamClient,
+    client: client::Pooled,
 }
 
 /// Listen on `addr` and serve until SIGINT or SIGTERM, on a runtime of its own (the
@@ -131,7 +127,7 @@ pub async fn serve(
 ) {
     let limits = opts.limits;
     let state = Arc::new(State {
-        client: client(&opts),
+        client: client::pooled(opts.connect_timeout),
         opts,
     });
     if let Ok(local) = listener.local_addr() {
@@ -146,22 +142,6 @@ pub async fn serve(
         Box::pin(async move { handle(&state, req, peer).await })
     });
     server::serve(listener, limits, handler, shutdown).await;
-}
-
-fn client(opts: &Options) -> UpstreamClient {
-    let mut http = HttpConnector::new();
-    http.set_connect_timeout(Some(opts.connect_timeout));
-    http.set_nodelay(true);
-    http.enforce_http(false);
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_all_versions()
-        .wrap_connector(http);
-    Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .pool_max_idle_per_host(256)
-        .build(connector)
 }
 
 async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
