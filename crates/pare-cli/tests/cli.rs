@@ -8,12 +8,10 @@
 //! the output cannot depend on the tokenizer (no report, no token-measuring op) tests pass
 //! `--tokenizer chars4` ([`ok_fast`]); `chars4_changes_no_output` checks that this holds.
 //!
-//! Update snapshots with `INSTA_UPDATE=always cargo test -p pare-llm --test cli` (or
+//! Update snapshots with `INSTA_UPDATE=always cargo test -p pare-llm --test integration cli::` (or
 //! `cargo insta review`), then read every changed `.snap` before keeping it.
 
-#[path = "../../pare/tests/common/corpus.rs"]
-mod corpus;
-mod reference;
+use crate::corpus;
 
 use std::fs;
 use std::io::Read;

@@ -10,10 +10,8 @@
 //!   Python sources, in one `pare count --json` run each side. Ignored unless asked for;
 //!   `scripts/test` runs it where the peers are.
 
-#[path = "../../pare/tests/common/corpus.rs"]
-mod corpus;
-#[path = "../../pare/tests/common/needs.rs"]
-mod needs;
+use crate::corpus;
+use crate::needs;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! outputs snapshotted with insta, every output expanded back, errors exit 2 with a clear
 //! message and nothing on stdout.
 
-mod run_support;
+use crate::run_support;
 
 use run_support::run;
 

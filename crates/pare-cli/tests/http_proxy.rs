@@ -4,8 +4,8 @@
 //! The tests that need those servers are `#[ignore]`d with the reason (`.ci/run` installs
 //! them with scripts/http_peers.sh, `scripts/test` runs them, and in CI a missing one fails).
 
-mod net_support;
-mod rest_support;
+use crate::net_support;
+use crate::rest_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

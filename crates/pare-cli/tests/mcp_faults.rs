@@ -4,7 +4,7 @@
 //! lines so every byte on pare's stdout is checked to be protocol. Needs python3 (a missing
 //! python3 fails these tests, saying so).
 
-mod mcp_support;
+use crate::mcp_support;
 
 use mcp_support::{Proxy, fake_server, python};
 use serde_json::{Value, json};

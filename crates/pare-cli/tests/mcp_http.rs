@@ -5,7 +5,7 @@
 //! (`.ci/run` installs them, `scripts/test` runs them, and a missing one then fails the
 //! test); the rest need python3.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

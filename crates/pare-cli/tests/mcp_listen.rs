@@ -6,8 +6,8 @@
 //! `#[ignore]`d with the reason (`.ci/run` installs them, `scripts/test` runs them, and a
 //! missing one then fails the test); the rest need python3.
 
-mod mcp_support;
-mod net_support;
+use crate::mcp_support;
+use crate::net_support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -4,7 +4,7 @@
 //! (`tests/mcp/fake_server.py`, modes orphan, stubborn, escape) starts a `sleep` child and
 //! writes both process ids to a file. Needs python3.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -4,7 +4,7 @@
 //! `#[ignore]`d with the reason: `.ci/run` installs the peers, `scripts/test` runs these
 //! (and, run without the peers, they fail saying what is missing).
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 

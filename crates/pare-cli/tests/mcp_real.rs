@@ -12,7 +12,7 @@
 //! with the same arguments. All `#[ignore]`d with what they need: `.ci/run` installs it,
 //! `scripts/test` runs them (with CI=true a missing peer fails them).
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 use std::sync::OnceLock;

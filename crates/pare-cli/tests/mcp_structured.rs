@@ -8,7 +8,7 @@
 //! the server's value. Needs the MCP peers (`.ci/run`). The Python package's door
 //! (`pare.mcp.shape`) is checked the same way in `crates/pare-py/tests/test_mcp.py`.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! once needed, file text byte for byte, caller parameters, packed search results, and the
 //! original of a result shown in part, without a second call. Needs python3.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

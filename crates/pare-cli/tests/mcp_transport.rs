@@ -3,7 +3,7 @@
 //! that are not JSON-RPC, a reply cut short by a crash. Each request gets exactly one answer
 //! and nothing but JSON-RPC reaches the client. Needs python3 (`tests/mcp/fake_server.py`).
 
-mod mcp_support;
+use crate::mcp_support;
 
 use mcp_support::{Proxy, fake_server, python};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 
 use std::fs;
 
-mod run_support;
+use crate::run_support;
 
 use run_support::run;
 

@@ -2,7 +2,7 @@
 //! `pare mcp` walking `pare_more`, give byte-identical page texts for the same input,
 //! policy, level, budget and format — both are thin doors over the engine's pipeline.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 use std::process::Command;

@@ -10,10 +10,8 @@
 //!   counted by `pare stats` and by node (a few), and by the engine's counter and node (a
 //!   few hundred). Ignored unless asked for; `scripts/test` runs them where the peers are.
 
-#[path = "../../pare/tests/common/corpus.rs"]
-mod corpus;
-#[path = "../../pare/tests/common/needs.rs"]
-mod needs;
+use crate::corpus;
+use crate::needs;
 
 use std::fs;
 use std::path::PathBuf;

@@ -10,7 +10,7 @@
 //! needed the legend but had none (exact numbers TOON reads otherwise, tables as list
 //! items), and `encode_auto` taking TOON tables that reorder a row's members.
 
-mod common;
+use crate::common;
 
 use common::arb;
 use pare::encode::auto::{LEGEND_PREFIX, encode_auto, encode_auto_counted, encode_dialect};

@@ -6,7 +6,7 @@
 //! (no value built: [`Request::want_value`] off, for policies the stream can do: the parser's
 //! ops, and list ops on the lists it wrote) is the response the value gives, page and record.
 
-mod common;
+use crate::common;
 
 use common::arb;
 use pare::json;

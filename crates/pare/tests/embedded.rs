@@ -8,7 +8,7 @@
 //! framed or printed as Python is found again unchanged; one test compares the Python
 //! printer with a real `python3` (ignored unless asked for, like the node peers).
 
-mod common;
+use crate::common;
 
 use common::{arb, needs};
 use pare::embedded::{self, Kind, py_repr};

@@ -17,8 +17,7 @@
 //! what a fixture cannot say exactly: the `truncate` budget (its cut depends on the
 //! tokenizer), note membership, and the acceptance promises over the benchmark corpus.
 
-#[path = "common/corpus.rs"]
-mod corpus;
+use crate::common::corpus;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -9,10 +9,10 @@
 //! them.
 //!
 //! ```text
-//! cargo test -p pare-engine --test json_roundtrip -- --include-ignored
+//! cargo test -p pare-engine --test integration json_roundtrip:: -- --include-ignored
 //! ```
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -19,11 +19,10 @@
 //! dropped means the text comes back unchanged.
 //!
 //! ```text
-//! cargo test -p pare-engine --test outline -- --nocapture   # shows the real-source counts
+//! cargo test -p pare-engine --test integration outline:: -- --nocapture   # shows the real-source counts
 //! ```
 
-#[path = "common/needs.rs"]
-mod needs;
+use crate::common::needs;
 
 use std::path::{Path, PathBuf};
 

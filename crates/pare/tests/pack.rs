@@ -5,7 +5,7 @@
 //! line shown is verbatim from its chunk, no chunk under the threshold is shown whole, and
 //! the metrics count exactly what was produced.
 
-mod common;
+use crate::common;
 
 use pare::pack::cache::PreviewCache;
 use pare::pack::chunks::{self, Chunk};

@@ -2,7 +2,7 @@
 //! their cursors, fields said once for all chunks, and same-file chunks with overlapping
 //! lines merged into one.
 
-mod common;
+use crate::common;
 
 use pare::pack::cache::PreviewCache;
 use pare::pack::chunks::{self, Chunk};

@@ -3,7 +3,7 @@
 //! merge back to exactly the value that was paged. Random values × random budgets, and the
 //! checked-in corpus payloads at the budgets users meet.
 
-mod common;
+use crate::common;
 
 use common::arb;
 use pare::encode::{Format, expand};

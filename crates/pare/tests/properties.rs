@@ -19,11 +19,11 @@
 //! Case counts are kept moderate: the file runs in well under 30 s in a debug build.
 //!
 //! ```text
-//! cargo test -p pare-engine --test properties
-//! PROPTEST_CASES=2000 cargo test -p pare-engine --test properties --release   # longer soak
+//! cargo test -p pare-engine --test integration properties::
+//! PROPTEST_CASES=2000 cargo test -p pare-engine --test integration properties:: --release   # longer soak
 //! ```
 
-mod common;
+use crate::common;
 
 use std::sync::LazyLock;
 

@@ -9,7 +9,7 @@
 //!   from `gen_token_fixtures.sh --fuzz N FILE`) to check the same way: an opt-in test,
 //!   ignored unless asked for (`scripts/test` runs it when the variable is set).
 
-mod common;
+use crate::common;
 
 use pare::tokens::{Tokenizer, by_name};
 use serde_json::Value;

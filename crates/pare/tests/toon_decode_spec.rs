@@ -4,7 +4,7 @@
 //! The fixtures are checked in (`testdata/toon-spec`, spec v4.0); `PARE_TOON_SPEC_DIR`
 //! points the test at another copy.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! corpus, the `real.sh` payloads and thousands of random values must encode byte for byte
 //! the same. The live tests are `#[ignore]`d with the reason; `scripts/test` runs them.
 
-mod common;
+use crate::common;
 
 use pare::encode::toon::{Delimiter, EncodeOptions, encode};
 use pare::json;

@@ -18,11 +18,11 @@
 //!   tail around a marker that counts what is missing.
 //!
 //! ```text
-//! cargo test -p pare-engine --test truth
-//! PROPTEST_CASES=2000 cargo test -p pare-engine --test truth --release   # longer soak
+//! cargo test -p pare-engine --test integration truth::
+//! PROPTEST_CASES=2000 cargo test -p pare-engine --test integration truth:: --release   # longer soak
 //! ```
 
-mod common;
+use crate::common;
 
 use pare::json;
 use pare::manifest::Kind;

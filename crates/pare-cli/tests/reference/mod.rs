@@ -3,7 +3,7 @@
 //! `docs/policy.md` and every op's reference in `docs/ops.md` (from the op registry's own
 //! documentation, [`pare::ops::docs`]). Each generated text sits between two markers; the
 //! test fails when one is stale and says how to rewrite it:
-//! `PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test cli reference_docs`. (Ruff keeps its
+//! `PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test integration reference_docs`. (Ruff keeps its
 //! rule table and CLI help the same way.)
 
 use std::fmt::Write as _;
@@ -11,7 +11,7 @@ use std::path::Path;
 
 use pare::ops::docs::OpDoc;
 
-const START: &str = "<!-- generated: PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test cli reference_docs rewrites what follows; do not edit it by hand -->";
+const START: &str = "<!-- generated: PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test integration reference_docs rewrites what follows; do not edit it by hand -->";
 const END: &str = "<!-- end of generated text -->";
 
 /// `pare ARGS…` run to its end: stdout.
@@ -186,7 +186,7 @@ fn reference_docs_are_generated_from_the_code_and_current() {
     assert!(
         stale.is_empty(),
         "stale generated docs: {stale:?}. Rewrite them with \
-         PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test cli reference_docs, and read the diff"
+         PARE_UPDATE_DOCS=1 cargo test -p pare-llm --test integration reference_docs, and read the diff"
     );
 }
 
