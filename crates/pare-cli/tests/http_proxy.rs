@@ -575,7 +575,7 @@ fn http_two_replicas_share_pages_through_redis_and_ride_out_its_absence() {
         std::thread::sleep(Duration::from_millis(300));
     }
     for replica in [&a, &b] {
-        let log = replica.log.lock().unwrap().join("\n");
+        let log = replica.log_with(&["is unreachable", "is back"]);
         assert!(log.contains("is unreachable"), "{log}");
         assert!(log.contains("is back"), "{log}");
     }

@@ -292,6 +292,20 @@ impl Pare {
         request(self.port, "GET", path, headers, b"")
     }
 
+    /// The log once it contains each of `needles`, or as it is after 10 s. pare writes a
+    /// line after the response it is about, so a client can read the response first.
+    pub fn log_with(&self, needles: &[&str]) -> String {
+        let start = Instant::now();
+        loop {
+            let log = self.log.lock().unwrap().join("\n");
+            if needles.iter().all(|n| log.contains(n)) || start.elapsed() > Duration::from_secs(10)
+            {
+                return log;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     pub fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         status
