@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args as ClapArgs;
-use pare::encode::Format;
+use pare::Format;
+use pare::Policy;
+use pare::ShapeOptions;
 use pare::manifest::{Kind, Manifest};
-use pare::policy::Policy;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
-use pare::respond::{Budget, Hint, Input, PageKind, Record, Request, RespondError, note, respond};
-use pare::shape::ShapeOptions;
+use pare::respond::note;
+use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, respond};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow, bail};
 use clap::Args as ClapArgs;
 use pare::encode::toon::{self, Delimiter};
-use pare::encode::{Format, Reader, expand_from, render};
+use pare::{Format, Reader, expand_from, render};
 
 use std::io::{self, Write};
 

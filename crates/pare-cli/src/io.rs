@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
-use pare::tokens::{self, Tokenizer};
+use pare::Tokenizer;
+use pare::tokens;
 
 /// `--max-input-bytes`, on every command that reads a whole document.
 #[derive(clap::Args, Debug, Clone)]

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow};
 use clap::Subcommand;
 use pare::ops::OpDoc;
-use pare::policy::Policy;
-use pare::shape::{ShapeOptions, shape};
+use pare::{Policy, ShapeOptions, shape};
 use pare_mcp::ConfigError;
 
 use crate::io;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pare::policy::{LoadError, Policy};
 use pare::rest::routes::{Routes, RoutesError};
+use pare::{LoadError, Policy};
 
 /// A policy file `pare http` cannot use: it refuses to start.
 #[derive(Debug, thiserror::Error)]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pare::policy::{LoadError, Policy};
+use pare::{LoadError, Policy};
 
 pub use pare::mcp::config::ToolPolicy;
 

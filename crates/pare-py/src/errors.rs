@@ -13,8 +13,8 @@
 //! ```
 
 use pare::PolicyError;
+use pare::RespondError;
 use pare::json::JsonError;
-use pare::respond::RespondError;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -8,9 +8,9 @@
 //! pare.expand("rows[2]{a}:\n  1\n  2")        # {'rows': [{'a': 1}, {'a': 2}]}
 //! ```
 
-use pare::encode::render;
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
+use pare::render;
 use pare::schema::pack::PackOptions;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};

@@ -4,7 +4,7 @@
 //!
 //! A thin door, like the CLI and the proxies: it converts Python objects to the engine's
 //! values (`convert`), maps the engine's errors onto Python exceptions (`errors`), and
-//! calls the one entry point every door calls (`pare::respond::respond`, `policy`) or
+//! calls the one entry point every door calls (`pare::respond()`, `policy`) or
 //! the engine function the matching `pare` command calls (`functions`). The GIL is
 //! released while the engine works; the tokenizer tables are built once per process, on
 //! first use.

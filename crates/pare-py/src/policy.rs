@@ -1,5 +1,5 @@
 //! `pare.Policy`: a compiled policy, and `shape`, the engine's response pipeline
-//! (`pare::respond::respond`, the entry point every door calls) for a Python caller.
+//! (`pare::respond()`, the entry point every door calls) for a Python caller.
 //!
 //! A policy keeps the text it was compiled from (and the file's path, for the `policy =
 //! "…"` references of its `[mcp]` and `[http]` sections), so it pickles by that text and
@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pare::encode::Format;
-use pare::respond::{self, Budget, Hint, Input, Request};
+use pare::Format;
+use pare::{Budget, Hint, Input, Request, respond};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
@@ -349,7 +349,7 @@ impl PyPolicy {
     ) -> PyResult<Vec<String>> {
         let opts = self::options(level, params, format, tokenizer, None, None, omitted)?;
         let policy = &*self.policy;
-        let shape_opts = pare::shape::ShapeOptions::resolve(
+        let shape_opts = pare::ShapeOptions::resolve(
             policy,
             opts.level.as_deref(),
             &opts.params,
@@ -403,7 +403,7 @@ impl PyPolicy {
                 let mut text = String::new();
                 let mut request = opts.request(given.into_input(&mut text), policy);
                 request.measure = false;
-                respond::respond(request).map(|r| r.shaped)
+                respond(request).map(|r| r.shaped)
             })
             .map_err(|e| errors::respond_error(py, e))?;
         match shaped {
@@ -446,13 +446,13 @@ fn respond_pages(
     policy: &pare::Policy,
     given: Given,
     all: bool,
-) -> Result<Vec<pare::respond::Page>, pare::respond::RespondError> {
+) -> Result<Vec<pare::Page>, pare::RespondError> {
     let mut text = String::new();
     let mut request = opts.request(given.into_input(&mut text), policy);
     request.measure = false;
     // Only the pages are handed back: a policy the stream can do is written as it reads.
     request.want_value = false;
-    let response = respond::respond(request)?;
+    let response = respond(request)?;
     let mut pages = vec![response.page];
     if all {
         pages.extend(response.rest);

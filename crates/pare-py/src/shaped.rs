@@ -11,8 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use pare::respond::Page;
-use pare::tokens::Tokenizer;
+use pare::{Page, Tokenizer};
 use pyo3::prelude::*;
 
 use crate::convert;

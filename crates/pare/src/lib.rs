@@ -25,8 +25,10 @@
 //! 7. **report**: [`report`] gives tokens before and after and what each op saved,
 //!    [`manifest`] what was removed.
 //!
-//! A door plugs in at [`respond::respond`]: it maps its protocol onto a
-//! [`respond::Request`] and the [`respond::Record`] onto its output.
+//! A door plugs in at [`respond()`]: it maps its protocol onto a [`Request`] and the
+//! [`Record`] onto its output. What doors use is named at the root (`pare::respond`,
+//! `pare::Policy`, `pare::ShapeOptions`, `pare::render`, …); the modules below hold the
+//! rest, and what only the engine uses is private to it.
 //!
 //! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
 //! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
@@ -42,8 +44,10 @@
 //! policy file ([`policy::Policy::load`]); the CLI, the proxies and the Python package are
 //! thin doors over it.
 
+#![warn(unreachable_pub, missing_docs)]
+
 pub mod cursor;
-pub mod early;
+pub(crate) mod early;
 pub mod embedded;
 pub mod encode;
 pub mod json;
@@ -51,10 +55,10 @@ pub mod manifest;
 pub mod mcp;
 pub mod ops;
 pub mod pack;
-pub mod params;
+pub(crate) mod params;
 pub mod policy;
 pub mod query;
-pub mod rank_table;
+pub(crate) mod rank_table;
 pub mod report;
 pub mod respond;
 pub mod rest;
@@ -62,15 +66,25 @@ pub mod scan;
 pub mod schema;
 pub mod shape;
 pub mod stats;
-pub mod timestamp;
+pub(crate) mod timestamp;
 pub mod tokens;
 pub mod value;
 
 #[cfg(test)]
 mod layering;
 
+// The facade: what a door needs, named at the root. The modules stay public for what one
+// door alone uses (the MCP mapping, REST routes, packing, stats, the TOON codec).
+pub use early::shape_text;
+pub use encode::{Format, Reader, expand_from, render};
+pub use json::{JsonError, parse, to_compact, to_pretty};
 pub use ops::compile::PolicyError;
-pub use policy::Policy;
+pub use policy::{LoadError, Policy};
+pub use respond::{
+    Budget, Hint, Input, Page, PageKind, Record, Request, RespondError, Response, respond,
+};
+pub use shape::{ShapeOptions, Shaped, shape};
+pub use tokens::Tokenizer;
 pub use value::{Map, Number, Value};
 
 /// Whether a second core can run a helper thread: the parse, the TOON writer (and the CLI's

@@ -139,7 +139,7 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(op_names: Vec<&'static str>, tracking: bool) -> Recorder {
+    pub(crate) fn new(op_names: Vec<&'static str>, tracking: bool) -> Recorder {
         Recorder {
             tracking,
             path: String::from("$"),
@@ -152,17 +152,17 @@ impl Recorder {
         }
     }
 
-    pub fn is_tracking(&self) -> bool {
+    pub(crate) fn is_tracking(&self) -> bool {
         self.tracking
     }
 
     /// A recorder for a parallel part of the walk: same ops, no path tracking.
-    pub fn fork(&self) -> Recorder {
+    pub(crate) fn fork(&self) -> Recorder {
         Recorder::new(self.op_names.clone(), false)
     }
 
     /// Add the counts of a fork.
-    pub fn join(&mut self, fork: Recorder) {
+    pub(crate) fn join(&mut self, fork: Recorder) {
         for (mine, theirs) in self.totals.iter_mut().zip(fork.totals) {
             for (a, b) in mine.iter_mut().zip(theirs) {
                 *a += b;
@@ -170,13 +170,13 @@ impl Recorder {
         }
     }
 
-    pub fn set_op(&mut self, op: usize) {
+    pub(crate) fn set_op(&mut self, op: usize) {
         self.op = op;
     }
 
     /// Enter an object member; returns the mark to [`Recorder::leave`] with.
     #[inline]
-    pub fn enter_key(&mut self, key: &str) -> usize {
+    pub(crate) fn enter_key(&mut self, key: &str) -> usize {
         let mark = self.path.len();
         if self.tracking {
             push_key(&mut self.path, key);
@@ -186,7 +186,7 @@ impl Recorder {
 
     /// Enter an array element (all elements share the pattern `[*]`).
     #[inline]
-    pub fn enter_index(&mut self) -> usize {
+    pub(crate) fn enter_index(&mut self) -> usize {
         let mark = self.path.len();
         if self.tracking {
             self.path.push_str("[*]");
@@ -195,34 +195,34 @@ impl Recorder {
     }
 
     #[inline]
-    pub fn leave(&mut self, mark: usize) {
+    pub(crate) fn leave(&mut self, mark: usize) {
         if self.tracking {
             self.path.truncate(mark);
         }
     }
 
     /// A member `key` of the current object was removed.
-    pub fn key(&mut self, kind: Kind, key: &str, count: u64) {
+    pub(crate) fn key(&mut self, kind: Kind, key: &str, count: u64) {
         self.record(kind, count, |p| push_key(p, key));
     }
 
     /// Items of the current array were removed.
-    pub fn items(&mut self, kind: Kind, count: u64) {
+    pub(crate) fn items(&mut self, kind: Kind, count: u64) {
         self.record(kind, count, |p| p.push_str("[*]"));
     }
 
     /// Members of the current object were removed (not by name: `limit` on a map).
-    pub fn members(&mut self, kind: Kind, count: u64) {
+    pub(crate) fn members(&mut self, kind: Kind, count: u64) {
         self.record(kind, count, |p| p.push_str(".*"));
     }
 
     /// The current node itself was changed.
-    pub fn here(&mut self, kind: Kind, count: u64) {
+    pub(crate) fn here(&mut self, kind: Kind, count: u64) {
         self.record(kind, count, |_| {});
     }
 
     /// Something named by a label inside the current node (e.g. a dropped relation type).
-    pub fn label(&mut self, kind: Kind, label: &str, count: u64) {
+    pub(crate) fn label(&mut self, kind: Kind, label: &str, count: u64) {
         self.record(kind, count, |p| {
             p.push('{');
             p.push_str(label);
@@ -255,7 +255,7 @@ impl Recorder {
         }
     }
 
-    pub fn push_anchor(&mut self) {
+    pub(crate) fn push_anchor(&mut self) {
         self.anchors.push(Anchor {
             prefix_len: self.path.len(),
             counts: Vec::new(),
@@ -263,7 +263,7 @@ impl Recorder {
     }
 
     /// Close the innermost anchor: the note to attach, if anything was removed inside it.
-    pub fn pop_anchor(&mut self) -> Option<Value> {
+    pub(crate) fn pop_anchor(&mut self) -> Option<Value> {
         let anchor = self.anchors.pop()?;
         if anchor.counts.is_empty() {
             return None;
@@ -287,7 +287,7 @@ impl Recorder {
     }
 
     /// The manifest: by path when tracking, else per-op totals with the path `$..`.
-    pub fn finish(self) -> Manifest {
+    pub(crate) fn finish(self) -> Manifest {
         let mut entries: Vec<Entry> = if self.tracking {
             let mut v: Vec<_> = self.by_path.into_iter().collect();
             v.sort_by(|a, b| (a.0.0, a.0.1, &a.0.2).cmp(&(b.0.0, b.0.1, &b.0.2)));

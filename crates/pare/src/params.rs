@@ -210,7 +210,7 @@ pub(crate) enum ParamNumber {
 }
 
 impl ParamNumber {
-    pub fn resolve(&self, params: &Params) -> f64 {
+    pub(crate) fn resolve(&self, params: &Params) -> f64 {
         match self {
             ParamNumber::Fixed(n) => *n,
             // Compile checked the parameter exists and is a number.

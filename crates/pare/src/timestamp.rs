@@ -4,7 +4,7 @@
 /// Seconds since 1970 of an ISO 8601 / RFC 3339 timestamp: `YYYY-MM-DD[T ]HH:MM[:SS[.f]]`
 /// with an optional `Z` or `±HH[:]MM`. Times without an offset are taken as UTC, which is
 /// right for differences between timestamps of one payload.
-pub fn parse_timestamp(s: &str) -> Option<f64> {
+pub(crate) fn parse_timestamp(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(r)?;

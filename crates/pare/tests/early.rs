@@ -111,7 +111,7 @@ fn check(name: &str, policy: &Policy, level: usize, text: &str) {
         ..ShapeOptions::new(policy)
     };
     let walked = shape(json::parse(text).unwrap(), policy, &opts);
-    let early = pare::early::shape_text(text, policy, &opts).unwrap();
+    let early = pare::shape_text(text, policy, &opts).unwrap();
     let what = || format!("{name} @ {}: {text}", policy.levels()[level]);
     assert_eq!(
         json::to_compact(&early.value),
@@ -401,7 +401,7 @@ fn the_plan_leaves_to_the_walk_what_it_cannot_do_exactly() {
     check("notes", &p, 0, text);
     let walked = shape(json::parse(text).unwrap(), &p, &ShapeOptions::new(&p));
     assert!(json::to_compact(&walked.value).contains("_omitted"));
-    let early = pare::early::shape_text(text, &p, &ShapeOptions::new(&p)).unwrap();
+    let early = pare::shape_text(text, &p, &ShapeOptions::new(&p)).unwrap();
     assert_eq!(early.value, walked.value);
     let v: Value = early.value;
     assert!(json::to_compact(&v).contains("_omitted"));

@@ -228,12 +228,12 @@ pub(crate) struct ApplyCx<'w, 'k> {
 
 impl ApplyCx<'_, '_> {
     #[inline]
-    pub fn matches_any(&self, sels: &[usize]) -> bool {
+    pub(crate) fn matches_any(&self, sels: &[usize]) -> bool {
         sels.iter().any(|&s| self.set.matches(&self.state, s))
     }
     /// Does selector `sel` select member `key` of this (object) node?
     #[inline]
-    pub fn member_matches(&self, key: &str, sels: &[usize]) -> bool {
+    pub(crate) fn member_matches(&self, key: &str, sels: &[usize]) -> bool {
         let st = self.set.step(&self.state, Step::Key(key));
         sels.iter().any(|&s| self.set.matches(&st, s))
     }
@@ -263,7 +263,7 @@ pub(crate) mod test_support {
     use crate::shape::{ShapeOptions, shape};
 
     /// The output and the manifest lines (`op kind path count`) of `policy` on `input`.
-    pub fn run(policy: &str, input: &str) -> (String, Vec<String>) {
+    pub(crate) fn run(policy: &str, input: &str) -> (String, Vec<String>) {
         let policy = Policy::parse(policy).unwrap();
         let mut opts = ShapeOptions::new(&policy);
         opts.track_paths = true;

@@ -18,18 +18,18 @@ use crate::tokens::Tokenizer;
 const SEPARATOR: &str = "\n\n";
 
 /// The reason of a chunk that shows less than its cap allows.
-pub const DEGRADED: &str = "degraded to fit the budget";
+pub(super) const DEGRADED: &str = "degraded to fit the budget";
 
 /// Renders the envelope line for the decisions and the whole text's token count.
-pub type EnvelopeFn<'a> = &'a dyn Fn(&[Decision], usize) -> String;
+pub(super) type EnvelopeFn<'a> = &'a dyn Fn(&[Decision], usize) -> String;
 
 /// What the filler decides for one chunk.
-pub struct Decision {
+pub(super) struct Decision {
     pub tier: Tier,
     pub reason: &'static str,
 }
 
-pub struct Filler<'a> {
+pub(super) struct Filler<'a> {
     pub chunks: &'a [Chunk],
     /// The positions of this page's chunks, best first.
     pub ranked: &'a [usize],
@@ -55,7 +55,7 @@ pub struct Filler<'a> {
 
 impl Filler<'_> {
     /// Each chunk's tier, and the final text (≤ budget tokens) with its exact count.
-    pub fn fill(&self, cache: &mut PreviewCache) -> (Vec<Decision>, String, usize) {
+    pub(super) fn fill(&self, cache: &mut PreviewCache) -> (Vec<Decision>, String, usize) {
         let n = self.chunks.len();
         let mut decisions: Vec<Decision> = (0..n)
             .map(|_| Decision {

@@ -19,11 +19,16 @@ use super::chunks::Chunk;
 use super::outline::{self, Lang, PreviewOptions};
 
 /// The preview's head and tail fractions at each preview step, most detail first.
-pub const PREVIEW_STEPS: [f64; 4] = [0.3, 0.15, 0.05, 0.0];
+pub(super) const PREVIEW_STEPS: [f64; 4] = [0.3, 0.15, 0.05, 0.0];
 
 /// `chunk` at `tier` (`None` for [`Tier::Out`]). A preview that keeps every line is the
 /// full text, without the ` · preview` note.
-pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
+pub(super) fn block(
+    chunk: &Chunk,
+    rank: usize,
+    tier: Tier,
+    cache: &mut PreviewCache,
+) -> Option<String> {
     match tier {
         Tier::Full => Some(code_block(chunk, rank, &chunk.text, "")),
         Tier::Preview(_) if shown_tier(chunk, tier, cache) == Tier::Metadata => {
@@ -59,7 +64,7 @@ pub fn block(chunk: &Chunk, rank: usize, tier: Tier, cache: &mut PreviewCache) -
 
 /// The text a chunk shows at `tier`, without its heading: the full text or the preview;
 /// `None` for the tiers that show no text.
-pub fn shown_text(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
+pub(super) fn shown_text(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Option<String> {
     match tier {
         Tier::Full => Some(chunk.text.clone()),
         Tier::Preview(step) => Some(preview(chunk, step, cache)),
@@ -70,7 +75,7 @@ pub fn shown_text(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Option
 /// The tier `chunk` is shown at when `tier` is chosen: a preview that keeps no line of the
 /// chunk (only `… N lines omitted` markers) is shown as the metadata line instead, which
 /// says more (symbols, the doc line) for fewer tokens.
-pub fn shown_tier(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Tier {
+pub(super) fn shown_tier(chunk: &Chunk, tier: Tier, cache: &mut PreviewCache) -> Tier {
     match tier {
         Tier::Preview(step) if preview(chunk, step, cache).is_empty() => Tier::Metadata,
         other => other,
@@ -186,7 +191,7 @@ fn push_fields(out: &mut String, chunk: &Chunk) {
 }
 
 /// The line of fields every chunk shares: `all results: score_type hybrid · …`.
-pub fn common_line(common: &[(String, String)]) -> String {
+pub(super) fn common_line(common: &[(String, String)]) -> String {
     if common.is_empty() {
         return String::new();
     }

@@ -4,13 +4,13 @@
 /// FxHash's step (rustc's hasher): one 8-byte word into the state. The rank tables' hash
 /// and the tokenizer's memo tables (`tokens::fx`) both take it from here.
 #[inline]
-pub fn step(h: u64, word: u64) -> u64 {
+pub(crate) fn step(h: u64, word: u64) -> u64 {
     (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95)
 }
 
 /// A multiply-rotate hash over 8-byte words (FxHash's step), seeded with the length.
 #[inline]
-pub fn hash(bytes: &[u8]) -> u64 {
+pub(super) fn hash(bytes: &[u8]) -> u64 {
     let mut h = bytes.len() as u64;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {

@@ -29,10 +29,11 @@ use std::collections::BinaryHeap;
 const EMPTY: u32 = u32::MAX;
 
 /// One encoding's tokens: rank ↔ bytes.
-pub struct RankTable {
+pub(crate) struct RankTable {
     offsets: &'static [u8],
     slots: &'static [u8],
     bytes: &'static [u8],
+    #[cfg_attr(not(test), allow(dead_code))]
     len: usize,
     shift: u32,
     mask: usize,
@@ -42,14 +43,14 @@ static O200K_BASE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.
 static CL100K_BASE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
 
 /// o200k_base (GPT-4o and later): 199,998 tokens.
-pub fn o200k_base() -> &'static RankTable {
+pub(crate) fn o200k_base() -> &'static RankTable {
     static T: std::sync::LazyLock<RankTable> =
         std::sync::LazyLock::new(|| RankTable::new(O200K_BASE));
     &T
 }
 
 /// cl100k_base (GPT-4, GPT-3.5): 100,256 tokens.
-pub fn cl100k_base() -> &'static RankTable {
+pub(crate) fn cl100k_base() -> &'static RankTable {
     static T: std::sync::LazyLock<RankTable> =
         std::sync::LazyLock::new(|| RankTable::new(CL100K_BASE));
     &T
@@ -86,25 +87,22 @@ impl RankTable {
         }
     }
 
-    /// How many tokens the encoding has.
-    pub fn len(&self) -> usize {
+    /// How many tokens the encoding has (the tests check the tables' sizes).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The bytes of the token of rank `rank` (< [`Self::len`]).
     #[inline]
-    pub fn token(&self, rank: u32) -> &'static [u8] {
+    pub(crate) fn token(&self, rank: u32) -> &'static [u8] {
         let r = rank as usize;
         &self.bytes[word(self.offsets, r) as usize..word(self.offsets, r + 1) as usize]
     }
 
     /// The rank of the token whose bytes are `bytes`, if one is.
     #[inline]
-    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         let mut i = (hash::hash(bytes) >> self.shift) as usize;
         loop {
             let rank = word(self.slots, i);
@@ -119,7 +117,7 @@ impl RankTable {
     }
 
     /// How many tokens `piece` (one pre-tokenizer piece) encodes to.
-    pub fn count(&self, piece: &[u8]) -> usize {
+    pub(crate) fn count(&self, piece: &[u8]) -> usize {
         if piece.len() <= 1 || self.rank(piece).is_some() {
             return piece.len().min(1);
         }
@@ -131,7 +129,7 @@ impl RankTable {
     }
 
     /// The byte lengths of `piece`'s tokens, in order.
-    pub fn token_lens(&self, piece: &[u8]) -> Vec<usize> {
+    pub(crate) fn token_lens(&self, piece: &[u8]) -> Vec<usize> {
         if piece.len() <= 1 || self.rank(piece).is_some() {
             return if piece.is_empty() {
                 Vec::new()

@@ -29,7 +29,7 @@ pub(super) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    pub fn of(found: &Embedded<'a>) -> Frame<'a> {
+    pub(super) fn of(found: &Embedded<'a>) -> Frame<'a> {
         Frame {
             prefix: found.prefix,
             suffix: found.suffix,
@@ -37,7 +37,7 @@ impl<'a> Frame<'a> {
         }
     }
 
-    pub fn wrap(&self, inner: &str) -> String {
+    pub(super) fn wrap(&self, inner: &str) -> String {
         [self.prefix, inner, self.suffix].concat()
     }
 
@@ -47,7 +47,7 @@ impl<'a> Frame<'a> {
     /// Room for the caption and trailer comes off every page (and a token for each
     /// junction, where the tokenizer may merge across); a page the junctions still push
     /// over is cut again with that much less room.
-    pub fn cut(
+    pub(super) fn cut(
         &self,
         value: &Value,
         format: Format,

@@ -56,7 +56,7 @@ pub(super) struct Cutter<'s> {
 
 impl<'s> Cutter<'s> {
     /// The pieces of the children of `parent` (the tree's root, or a container's body).
-    pub fn pieces(&self, parent: Node, context: Option<&str>, depth: usize) -> Vec<Piece> {
+    pub(super) fn pieces(&self, parent: Node, context: Option<&str>, depth: usize) -> Vec<Piece> {
         let mut out: Vec<Piece> = Vec::new();
         // The run of comments/attributes waiting for the node after it: (first row, last row).
         let mut run: Option<(usize, usize)> = None;
