@@ -23,7 +23,7 @@ const PAGE_BITS: u32 = 16;
 const PAGE_MASK: u64 = (1 << PAGE_BITS) - 1;
 
 /// The most pages one response can have (the page number's bits).
-pub const MAX_PAGES: usize = PAGE_MASK as usize;
+pub(crate) const MAX_PAGES: usize = PAGE_MASK as usize;
 
 /// The longest cursor text: base62 of a 64-bit word.
 pub const MAX_LEN: usize = 11;

@@ -39,7 +39,7 @@ impl Scalar {
         }
     }
     /// Parse a command-line value with the type of `like` (the declared default).
-    pub fn parse_like(text: &str, like: &Scalar) -> Option<Scalar> {
+    pub(crate) fn parse_like(text: &str, like: &Scalar) -> Option<Scalar> {
         match like {
             Scalar::Bool(_) => match text {
                 "true" => Some(Scalar::Bool(true)),

@@ -101,7 +101,7 @@ impl Policy {
         }
     }
 
-    pub fn from_toml(text: &str) -> Result<Policy, PolicyError> {
+    pub(crate) fn from_toml(text: &str) -> Result<Policy, PolicyError> {
         let tree: serde_json::Value = toml::from_str(text).map_err(|e| PolicyError::Syntax {
             format: "TOML",
             message: e.to_string().trim_end().to_owned(),
@@ -113,7 +113,7 @@ impl Policy {
         Policy::from_tree(tree)
     }
 
-    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+    pub(crate) fn from_json(text: &str) -> Result<Policy, PolicyError> {
         let tree: serde_json::Value =
             serde_json::from_str(text).map_err(|e| PolicyError::Syntax {
                 format: "JSON",
@@ -226,7 +226,7 @@ impl Policy {
     /// What a cursor checks of the policy: a hash of its options' JSON (serde's field order,
     /// the ops and maps in the order written), the same in every process and on every
     /// machine, computed once here rather than for every paged request.
-    pub fn fingerprint(&self) -> u64 {
+    pub(crate) fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
@@ -310,7 +310,7 @@ impl Policy {
     /// Whether levels `a` and `b` give the same output for every input: a packing policy's
     /// levels differ only in the tier they allow, any other policy's only in the ops (and
     /// op rules) that run at them. `full` is alike the levels that run nothing.
-    pub fn levels_alike(&self, a: usize, b: usize) -> bool {
+    pub(crate) fn levels_alike(&self, a: usize, b: usize) -> bool {
         if self.options.pack.is_some() {
             // `full` is the input, as for any policy; the other levels pack, and differ by
             // the tier they allow.

@@ -25,7 +25,7 @@
 use serde::Serialize;
 
 /// How many items of one kind a warning list names one by one; the rest are counted.
-pub const LISTED: usize = 5;
+pub(crate) const LISTED: usize = 5;
 
 /// Warnings for `items`: the first [`LISTED`] as they display, then `"N more {what}"` for the
 /// rest, so a payload with thousands of repeated keys warns in six lines, not thousands.
@@ -78,7 +78,7 @@ pub struct Report {
 
 impl Report {
     /// What the output is: the format's name, or `pack`.
-    pub fn output_name(&self) -> &'static str {
+    pub(crate) fn output_name(&self) -> &'static str {
         if self.packed {
             "pack"
         } else {

@@ -26,7 +26,7 @@ pub type Key = compact_str::CompactString;
 /// timestamps), and an allocation per value was a large part of parsing and encoding them
 /// (and of the page faults of a large tree). It dereferences to `&str`, compares with
 /// `str`/`String`, and converts from both (`"x".into()`, `Str::from(string)`).
-pub type Str = compact_str::CompactString;
+pub(crate) type Str = compact_str::CompactString;
 
 /// A JSON value. Equality is structural and exact: numbers compare by lexeme, objects by
 /// their members in order.
@@ -298,7 +298,7 @@ impl Map {
     }
     /// Set a dotted relative path (`refs.shot`): in place, or at the end of its parent
     /// object; nothing when an object on the way is missing.
-    pub fn set_dotted(&mut self, dotted: &str, value: Value) {
+    pub(crate) fn set_dotted(&mut self, dotted: &str, value: Value) {
         match dotted.split_once('.') {
             None => {
                 self.insert(dotted.to_owned(), value);
@@ -311,7 +311,7 @@ impl Map {
         }
     }
     /// Remove a dotted relative path, if it is there.
-    pub fn remove_dotted(&mut self, dotted: &str) {
+    pub(crate) fn remove_dotted(&mut self, dotted: &str) {
         match dotted.split_once('.') {
             None => {
                 self.remove(dotted);
@@ -347,13 +347,13 @@ impl Map {
         }
     }
     /// Append without checking for an existing key. The caller guarantees uniqueness.
-    pub fn push_unique(&mut self, key: impl Into<Key>, value: Value) {
+    pub(crate) fn push_unique(&mut self, key: impl Into<Key>, value: Value) {
         let key = key.into();
         debug_assert!(!self.contains_key(&key), "duplicate key {key}");
         self.entries.push((key, value));
     }
     /// Insert at `index` (clamped), or replace in place when the key exists.
-    pub fn insert_at(&mut self, index: usize, key: impl Into<Key>, value: Value) {
+    pub(crate) fn insert_at(&mut self, index: usize, key: impl Into<Key>, value: Value) {
         let key = key.into();
         match self.position(&key) {
             Some(i) => self.entries[i].1 = value,
@@ -388,7 +388,7 @@ impl Map {
     pub fn into_entries(self) -> Vec<(Key, Value)> {
         self.entries
     }
-    pub fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
+    pub(crate) fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
         &mut self.entries
     }
     /// Build from members the caller knows to be unique.

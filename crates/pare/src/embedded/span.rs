@@ -24,9 +24,9 @@
 //! ```
 
 /// The most lines a caption or trailer may have.
-pub const MAX_LINES: usize = 3;
+pub(crate) const MAX_LINES: usize = 3;
 /// The most characters a caption or trailer may have (trimmed).
-pub const MAX_CHARS: usize = 200;
+pub(crate) const MAX_CHARS: usize = 200;
 
 /// Byte offsets of the line starts where a value may begin: column 0, `{` or `[`, within
 /// the caption bounds.

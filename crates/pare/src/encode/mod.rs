@@ -69,7 +69,7 @@ pub fn render(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> Strin
 
 /// [`render`] and the text's exact token count by `tokenizer` (`tokenizer.count(&text)`).
 /// `auto` chose its text by that count, so it is not counted again.
-pub fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> (String, usize) {
+pub(crate) fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> (String, usize) {
     match format {
         Format::Auto => auto::encode_auto_counted(value, tokenizer),
         other => {

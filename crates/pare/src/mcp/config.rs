@@ -52,7 +52,7 @@ impl ToolPolicy {
     /// The levels that give different outputs, least detail first: of levels alike
     /// ([`crate::Policy::levels_alike`]) the default if it is one of them, else the one with
     /// the most detail. One level: nothing for a caller to choose.
-    pub fn distinct_levels(&self) -> Vec<&str> {
+    pub(crate) fn distinct_levels(&self) -> Vec<&str> {
         let levels = self.levels();
         let n = levels.len();
         (0..n)
@@ -69,7 +69,7 @@ impl ToolPolicy {
 
     /// Whether the level `index` shows the whole input (it runs what `full` runs: nothing;
     /// a `[pack]` policy packs at every level but `full`).
-    pub fn is_lossless(&self, index: usize) -> bool {
+    pub(crate) fn is_lossless(&self, index: usize) -> bool {
         self.policy.levels_alike(index, self.levels().len() - 1)
     }
 }

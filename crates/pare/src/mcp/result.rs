@@ -790,7 +790,7 @@ pub enum Ask<'a> {
 
 /// The `pare_more` answer for an original: the engine's first page (later ones cached), or
 /// why the request is bad.
-pub fn original_result(
+pub(crate) fn original_result(
     original: &Original,
     ask: Ask,
     budget: Budget,
@@ -857,7 +857,7 @@ fn subtree(text: &str, path: &str) -> Result<crate::Value, String> {
 }
 
 /// The `pare_more` answer for a cached page.
-pub fn page_result(cached: CachedPage) -> Json {
+pub(crate) fn page_result(cached: CachedPage) -> Json {
     let mut content = vec![json!({"type": "text", "text": cached.page.text})];
     content.extend(cached.page.note.map(note));
     let mut out = Map::new();

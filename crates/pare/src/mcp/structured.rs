@@ -39,7 +39,7 @@ pub fn same_value(structured: &str, texts: &[&str]) -> bool {
 /// The member names SDKs wrap a text result's value in: the Python SDK and FastMCP
 /// (`result`), the reference filesystem server (`content`). Another name may mean something
 /// the text does not say, so the value is then not the same.
-pub const WRAPPERS: [&str; 3] = ["result", "content", "text"];
+pub(crate) const WRAPPERS: [&str; 3] = ["result", "content", "text"];
 
 /// `{"result": V}` (a name of [`WRAPPERS`]) where V is the content's value.
 fn wrapped(structured: &str, items: &[Item], as_list: bool) -> bool {

@@ -176,7 +176,7 @@ fn detail_schema(policy: &ToolPolicy, levels: &[&str]) -> Json {
 }
 
 /// A parameter value as a caller writes it (`2`, not `2.0`).
-pub fn scalar_text(s: &crate::params::Scalar) -> String {
+pub(crate) fn scalar_text(s: &crate::params::Scalar) -> String {
     match s {
         crate::params::Scalar::Bool(b) => b.to_string(),
         crate::params::Scalar::Number(n) => n.to_string(),

@@ -12,7 +12,7 @@ use crate::query::expr::Expr;
 use crate::query::selector::{MAX_POSITIONS, Selector};
 
 /// The name of the level that is always the input unchanged.
-pub const FULL: &str = "full";
+pub(crate) const FULL: &str = "full";
 
 /// A policy that could not be read or is invalid.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -137,7 +137,7 @@ pub(crate) struct UsedSelector {
 }
 
 /// What ops see while compiling: registers selectors, validates references.
-pub struct CompileCx<'a> {
+pub(crate) struct CompileCx<'a> {
     selectors: Vec<Selector>,
     /// Each selector's index by its source (a policy of 64k ops was quadratic to refuse).
     by_source: std::collections::HashMap<String, usize>,
@@ -191,7 +191,7 @@ impl<'a> CompileCx<'a> {
     }
 
     /// A bit mask of level indices; `None` means every level but `full`.
-    pub fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
+    pub(crate) fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
         let Some(names) = names else {
             let all_but_full = (1u64 << (self.levels.len() - 1)) - 1;
             self.masks.borrow_mut().push(all_but_full);
@@ -222,7 +222,7 @@ impl<'a> CompileCx<'a> {
     }
 
     /// An error about `field` of the op being compiled.
-    pub fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
+    pub(crate) fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
         let key = if field.is_empty() {
             self.key.clone()
         } else {
@@ -232,7 +232,7 @@ impl<'a> CompileCx<'a> {
     }
 
     /// Register a selector; returns its index in the policy's selector set.
-    pub fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
+    pub(crate) fn selector(&mut self, field: &str, src: &str) -> Result<usize, PolicyError> {
         let i = match self.by_source.get(src) {
             Some(&i) => i,
             None => {
@@ -266,7 +266,7 @@ impl<'a> CompileCx<'a> {
     /// [`CompileCx::selectors`] for guards (what an op must leave alone, like `prune`'s
     /// `except`): a guard that matches nothing is not warned about, since it only says
     /// "if this is there".
-    pub fn guard_selectors(
+    pub(crate) fn guard_selectors(
         &mut self,
         field: &str,
         srcs: &[String],
@@ -277,7 +277,7 @@ impl<'a> CompileCx<'a> {
     /// [`CompileCx::selectors`] for what only some of a policy's payloads have (`drop`'s
     /// `if_present`: a single entity's root fields beside a list response's): one that
     /// matches nothing is not warned about.
-    pub fn optional_selectors(
+    pub(crate) fn optional_selectors(
         &mut self,
         field: &str,
         srcs: &[String],
@@ -309,7 +309,7 @@ impl<'a> CompileCx<'a> {
         Ok(())
     }
 
-    pub fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
+    pub(crate) fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
         srcs.iter()
             .enumerate()
             .map(|(i, s)| self.selector(&format!("{field}[{i}]"), s))
@@ -317,7 +317,7 @@ impl<'a> CompileCx<'a> {
     }
 
     /// Parse a filter expression and check the parameters it names.
-    pub fn expr(&self, field: &str, src: &str) -> Result<Expr, PolicyError> {
+    pub(crate) fn expr(&self, field: &str, src: &str) -> Result<Expr, PolicyError> {
         let expr = Expr::parse(src).map_err(|e| self.error(field, e.to_string()))?;
         for name in expr.params() {
             if !self.params.contains_key(&name) {

@@ -59,7 +59,7 @@ fn root() -> Vec<String> {
 }
 
 #[derive(Debug)]
-pub struct Derive {
+pub(crate) struct Derive {
     at: Vec<usize>,
     count: Vec<(String, String)>,
     param: Vec<(String, String)>,

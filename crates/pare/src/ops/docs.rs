@@ -381,7 +381,7 @@ fn toml_value(v: &Json) -> String {
 
 /// Text whose lines are joined into paragraphs (a line starting `- ` stays a line), for
 /// readers that wrap text themselves (editors showing a schema description).
-pub fn unwrap_lines(text: &str) -> String {
+pub(crate) fn unwrap_lines(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         let line = line.trim_end();

@@ -53,7 +53,7 @@ pub struct FilterSpec {
 }
 
 #[derive(Debug)]
-pub struct Filter {
+pub(crate) struct Filter {
     at: Vec<usize>,
     expr: Expr,
     remove: bool,

@@ -41,7 +41,7 @@ pub struct FlattenSpec {
 }
 
 #[derive(Debug)]
-pub struct Flatten {
+pub(crate) struct Flatten {
     paths: Vec<usize>,
     fields: Option<Vec<String>>,
     prefix: String,

@@ -129,7 +129,7 @@ struct Rule {
 }
 
 #[derive(Debug)]
-pub struct Group {
+pub(crate) struct Group {
     at: Vec<usize>,
     by: String,
     rules: Vec<Rule>,

@@ -46,7 +46,7 @@ fn default_name() -> String {
     "{key}_common".into()
 }
 #[derive(Debug)]
-pub struct Hoist {
+pub(crate) struct Hoist {
     at: Vec<usize>,
     fields: Option<Vec<String>>,
     name: String,

@@ -112,7 +112,7 @@ pub enum LimitKeep {
 }
 
 #[derive(Debug)]
-pub struct Limit {
+pub(crate) struct Limit {
     at: Vec<usize>,
     max: usize,
     keep: LimitKeep,

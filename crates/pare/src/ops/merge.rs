@@ -116,7 +116,7 @@ enum Rule {
 }
 
 #[derive(Debug)]
-pub struct Merge {
+pub(crate) struct Merge {
     at: Vec<usize>,
     key: Vec<String>,
     start: String,

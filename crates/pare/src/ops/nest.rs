@@ -53,7 +53,7 @@ pub struct NestSpec {
 }
 
 #[derive(Debug)]
-pub struct Nest {
+pub(crate) struct Nest {
     at: Vec<usize>,
     map: String,
     into: String,

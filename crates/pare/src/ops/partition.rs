@@ -47,7 +47,7 @@ pub struct PartitionSpec {
 }
 
 #[derive(Debug)]
-pub struct Partition {
+pub(crate) struct Partition {
     at: Vec<usize>,
     by: String,
     min_items: usize,

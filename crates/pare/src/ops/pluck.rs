@@ -77,7 +77,7 @@ pub enum PluckMissing {
 }
 
 #[derive(Debug)]
-pub struct Pluck {
+pub(crate) struct Pluck {
     at: Vec<usize>,
     field: String,
     missing: PluckMissing,

@@ -67,7 +67,7 @@ pub struct PruneSpec {
 }
 
 #[derive(Debug)]
-pub struct Prune {
+pub(crate) struct Prune {
     empties: Empties,
     at: Option<Vec<usize>>,
     except: Vec<usize>,

@@ -42,7 +42,7 @@ pub struct RenameSpec {
 }
 
 #[derive(Debug)]
-pub struct Rename {
+pub(crate) struct Rename {
     at: Option<Vec<usize>>,
     map: Vec<(String, String)>,
     legend: bool,

@@ -51,7 +51,7 @@ fn default_marker() -> String {
 }
 
 #[derive(Debug)]
-pub struct Truncate {
+pub(crate) struct Truncate {
     at: Option<Vec<usize>>,
     max_tokens: usize,
     head: f64,

@@ -112,7 +112,7 @@ impl PreviewCache {
     }
 
     /// The chunk's symbol names and first doc line.
-    pub fn outline_facts(&mut self, chunk: &Chunk) -> (Vec<String>, Option<String>) {
+    pub(crate) fn outline_facts(&mut self, chunk: &Chunk) -> (Vec<String>, Option<String>) {
         let key = Key {
             content: self.content_key(chunk),
             what: What::Facts,

@@ -140,7 +140,7 @@ pub fn from_items<'a>(
 /// Takes the extra fields that have one value on every chunk out of the chunks and returns
 /// them, to be said once for all (seed 004: `score_type: "hybrid"` on every result).
 /// A single chunk keeps its fields.
-pub fn said_once(chunks: &mut [Chunk]) -> Vec<(String, String)> {
+pub(crate) fn said_once(chunks: &mut [Chunk]) -> Vec<(String, String)> {
     let Some((first, rest)) = chunks.split_first() else {
         return Vec::new();
     };

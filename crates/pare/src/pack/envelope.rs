@@ -15,7 +15,7 @@ use serde::Serialize;
 
 /// The envelope's fields, in the order they are printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct Envelope {
+pub(crate) struct Envelope {
     pub mode: String,
     pub tokenizer: String,
     /// Tokens of the whole response, this line included.
@@ -37,14 +37,14 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         serde_json::to_string(self).expect("the envelope serializes")
     }
 }
 
 /// Warnings about a client's per-result limit: for this response (`tokens`, `chars`) and
 /// for what it would have been unpacked (`full_tokens`).
-pub fn limit_warnings(
+pub(crate) fn limit_warnings(
     limit: usize,
     tokens: usize,
     chars: usize,

@@ -223,7 +223,7 @@ pub struct Metrics {
 impl Metrics {
     /// Set the output's token count (say, after the caller added a newline) and what
     /// follows from it.
-    pub fn record_output(&mut self, tokens: usize) {
+    pub(crate) fn record_output(&mut self, tokens: usize) {
         let before = self.tokens_before_compression;
         self.tokens_after_compression = tokens;
         self.tokens_saved = before as i64 - tokens as i64;

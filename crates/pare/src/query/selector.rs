@@ -191,7 +191,7 @@ impl Selector {
     }
 
     /// Selectors like `$..x` that can match at any depth.
-    pub fn has_descendant(&self) -> bool {
+    pub(crate) fn has_descendant(&self) -> bool {
         self.segments.iter().any(|s| s.descendant)
     }
 }
@@ -569,7 +569,7 @@ fn hex4(chars: &[char], at: usize) -> Option<u32> {
 }
 
 /// Most NFA positions a [`SelectorSet`] holds: a selector of `n` segments takes `n + 1`.
-pub const MAX_POSITIONS: usize = 256;
+pub(crate) const MAX_POSITIONS: usize = 256;
 const WORDS: usize = MAX_POSITIONS / 64;
 
 /// The match state of one node: which NFA positions of all selectors are live. Position
@@ -804,7 +804,7 @@ impl SelectorSet {
     }
 
     /// Whether any selector selects this node.
-    pub fn matches_any(&self, state: &MatchState) -> bool {
+    pub(crate) fn matches_any(&self, state: &MatchState) -> bool {
         !state.and(&self.final_mask).is_zero()
     }
 
@@ -830,7 +830,7 @@ impl SelectorSet {
 
     /// Whether any descendant of this node can still match (some non-final position is
     /// live); when not, the walk need not visit the children even if this node matches.
-    pub fn can_descend(&self, state: &MatchState) -> bool {
+    pub(crate) fn can_descend(&self, state: &MatchState) -> bool {
         state
             .0
             .iter()
@@ -870,7 +870,7 @@ impl Seen {
     }
 
     /// Whether counts are kept.
-    pub fn is_counting(&self) -> bool {
+    pub(crate) fn is_counting(&self) -> bool {
         self.counts.is_some()
     }
 }
@@ -894,12 +894,12 @@ impl SelectorSet {
     }
 
     /// Whether selector `i` selected some node of the walks `seen` noted.
-    pub fn was_matched(&self, seen: &Seen, i: usize) -> bool {
+    pub(crate) fn was_matched(&self, seen: &Seen, i: usize) -> bool {
         self.matches(&seen.reached, i)
     }
 
     /// How many nodes selector `i` selected, when `seen` counted.
-    pub fn match_count(&self, seen: &Seen, i: usize) -> Option<u64> {
+    pub(crate) fn match_count(&self, seen: &Seen, i: usize) -> Option<u64> {
         seen.counts.as_ref().and_then(|c| c.get(i).copied())
     }
 }

@@ -67,13 +67,13 @@ impl<'t> Gate<'t> {
 
     /// The chars/4 estimate of `text` in units of the real budget (what [`Gate::count`]
     /// takes the maximum of, with the real count).
-    pub fn chars4_count(&self, text: &str) -> usize {
+    pub(crate) fn chars4_count(&self, text: &str) -> usize {
         let c4 = self.chars4.count(text) as u128 * self.max_tokens as u128;
         c4.div_ceil(self.max_chars4 as u128) as usize
     }
 
     /// The gate's count of a text whose real count is known: no second real count.
-    pub fn count_known(&self, text: &str, real: usize) -> usize {
+    pub(crate) fn count_known(&self, text: &str, real: usize) -> usize {
         real.max(self.chars4_count(text))
     }
 

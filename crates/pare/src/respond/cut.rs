@@ -45,7 +45,7 @@ struct Unit {
 
 /// One page of a value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ValuePage {
+pub(crate) struct ValuePage {
     pub text: String,
     /// JSON Pointer (in the whole value) of the item or string this page continues from the
     /// page before it; `None` when it starts with a whole unit.
@@ -54,7 +54,7 @@ pub struct ValuePage {
 
 /// Pages of `value`, each at most `budget` by `fit`, or `None` when a unit cannot be made
 /// small enough (a single key or number over the budget): the caller then cuts the text.
-pub fn cut_value(
+pub(crate) fn cut_value(
     value: &Value,
     format: Format,
     tok: &dyn Tokenizer,
@@ -526,7 +526,7 @@ fn pointer(value: &Value, path: &[Step]) -> String {
 /// Text pieces of at most `budget` by `fit`, cut after the last line end in the second half
 /// of the longest piece that fits, else (one long line) inside the line. A single character
 /// over the budget is still taken whole, so the cutting always ends.
-pub fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<String> {
+pub(crate) fn cut_text(text: &str, fit: &dyn Tokenizer, budget: usize) -> Vec<String> {
     let mut pages = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {

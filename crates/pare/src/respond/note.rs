@@ -71,7 +71,7 @@ pub fn page_note(
 }
 
 /// The note of a result shown at a lower level than asked, to fit `budget` tokens.
-pub fn lowered_note(hint: &Hint, shown: &str, next: &str, budget: usize) -> String {
+pub(crate) fn lowered_note(hint: &Hint, shown: &str, next: &str, budget: usize) -> String {
     let ask = match hint {
         Hint::Tool { detail, .. } => format!("call again with {detail} \"{next}\""),
         Hint::Flags => format!("run again with --level {next}"),
@@ -85,7 +85,7 @@ pub fn lowered_note(hint: &Hint, shown: &str, next: &str, budget: usize) -> Stri
 /// A cursor is random-looking base62, so how it tokenizes is not known in advance: it is
 /// counted as one token per character (a token holds at least one character), plus two for
 /// merges across its quotes, and as its full length for chars/4.
-pub fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
+pub(crate) fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
     let longest = "Z".repeat(cursor::MAX_LEN);
     let max = cursor::MAX_PAGES;
     BUILTIN
@@ -103,7 +103,7 @@ pub fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
 
 /// The most a lowered note can cost by `fit`, with the level names of this policy, for
 /// every door's hint and this request's own (so every door lowers to the same level).
-pub fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budget: usize) -> usize {
+pub(crate) fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budget: usize) -> usize {
     let longest = levels
         .iter()
         .max_by_key(|l| l.len())
@@ -191,7 +191,7 @@ pub fn without_removed_line(note: &str) -> Option<&str> {
 }
 
 /// What [`removed_line`] adds to a note by `fit`: the line and the line break after it.
-pub fn removed_cost(fit: &dyn Tokenizer, line: Option<&str>) -> usize {
+pub(crate) fn removed_cost(fit: &dyn Tokenizer, line: Option<&str>) -> usize {
     line.map_or(0, |l| fit.count(&format!("{l}\n")))
 }
 

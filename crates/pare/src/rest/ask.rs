@@ -31,9 +31,9 @@ pub struct Ask {
 }
 
 /// The query parameter prefix of a policy parameter: `pare_param_<name>`.
-pub const PARAM_QUERY: &str = "pare_param_";
+pub(crate) const PARAM_QUERY: &str = "pare_param_";
 /// The header prefix of a policy parameter: `X-Pare-Param-<name>` (any case).
-pub const PARAM_HEADER: &str = "x-pare-param-";
+pub(crate) const PARAM_HEADER: &str = "x-pare-param-";
 
 /// A bad parameter.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -22,7 +22,7 @@
 
 /// Request headers that cannot identify a caller: they never decide whose pages a cursor
 /// reaches (`x-pare-*`, pare's own parameters, are left out too).
-pub const NOT_IDENTITY: [&str; 32] = [
+pub(crate) const NOT_IDENTITY: [&str; 32] = [
     "accept",
     "accept-charset",
     "accept-encoding",

@@ -54,7 +54,7 @@ pub enum Outcome {
 }
 
 /// Whether a `Content-Type` is JSON: `application/json` or `application/<x>+json`.
-pub fn is_json(content_type: &str) -> bool {
+pub(crate) fn is_json(content_type: &str) -> bool {
     let media = content_type
         .split(';')
         .next()
@@ -215,7 +215,7 @@ fn shaped(page: Page) -> Shaped {
 }
 
 /// The `Content-Type` of a shaped body in `format` (the record's: what `auto` chose).
-pub fn content_type_of(format: &str) -> &'static str {
+pub(crate) fn content_type_of(format: &str) -> &'static str {
     match format {
         "json" | "pretty" => "application/json",
         "toon" => "text/toon; charset=utf-8",

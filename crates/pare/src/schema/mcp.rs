@@ -165,7 +165,7 @@ impl McpFormat {
 /// assert!(glob_match("*graph", "read_graph"));
 /// assert!(!glob_match("read_?", "read_graph"));
 /// ```
-pub fn glob_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     // Classic two-pointer wildcard match with backtracking to the last `*`.

@@ -74,7 +74,7 @@ pub struct PolicyOptions {
     pub http: Option<http::HttpOptions>,
 }
 
-pub fn default_levels() -> Vec<String> {
+pub(crate) fn default_levels() -> Vec<String> {
     ["none", "minimal", "standard", "full"]
         .map(String::from)
         .to_vec()

@@ -147,7 +147,7 @@ fn default_client_limit() -> usize {
 /// else the full text. The pack stage turns it into a tier ([`crate::pack::Tier`]); a
 /// policy compares levels by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LevelCap {
+pub(crate) enum LevelCap {
     IdsOnly,
     Metadata,
     Preview,
@@ -155,7 +155,7 @@ pub enum LevelCap {
 }
 
 impl LevelCap {
-    pub fn of(level: &str) -> LevelCap {
+    pub(crate) fn of(level: &str) -> LevelCap {
         match level {
             "ids_only" | "none" => LevelCap::IdsOnly,
             "metadata" | "minimal" => LevelCap::Metadata,

@@ -44,11 +44,11 @@ pub(crate) use syntax::{is_attached, last_row, tree};
 
 /// Longest signature kept whole (decorators and doc comments not counted); longer ones keep
 /// their first lines. Protects the budget from generated code with huge parameter lists.
-pub const MAX_SIGNATURE_LINES: usize = 12;
+pub(crate) const MAX_SIGNATURE_LINES: usize = 12;
 
 /// Lines kept of a doc comment: its summary paragraph (up to the first blank doc line), at
 /// most this many lines. The full text of long docs is what the head/tail fractions are for.
-pub const MAX_DOC_LINES: usize = 4;
+pub(crate) const MAX_DOC_LINES: usize = 4;
 
 /// The language of a chunk: which parser finds its structure and how markers are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

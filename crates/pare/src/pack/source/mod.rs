@@ -150,7 +150,7 @@ pub fn chunk_file(path: &str, text: &str, opts: &SourceOptions) -> Vec<Chunk> {
 /// that names nothing; a chunk of several small items lists all their names on one line.
 /// Measured on serde_json at a quarter of Repomix's output (`bench/pack_tree.sh`):
 /// signature recall 26.6% with one chunk per item, 96.0% merged.
-pub const MERGE_LINES: usize = 24;
+pub(crate) const MERGE_LINES: usize = 24;
 
 fn merge_small(pieces: Vec<Piece>, merge_lines: usize) -> Vec<Piece> {
     let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
