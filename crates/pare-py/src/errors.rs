@@ -1,7 +1,8 @@
 //! The engine's errors as the package's exceptions (defined in `pare/errors.py`, so they
 //! can subclass both `PareError` and `ValueError` and carry fields):
 //!
-//! - `PolicyError`: `.key`, `.value`, `.allowed` (a bad policy, level or parameter);
+//! - `PolicyError`: `.key`, `.value`, `.allowed`, `.kind` (a bad policy, level or
+//!   parameter), `.line` and `.column` (a policy that is not TOML or JSON);
 //! - `JsonError`: `.line`, `.column`, `.offset` (input that is not JSON);
 //! - `CursorError`, `BudgetError`: a cursor that does not fit the input, a budget too small.
 //!
@@ -12,9 +13,9 @@
 //!     e.key, e.value, e.allowed[:2]   # ('ops[0].op', 'prun', ['prune', 'drop'])
 //! ```
 
-use pare::PolicyError;
 use pare::RespondError;
 use pare::json::JsonError;
+use pare::{InvalidKind, PolicyError};
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -62,15 +63,35 @@ pub fn policy_error_in(py: Python<'_>, e: &PolicyError, file: Option<&str>) -> P
         Some(f) => format!("in policy {f}: {e}"),
         None => e.to_string(),
     };
+    let (line, column) = e.position().unzip();
     let fields = [
         field(py, "key", d.key),
         field(py, "value", d.value),
         field(py, "allowed", d.allowed),
+        field(py, "kind", kind_name(e)),
+        field(py, "line", line),
+        field(py, "column", column),
     ];
     raise(py, "PolicyError", message, &fields)
 }
 
-/// A bad argument of a policy's call (`level`, `params`): a `PolicyError` naming it.
+/// The Python name of what kind of mistake `e` is.
+fn kind_name(e: &PolicyError) -> &'static str {
+    match e {
+        PolicyError::Syntax { .. } => "syntax",
+        PolicyError::Invalid { kind, .. } => match kind {
+            InvalidKind::UnknownKey => "unknown_key",
+            InvalidKind::UnknownValue => "unknown_value",
+            InvalidKind::MissingKey => "missing_key",
+            InvalidKind::WrongType => "wrong_type",
+            _ => "bad_value",
+        },
+        _ => "bad_value",
+    }
+}
+
+/// A call's argument that is not one of `allowed` (an unknown `level`): a `PolicyError`
+/// naming it.
 pub fn bad_argument(
     py: Python<'_>,
     key: &str,
@@ -82,6 +103,7 @@ pub fn bad_argument(
         field(py, "key", key),
         field(py, "value", value),
         field(py, "allowed", allowed),
+        field(py, "kind", "unknown_value"),
     ];
     raise(py, "PolicyError", message, &fields)
 }

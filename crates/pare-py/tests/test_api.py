@@ -80,6 +80,7 @@ def test_policy_errors_carry_the_key_the_value_and_the_allowed_values(tmp_path):
     with pytest.raises(pare.PolicyError) as e:
         pare.Policy.from_str('[[ops]]\nop = "prun"\n')
     assert (e.value.key, e.value.value) == ("ops[0].op", "prun")
+    assert e.value.kind == "unknown_value"
     assert "prune" in e.value.allowed and isinstance(e.value, ValueError)
 
     path = tmp_path / "p.toml"
@@ -94,6 +95,14 @@ def test_policy_errors_carry_the_key_the_value_and_the_allowed_values(tmp_path):
     with pytest.raises(pare.PolicyError) as e:
         pare.Policy.from_str("levels = [")
     assert e.value.key is None and "TOML" in str(e.value)
+    assert (e.value.kind, e.value.line, e.value.column) == ("syntax", 1, 11)
+    with pytest.raises(pare.PolicyError) as e:
+        pare.Policy.from_str('{\n  "levels": ["a",\n}')
+    assert (e.value.kind, e.value.line, e.value.column) == ("syntax", 3, 1)
+    with pytest.raises(pare.PolicyError) as e:
+        pare.Policy.from_str('level = ["a"]\n')
+    assert (e.value.kind, e.value.key, e.value.value) == ("unknown_key", "level", "level")
+    assert "levels" in e.value.allowed
 
 
 def test_a_bad_level_or_parameter_names_the_allowed_ones():

@@ -33,10 +33,13 @@ pub const MAX_LEN: usize = 11;
 pub struct Cursor {
     /// 48 bits of [`check`] over the input and settings.
     pub check: u64,
+    /// The page this cursor opens, 1-based.
     pub page: u16,
 }
 
 impl Cursor {
+    /// The cursor as text: base62, at most [`MAX_LEN`] characters. Only the low 48 bits of
+    /// `check` are kept.
     pub fn encode(self) -> String {
         let check = self.check & (u64::MAX >> PAGE_BITS);
         let mut word = scramble((check << PAGE_BITS) | u64::from(self.page));

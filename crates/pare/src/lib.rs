@@ -1,7 +1,7 @@
 //! pare: make structured tool and API responses cheap for language models to read,
 //! without losing what they need.
 //!
-//! The engine is a staged pipeline, and [`respond`] is its one entry point for every door
+//! The engine is a staged pipeline, and [`respond()`] is its one entry point for every door
 //! (the CLI, the MCP proxy, the later ones):
 //!
 //! ```text
@@ -15,11 +15,11 @@
 //! 2. **policy**: [`schema`] is the policy file as written (serde structs, the JSON Schema);
 //!    [`policy`] validates and compiles it into a [`Policy`], each op compiling its own
 //!    options through [`ops::compile`];
-//! 3. **shape**: [`shape`] runs the policy's [`ops`] over the value in one walk, steered by
+//! 3. **shape**: [`mod@shape`] runs the policy's [`ops`] over the value in one walk, steered by
 //!    the [`query`] selectors they compiled;
 //! 4. **render**: [`encode`] writes JSON, TOON or the cheapest lossless text;
 //! 5. **count**: [`tokens`] counts with a real tokenizer;
-//! 6. **fit / page**: [`respond`] lowers a level the caller did not name until the result
+//! 6. **fit / page**: [`mod@respond`] lowers a level the caller did not name until the result
 //!    fits the budget, pages what still does not (every page decodes alone; the pages merge
 //!    back), names the next page with a cursor, and returns the page with its record;
 //! 7. **report**: [`report`] gives tokens before and after and what each op saved,
@@ -34,10 +34,10 @@
 //! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
 //! every MCP door and [`rest`] REST responses for every REST door.
 //!
-//! Modules depend one way, each only on the ones before it: [`value`], [`timestamp`],
-//! [`rank_table`], [`cursor`], [`scan`], [`manifest`], [`params`], [`tokens`] → [`query`] →
-//! [`json`] → [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`shape`] →
-//! [`early`] → [`report`], [`pack`], [`stats`] → [`respond`] → [`mcp`], [`rest`]. A test
+//! Modules depend one way, each only on the ones before it: [`value`], `timestamp`,
+//! `rank_table`, [`cursor`], [`scan`], [`manifest`], `params`, [`tokens`] → [`query`] →
+//! [`json`] → [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`mod@shape`] →
+//! `early` → [`report`], [`pack`], [`stats`] → [`mod@respond`] → [`mcp`], [`rest`]. A test
 //! keeps the order (`layering.rs`), with no exception: the JSON stream runs the list ops it
 //! can do while reading through hooks it owns ([`json`]'s `ListHooks`, implemented in
 //! [`ops`]). No I/O happens here but reading a
@@ -78,7 +78,7 @@ mod layering;
 pub use early::shape_text;
 pub use encode::{Format, Reader, expand_from, render};
 pub use json::{JsonError, parse, to_compact, to_pretty};
-pub use ops::compile::PolicyError;
+pub use ops::compile::{ErrorDetails, InvalidKind, PolicyError};
 pub use policy::{LoadError, Policy};
 pub use respond::{
     Budget, Hint, Input, Page, PageKind, Record, Request, RespondError, Response, respond,

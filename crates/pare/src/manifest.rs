@@ -41,6 +41,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in declaration order (a kind's index is `kind as usize`).
     pub const ALL: [Kind; 9] = [
         Kind::Empty,
         Kind::Stripped,
@@ -52,6 +53,7 @@ impl Kind {
         Kind::Tiered,
         Kind::Collapsed,
     ];
+    /// The kind's name in the report and in `_omitted` notes (`empty`, `stripped`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Empty => "empty",
@@ -72,15 +74,18 @@ impl Kind {
 pub struct Entry {
     /// The op that removed it (`prune`, `drop`, …).
     pub op: &'static str,
+    /// What happened to it.
     pub kind: Kind,
     /// Path pattern from the root, e.g. `$.entities[*].owner`.
     pub path: String,
+    /// How many removals of this kind `op` made at `path`; never 0.
     pub count: u64,
 }
 
 /// Everything the ops removed in one run, in a deterministic order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Manifest {
+    /// One entry per op, kind and path: by op (in run order), then kind, then path.
     pub entries: Vec<Entry>,
 }
 
@@ -93,6 +98,7 @@ impl Manifest {
         }
         t
     }
+    /// Whether the ops removed nothing.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -1,10 +1,10 @@
 //! The compiled policy: the file as written ([`crate::schema`]) → a validated, compiled
-//! [`Policy`], what [`crate::shape`] runs.
+//! [`Policy`], what [`mod@crate::shape`] runs.
 //!
 //! Compiling checks everything a request could trip on later — level names, selector and
 //! expression syntax, parameter references and types — so shaping itself cannot fail on a
 //! bad policy. Errors ([`PolicyError`]) name the key (`ops[2].paths[0]`), the bad value and
-//! the allowed values. Each op compiles its own options through one [`CompileCx`]
+//! the allowed values. Each op compiles its own options through one `CompileCx`
 //! ([`crate::ops::compile`]), which gathers the selectors of the whole policy into one set.
 //!
 //! ```
@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::ops::Op;
-use crate::ops::compile::{CompileCx, FULL, PolicyError};
+use crate::ops::compile::{CompileCx, FULL, Fault, InvalidKind, PolicyError};
 use crate::params::{Params, Scalar};
 use crate::query::selector::{Seen, SelectorSet};
 use crate::schema::PolicyOptions;
@@ -30,13 +30,22 @@ use crate::schema::PolicyOptions;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoadError {
+    /// The file could not be read.
     #[error("reading policy {}: {error}", path.display())]
     Read {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// The file was read and is not a valid policy.
     #[error("in policy {}: {error}", path.display())]
-    Policy { path: PathBuf, error: PolicyError },
+    Policy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it (boxed: it is large, and errors travel by value).
+        error: Box<PolicyError>,
+    },
 }
 
 /// The text of the policy file at `path`. Reading policy files is the one I/O the engine
@@ -102,9 +111,20 @@ impl Policy {
     }
 
     pub(crate) fn from_toml(text: &str) -> Result<Policy, PolicyError> {
-        let tree: serde_json::Value = toml::from_str(text).map_err(|e| PolicyError::Syntax {
-            format: "TOML",
-            message: e.to_string().trim_end().to_owned(),
+        let tree: serde_json::Value = toml::from_str(text).map_err(|e| {
+            let (line, column) = match e.span() {
+                Some(span) => {
+                    let (line, column) = line_and_column(text, span.start);
+                    (Some(line), Some(column))
+                }
+                None => (None, None),
+            };
+            PolicyError::Syntax {
+                format: "TOML",
+                message: e.to_string().trim_end().to_owned(),
+                line,
+                column,
+            }
         })?;
         // TOML has no null: a null here was a `nan` or `inf`, which JSON cannot hold.
         if has_null(&tree) {
@@ -118,6 +138,9 @@ impl Policy {
             serde_json::from_str(text).map_err(|e| PolicyError::Syntax {
                 format: "JSON",
                 message: e.to_string(),
+                // serde_json counts from 1; 0 means it did not say.
+                line: (e.line() > 0).then_some(e.line()),
+                column: (e.line() > 0).then_some(e.column()),
             })?;
         Policy::from_tree(tree)
     }
@@ -140,12 +163,11 @@ impl Policy {
             } else {
                 key
             };
-            PolicyError::invalid(key, e.inner().to_string())
+            Fault::from_serde(e.inner().to_string()).at(key)
         })?;
         for (i, raw) in raw_ops.into_iter().enumerate() {
-            let spec = crate::ops::OpSpec::from_tree(raw).map_err(|(path, message)| {
-                PolicyError::invalid(format!("ops[{i}]{path}"), message)
-            })?;
+            let spec = crate::ops::OpSpec::from_tree(raw)
+                .map_err(|(path, fault)| fault.at(format!("ops[{i}]{path}")))?;
             options.ops.push(spec);
         }
         Policy::compile(options)
@@ -155,7 +177,7 @@ impl Policy {
     pub fn load(path: &Path) -> Result<Policy, LoadError> {
         Policy::parse(&read_text(path)?).map_err(|error| LoadError::Policy {
             path: path.to_owned(),
-            error,
+            error: Box::new(error),
         })
     }
 
@@ -230,9 +252,11 @@ impl Policy {
         self.fingerprint
     }
 
+    /// The options as written (after defaults), before compiling.
     pub fn options(&self) -> &PolicyOptions {
         &self.options
     }
+    /// The policy's `description`, if it has one.
     pub fn description(&self) -> Option<&str> {
         self.options.description.as_deref()
     }
@@ -240,6 +264,8 @@ impl Policy {
     pub fn levels(&self) -> &[String] {
         &self.levels
     }
+    /// The level a request that names none gets: `default_level`, else `standard`, else
+    /// the level below `full`.
     pub fn default_level(&self) -> &str {
         &self.levels[self.default_level]
     }
@@ -368,9 +394,11 @@ impl Policy {
 pub struct OpMatches {
     /// Its index in the policy's `ops`.
     pub index: usize,
+    /// The op's name (`drop`).
     pub op: &'static str,
     /// Whether it runs at the level walked.
     pub runs: bool,
+    /// Each selector its options name, in the order they are written.
     pub selectors: Vec<SelectorMatch>,
 }
 
@@ -387,6 +415,7 @@ pub struct SelectorMatch {
     pub guard: bool,
     /// It names what only some payloads have (`drop`'s `if_present`).
     pub optional: bool,
+    /// It selected something in the walk.
     pub matched: bool,
     /// Nodes selected, when the walk counted ([`crate::shape::ShapeOptions::count_matches`]).
     pub count: Option<u64>,
@@ -451,6 +480,18 @@ fn refuse_non_finite(text: &str) -> Result<(), PolicyError> {
     ))
 }
 
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
+}
+
 /// A parameter value as written on a command line.
 fn scalar_text(s: &Scalar) -> String {
     match s {
@@ -505,10 +546,8 @@ fn validate_levels(names: &[String]) -> Result<Vec<String>, PolicyError> {
 
 fn find_level(levels: &[String], name: &str, key: &str) -> Result<usize, PolicyError> {
     levels.iter().position(|l| l == name).ok_or_else(|| {
-        PolicyError::invalid(
-            key,
-            format!("unknown level `{name}`; allowed: {}", levels.join(", ")),
-        )
+        let message = format!("unknown level `{name}`; allowed: {}", levels.join(", "));
+        Fault::not_one_of(InvalidKind::UnknownValue, Some(name), levels, message).at(key)
     })
 }
 
@@ -607,5 +646,74 @@ mod tests {
         )
         .unwrap();
         assert!(!p.levels_alike(0, 1) && p.levels_alike(1, 2) && !p.levels_alike(2, 3));
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::Policy;
+    use crate::ops::compile::{InvalidKind, PolicyError};
+
+    fn invalid(text: &str) -> (String, InvalidKind, Option<String>, Vec<String>) {
+        match Policy::parse(text).unwrap_err() {
+            PolicyError::Invalid {
+                key,
+                kind,
+                value,
+                allowed,
+                ..
+            } => (key, kind, value, allowed),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn policy_errors_are_typed_with_their_kind_key_value_and_allowed_values() {
+        let (key, kind, value, allowed) = invalid("[[ops]]\nop = \"prun\"\n");
+        assert_eq!(
+            (key.as_str(), kind),
+            ("ops[0].op", InvalidKind::UnknownValue)
+        );
+        assert_eq!(value.as_deref(), Some("prun"));
+        assert_eq!(allowed, crate::ops::NAMES);
+        let (key, kind, value, allowed) = invalid("level = [\"a\"]\n");
+        assert_eq!((key.as_str(), kind), ("level", InvalidKind::UnknownKey));
+        assert_eq!(value.as_deref(), Some("level"));
+        assert!(allowed.iter().any(|a| a == "levels"), "{allowed:?}");
+        let (key, kind, ..) = invalid("[[ops]]\nop = \"drop\"\npaths = 3\n");
+        assert_eq!(
+            (key.as_str(), kind),
+            ("ops[0].paths", InvalidKind::WrongType)
+        );
+        let (key, kind, value, allowed) = invalid("[[ops]]\nop = \"rename\"\n");
+        assert_eq!((key.as_str(), kind), ("ops[0]", InvalidKind::MissingKey));
+        assert_eq!((value.as_deref(), allowed.len()), (Some("map"), 0));
+        let (key, kind, value, allowed) = invalid("levels = [\"a\"]\ndefault_level = \"b\"\n");
+        assert_eq!(
+            (key.as_str(), kind),
+            ("default_level", InvalidKind::UnknownValue)
+        );
+        assert_eq!(
+            (value.as_deref(), allowed),
+            (Some("b"), vec!["a".to_owned(), "full".into()])
+        );
+        let (key, kind, ..) = invalid("levels = [\"a\", \"a\"]\n");
+        assert_eq!((key.as_str(), kind), ("levels[1]", InvalidKind::BadValue));
+        // The message is what it was: the fields are beside it, not instead of it.
+        let e = Policy::parse("[[ops]]\nop = \"prun\"\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("policy error at `ops[0].op`: unknown op `prun`; allowed: prune, ")
+        );
+    }
+
+    #[test]
+    fn policy_syntax_errors_say_their_line_and_column() {
+        let at = |text: &str| Policy::parse(text).unwrap_err().position();
+        assert_eq!(at("levels = ["), Some((1, 11)));
+        assert_eq!(at("a = 1\nb = = 2\n"), Some((2, 5)));
+        assert_eq!(at("a = \"é\" x\n"), Some((1, 9)));
+        assert_eq!(at("{\n  \"levels\": [\"a\",\n}"), Some((3, 1)));
+        assert_eq!(at("[[ops]]\nop = \"prun\"\n"), None);
     }
 }

@@ -27,7 +27,7 @@ use serde::Serialize;
 /// How many items of one kind a warning list names one by one; the rest are counted.
 pub(crate) const LISTED: usize = 5;
 
-/// Warnings for `items`: the first [`LISTED`] as they display, then `"N more {what}"` for the
+/// Warnings for `items`: the first `LISTED` as they display, then `"N more {what}"` for the
 /// rest, so a payload with thousands of repeated keys warns in six lines, not thousands.
 /// Every door and command lists warnings this way.
 pub fn listed<T: std::fmt::Display>(items: &[T], what: &str) -> Vec<String> {
@@ -47,15 +47,20 @@ use crate::value::Value;
 /// One op's marginal saving.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct OpSaving {
+    /// The op's name, as the policy lists it.
     pub op: String,
+    /// Tokens saved against the output of the ops before it; negative when it added tokens.
     pub saved: i64,
 }
 
 /// What a shaping run cost and saved.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// Name of the tokenizer every count is by.
     pub tokenizer: String,
+    /// Name of the policy level that ran.
     pub level: String,
+    /// The output format (`tokens_before` renders the input in it too).
     pub format: Format,
     /// Tokens of the input rendered in the output format.
     pub tokens_before: usize,
@@ -65,7 +70,9 @@ pub struct Report {
     pub tokens_input: Option<usize>,
     /// Tokens of the output as printed.
     pub tokens_after: usize,
+    /// Each op's marginal saving, in policy order; empty unless asked for, and for a pack.
     pub ops: Vec<OpSaving>,
+    /// What the ops removed; empty for a pack.
     pub manifest: Manifest,
     /// The shaped text exactly as counted.
     pub text: String,
@@ -99,6 +106,7 @@ impl Report {
         }
     }
 
+    /// Tokens saved against `tokens_before`; negative when the output is longer.
     pub fn saved(&self) -> i64 {
         self.tokens_before as i64 - self.tokens_after as i64
     }

@@ -40,6 +40,7 @@ pub(crate) type Done<'p> = (&'p Plan, crate::json::omit::Omitted);
 pub struct ShapeOptions<'a> {
     /// Level index into [`Policy::levels`].
     pub level: usize,
+    /// The policy's parameters, overrides applied ([`Policy::params`]).
     pub params: Params,
     /// Used by ops that measure in tokens (`truncate`).
     pub tokenizer: &'a dyn Tokenizer,
@@ -96,7 +97,9 @@ impl<'a> ShapeOptions<'a> {
 /// The shaped value and what was removed.
 #[derive(Debug)]
 pub struct Shaped {
+    /// The value after the ops.
     pub value: Value,
+    /// What the ops removed: by path with `track_paths`, else one `$..` entry per op and kind.
     pub manifest: Manifest,
     /// Subtrees that `drop` removed, kept so that freeing them happens in one place: a
     /// process about to exit can skip it (`std::mem::forget`), which on large inputs saves

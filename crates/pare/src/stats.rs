@@ -54,10 +54,12 @@ fn is_map_like(map: &crate::value::Map) -> bool {
 /// One path of the profile.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PathStat {
+    /// The path pattern: array indices as `[*]`, keys of map-like objects as `.*`.
     pub path: String,
     /// `leaf` (its values hold no others: leaf rows add up) or `container` (at least one
     /// occurrence holds members or items: its tokens include theirs).
     pub kind: PathKind,
+    /// How many values the input has at this path.
     pub occurrences: u64,
     /// Attributed tokens (see the module docs).
     pub tokens: u64,
@@ -65,6 +67,7 @@ pub struct PathStat {
     pub share: f64,
     /// Occurrences whose value is `null`, `""`, `[]` or `{}`.
     pub null_or_empty: u64,
+    /// Attributed tokens of those `null_or_empty` occurrences.
     pub null_or_empty_tokens: u64,
     /// Tokens spent repeating a value that is the same on every item of its array
     /// (all but the first occurrence).
@@ -75,16 +78,20 @@ pub struct PathStat {
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PathKind {
+    /// Its values hold no other values: leaf rows add up.
     Leaf,
+    /// Some occurrence holds members or items: its tokens include theirs.
     Container,
 }
 
 /// The profile of one payload.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Stats {
+    /// Name of the tokenizer the counts are by.
     pub tokenizer: String,
     /// Exact tokens of the input text as given.
     pub tokens: usize,
+    /// Length of the input text, in bytes.
     pub bytes: usize,
     /// Sum of attributed tokens (what shares are of): more than `tokens`, since every
     /// piece is counted apart.
@@ -93,7 +100,9 @@ pub struct Stats {
     pub leaf_tokens: u64,
     /// The rest of the attributed tokens: containers' own keys, brackets and commas.
     pub structure_tokens: u64,
+    /// Attributed tokens of members that are `null`, `""`, `[]` or `{}`.
     pub null_or_empty_tokens: u64,
+    /// Every path's [`PathStat::repeated_tokens`], summed.
     pub repeated_tokens: u64,
     /// (null/empty + repeated) / attributed, in percent.
     pub waste_share: f64,
@@ -121,6 +130,7 @@ pub fn profile(text: &str, value: &Value, tok: &dyn Tokenizer) -> Stats {
 
 /// A text profiled by [`profile_text`].
 pub struct Profiled {
+    /// The profile, its `tokens` the exact count of the text.
     pub stats: Stats,
     /// The keys the text repeats (each keeps its last value).
     pub duplicates: Vec<json::DuplicateKey>,

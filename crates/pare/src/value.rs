@@ -32,12 +32,18 @@ pub(crate) type Str = compact_str::CompactString;
 /// their members in order.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum Value {
+    /// `null`.
     #[default]
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number, its lexeme kept as written.
     Number(Number),
+    /// A string, unescaped.
     String(Str),
+    /// An array, items in order.
     Array(Vec<Value>),
+    /// An object, members in order.
     Object(Map),
 }
 
@@ -52,36 +58,42 @@ impl Value {
             _ => false,
         }
     }
+    /// A number's value as an `f64` ([`Number::as_f64`]); `None` when not a number.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Number(n) => n.as_f64(),
             _ => None,
         }
     }
+    /// A string's text; `None` when not a string.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
             _ => None,
         }
     }
+    /// An object's members; `None` when not an object.
     pub fn as_object(&self) -> Option<&Map> {
         match self {
             Value::Object(m) => Some(m),
             _ => None,
         }
     }
+    /// An object's members, to change; `None` when not an object.
     pub fn as_object_mut(&mut self) -> Option<&mut Map> {
         match self {
             Value::Object(m) => Some(m),
             _ => None,
         }
     }
+    /// An array's items; `None` when not an array.
     pub fn as_array(&self) -> Option<&Vec<Value>> {
         match self {
             Value::Array(a) => Some(a),
             _ => None,
         }
     }
+    /// An array's items, to change; `None` when not an array.
     pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
         match self {
             Value::Array(a) => Some(a),
@@ -160,6 +172,7 @@ impl Number {
         debug_assert!(is_json_number(s.as_bytes()), "{s:?}");
         Number(s.into())
     }
+    /// `i` in decimal, as JSON writes it.
     pub fn from_i64(i: i64) -> Number {
         Number(i.to_string().into())
     }
@@ -186,12 +199,16 @@ impl Number {
     pub(crate) fn is_heap_allocated(&self) -> bool {
         self.0.is_heap_allocated()
     }
+    /// The lexeme, exactly as given or made.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+    /// The nearest `f64` (an infinity past its range); never `None`, as every lexeme is valid.
     pub fn as_f64(&self) -> Option<f64> {
         self.0.parse().ok()
     }
+    /// The value when the lexeme is a plain integer in `i64`'s range; `None` for a fraction,
+    /// an exponent (`1e3`) or a larger integer.
     pub fn as_i64(&self) -> Option<i64> {
         self.0.parse().ok()
     }
@@ -266,17 +283,21 @@ pub struct Map {
 }
 
 impl Map {
+    /// An empty object.
     pub fn new() -> Map {
         Map::default()
     }
+    /// An empty object with room for `n` members.
     pub fn with_capacity(n: usize) -> Map {
         Map {
             entries: Vec::with_capacity(n),
         }
     }
+    /// The number of members.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+    /// Whether the object has no members.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -284,12 +305,15 @@ impl Map {
     pub fn entries(&self) -> &[(Key, Value)] {
         &self.entries
     }
+    /// The index of `key` among the members, 0-based; `None` when it is not a key.
     pub fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k == key)
     }
+    /// The value of `key`; `None` when it is not a key.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
+    /// The value of `key`, to change; `None` when it is not a key.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         self.entries
             .iter_mut()
@@ -323,6 +347,7 @@ impl Map {
             }
         }
     }
+    /// Whether `key` is a key of the object.
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
     }
@@ -367,20 +392,25 @@ impl Map {
         let i = self.position(key)?;
         Some(self.entries.remove(i).1)
     }
+    /// Keep only the members `keep` returns `true` for, in order; `keep` may change values.
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut Value) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));
     }
+    /// The members in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Key, &Value)> + ExactSizeIterator {
         self.entries.iter().map(|(k, v)| (k, v))
     }
+    /// The members in order, values mutable.
     pub fn iter_mut(
         &mut self,
     ) -> impl DoubleEndedIterator<Item = (&Key, &mut Value)> + ExactSizeIterator {
         self.entries.iter_mut().map(|(k, v)| (&*k, v))
     }
+    /// The keys in order.
     pub fn keys(&self) -> impl Iterator<Item = &Key> {
         self.entries.iter().map(|(k, _)| k)
     }
+    /// The values in order.
     pub fn values(&self) -> impl Iterator<Item = &Value> {
         self.entries.iter().map(|(_, v)| v)
     }

@@ -20,7 +20,10 @@ class PareError(Exception):
 
 class PolicyError(PareError, ValueError):
     """A policy, level or parameter that is not valid: ``key`` (``ops[0].op``), the bad
-    ``value`` and the ``allowed`` values, when the check names them."""
+    ``value`` and the ``allowed`` values, when the check names them; ``kind`` says what sort
+    of mistake (``unknown_key``, ``unknown_value``, ``missing_key``, ``wrong_type``,
+    ``bad_value``, or ``syntax`` for a text that is not TOML or JSON, where ``line`` and
+    ``column``, 1-based, say where)."""
 
     def __init__(
         self,
@@ -28,11 +31,17 @@ class PolicyError(PareError, ValueError):
         key: Optional[str] = None,
         value: Optional[str] = None,
         allowed: Optional[List[str]] = None,
+        kind: Optional[str] = None,
+        line: Optional[int] = None,
+        column: Optional[int] = None,
     ) -> None:
         super().__init__(message)
         self.key = key
         self.value = value
         self.allowed = list(allowed or [])
+        self.kind = kind
+        self.line = line
+        self.column = column
 
 
 class JsonError(PareError, ValueError):

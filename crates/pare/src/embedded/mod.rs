@@ -4,7 +4,7 @@
 //! Why: tool results are often *almost* JSON — `Contents of https://…:\n{…}`, `{…}\n\n(3 more
 //! results available)`, or a Python server's `str(rows)` (`[{'id': 1, 'ok': True}]`) — and
 //! a model pays full price for them. [`find`] reads the value out when pare can read it back
-//! exactly, so [`crate::respond`] can shape it like any JSON and put the caption and trailer
+//! exactly, so [`mod@crate::respond`] can shape it like any JSON and put the caption and trailer
 //! back around it, byte for byte; anything else is left to pass unchanged.
 //!
 //! What counts ([`span`] has the bounds and why):
@@ -62,9 +62,13 @@ impl Kind {
 /// A value found in a text: `prefix + <the value's text> + suffix` is the text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embedded<'t> {
+    /// The caption: the text before the value, byte for byte (may be empty).
     pub prefix: &'t str,
+    /// The value, read exactly (number lexemes and key order as written).
     pub value: Value,
+    /// The trailer: the text after the value, byte for byte (may be empty).
     pub suffix: &'t str,
+    /// Whether the value was JSON or a Python repr.
     pub kind: Kind,
 }
 

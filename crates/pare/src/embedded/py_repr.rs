@@ -27,7 +27,9 @@ pub const MAX_DEPTH: usize = 128;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not a Python literal pare reads: {what} at byte {at}")]
 pub struct ReprError {
+    /// Byte offset into the text where reading stopped.
     pub at: usize,
+    /// What was expected or found there, e.g. `expected ':'` or `a tuple`.
     pub what: &'static str,
 }
 

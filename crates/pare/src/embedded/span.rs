@@ -5,10 +5,10 @@
 //! a log or code that happens to hold one, and shaping a part of it would change a document
 //! the model may be reading as such. So:
 //!
-//! - the value starts in column 0 of one of the first [`MAX_LINES`] + 1 lines, after at most
-//!   [`MAX_CHARS`] characters (indented brackets are inside code or a pretty-printed value);
+//! - the value starts in column 0 of one of the first `MAX_LINES` + 1 lines, after at most
+//!   `MAX_CHARS` characters (indented brackets are inside code or a pretty-printed value);
 //! - the rest of the value's last line is blank: `[1, 2];` or `{…}, "b"` is code;
-//! - the trailer, trimmed, is at most [`MAX_LINES`] lines and [`MAX_CHARS`] characters, and
+//! - the trailer, trimmed, is at most `MAX_LINES` lines and `MAX_CHARS` characters, and
 //!   none of its lines starts a list or object (JSON Lines, a second value);
 //! - neither holds a Markdown code fence: a fenced block is a document labelled with its
 //!   language, and a TOON rendering inside a ```` ```json ```` fence would mislabel it;

@@ -35,8 +35,10 @@ pub enum Format {
 }
 
 impl Format {
+    /// The names [`Format::parse`] accepts, in declaration order.
     pub const NAMES: &[&str] = &["json", "pretty", "toon", "auto"];
 
+    /// The format named `name` (one of [`Format::NAMES`], exact case), or `None` for any other.
     pub fn parse(name: &str) -> Option<Format> {
         match name {
             "json" => Some(Format::Json),
@@ -46,6 +48,7 @@ impl Format {
             _ => None,
         }
     }
+    /// The format's name, the one [`Format::parse`] reads back.
     pub fn name(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -69,7 +72,11 @@ pub fn render(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> Strin
 
 /// [`render`] and the text's exact token count by `tokenizer` (`tokenizer.count(&text)`).
 /// `auto` chose its text by that count, so it is not counted again.
-pub(crate) fn render_counted(value: &Value, format: Format, tokenizer: &dyn Tokenizer) -> (String, usize) {
+pub(crate) fn render_counted(
+    value: &Value,
+    format: Format,
+    tokenizer: &dyn Tokenizer,
+) -> (String, usize) {
     match format {
         Format::Auto => auto::encode_auto_counted(value, tokenizer),
         other => {
@@ -87,13 +94,16 @@ pub mod toon;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Detected {
+    /// JSON, minified or pretty.
     Json,
+    /// TOON, or an empty text (TOON's empty document).
     Toon,
     /// pare's `auto` dialect (its text starts with the [`auto::LEGEND_PREFIX`] line).
     Auto,
 }
 
 impl Detected {
+    /// `json`, `toon` or `auto`: the name of the [`Format`] that writes such text.
     pub fn name(self) -> &'static str {
         match self {
             Detected::Json => "json",
@@ -107,10 +117,13 @@ impl Detected {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExpandError {
+    /// The text was read as JSON, or began like JSON, and is not valid JSON.
     #[error("not valid JSON: {0}")]
     Json(#[from] json::JsonError),
+    /// The text was read as TOON and is not valid TOON.
     #[error("not valid TOON: {0}")]
     Toon(#[from] toon::ToonError),
+    /// The text opened with the `auto` legend line, but its body is not valid TOON.
     #[error("not valid pare auto text: {0}")]
     Auto(toon::ToonError),
 }

@@ -150,6 +150,7 @@ fn quoted(key: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Parsed {
+    /// The value the text holds; a repeated key keeps its last value.
     pub value: Value,
     /// Every repeat of a key within one object, in text order; empty for almost any text.
     pub duplicates: Vec<DuplicateKey>,

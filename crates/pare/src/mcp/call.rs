@@ -32,13 +32,17 @@ use crate::params::Scalar;
 /// A call of a shaped tool waiting for its result: what its result is shaped by.
 #[derive(Debug, Clone)]
 pub struct Pending {
+    /// The tool's name, as the call named it.
     pub tool_name: String,
+    /// How the tool's results are shaped.
     pub tool: Arc<ToolPolicy>,
     /// The level the caller named; `None`: the tool's default.
     pub level: Option<String>,
     /// The argument a level is named by, for the notes.
     pub detail_arg: String,
+    /// The caller's policy parameters, checked, each value as text (`maxGapMinutes` = `5`).
     pub params: Vec<(String, String)>,
+    /// The tool's text passes byte for byte ([`crate::mcp::verbatim`]).
     pub verbatim: bool,
 }
 
@@ -63,7 +67,9 @@ pub enum Prepared {
     /// Forward it (`changed`: arguments pare added were taken out); with `Some`, shape its
     /// result by this.
     Forward {
+        /// What shapes the result; `None`: the tool is passed through untouched.
         pending: Option<Pending>,
+        /// Arguments were taken out: the door forwards the request as rewritten.
         changed: bool,
     },
     /// Answer it with an invalid-params error: this message (a bad `detail` or parameter).

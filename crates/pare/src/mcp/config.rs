@@ -16,21 +16,38 @@ pub enum ConfigError<E: std::error::Error + 'static> {
     /// `mcp.tools[index].policy` could not be read or compiled.
     #[error("`mcp.tools[{index}].policy` = {reference:?}: {source}")]
     Resolve {
+        /// The entry's index in `mcp.tools` (0-based).
         index: usize,
+        /// The policy file as the entry names it.
         reference: String,
+        /// The door's error for that file.
         #[source]
         source: E,
     },
+    /// `mcp.tools[index].level` names no level of the tool's policy.
     #[error("`mcp.tools[{index}].level`: {message}")]
-    Level { index: usize, message: String },
+    Level {
+        /// The entry's index in `mcp.tools` (0-based).
+        index: usize,
+        /// What is wrong: the unknown level and the policy's levels.
+        message: String,
+    },
+    /// `mcp.tools[index].params` names a parameter the tool's policy does not declare.
     #[error("`mcp.tools[{index}].params`: {message}")]
-    Params { index: usize, message: String },
+    Params {
+        /// The entry's index in `mcp.tools` (0-based).
+        index: usize,
+        /// What is wrong: the unknown parameter and those the policy declares.
+        message: String,
+    },
 }
 
 /// How one tool's results are shaped.
 #[derive(Debug, Clone)]
 pub struct ToolPolicy {
+    /// The policy results are shaped by: the entry's `policy` file, else the one with `[mcp]`.
     pub policy: Arc<Policy>,
+    /// The text format of shaped results: the entry's `format`, else `[mcp] format`.
     pub format: Format,
     /// The level used when a call names none (an index into the policy's levels).
     pub default_level: usize,

@@ -7,7 +7,7 @@
 //! - [`tools_list`]: `tools/list` rewritten (the `detail` argument only where levels
 //!   differ, caller parameters, `pare_more` once needed, [`tools_compact`]);
 //! - [`call`]: a call's added arguments taken out and checked; `pare_more` answered;
-//! - [`result`]: a result through the response pipeline ([`crate::respond`]) and back:
+//! - [`result`]: a result through the response pipeline ([`mod@crate::respond`]) and back:
 //!   pages to the [`store`], the server's text to the [`originals`] when shown in part;
 //! - [`verbatim`]: file text stays byte for byte;
 //! - [`session`]: all of it behind one value, for a door that holds one lock.

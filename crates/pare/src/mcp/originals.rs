@@ -14,7 +14,9 @@ use crate::mcp::store::{Limits, Store, Weighed};
 /// One result as the server sent it, with what it was shaped by.
 #[derive(Debug, Clone)]
 pub struct Original {
+    /// The name of the tool that answered.
     pub tool_name: String,
+    /// How the tool's results are shaped.
     pub tool: Arc<ToolPolicy>,
     /// The result's one text item, as the server wrote it.
     pub text: Arc<str>,
@@ -38,6 +40,7 @@ pub struct Originals {
 }
 
 impl Originals {
+    /// An empty store, bounded by `limits`; its first handle is `r1`.
     pub fn new(limits: Limits) -> Originals {
         Originals {
             store: Store::new(limits),
@@ -53,6 +56,7 @@ impl Originals {
         handle
     }
 
+    /// The original `handle` names; `None` when it is unknown, expired or evicted.
     pub fn get(&mut self, handle: &str) -> Option<Original> {
         self.store.get(handle)
     }

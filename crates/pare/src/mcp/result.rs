@@ -36,9 +36,11 @@ use std::borrow::Cow;
 /// Budget and tokenizer, shared by all calls.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
+    /// The limit on one result, in tokens of `tokenizer`.
     pub max_tokens: usize,
     /// The limit by the chars/4 estimate some clients gate on.
     pub max_chars4: usize,
+    /// What `max_tokens` and the counts in `_meta.pare` are counted by.
     pub tokenizer: &'static dyn Tokenizer,
 }
 
@@ -85,8 +87,11 @@ pub enum Shaped {
     /// `pare_more` must be listed; `drop_structured`: the server's `structuredContent` is
     /// not sent (a door that kept it out of `result`, as raw text, leaves it out).
     Result {
+        /// The `tools/call` result object to send instead.
         result: Json,
+        /// It names a page or an original: `pare_more` must be listed.
         needs_more: bool,
+        /// The server's `structuredContent` is not sent.
         drop_structured: bool,
     },
 }
@@ -115,7 +120,9 @@ impl Fate {
 /// The call a result answers.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
+    /// The name of the tool called.
     pub tool_name: &'a str,
+    /// How the tool's results are shaped.
     pub tool: &'a Arc<ToolPolicy>,
     /// The level the caller named; `None`: the tool's default, lowered to fit.
     pub level: Option<&'a str>,
@@ -163,7 +170,9 @@ impl Call<'_> {
 
 /// Where pages and originals wait for `pare_more`.
 pub struct Stores<'s> {
+    /// The pages after the first of a paged result, by cursor.
     pub pages: &'s mut PageCache,
+    /// The server's results behind `original:` handles.
     pub originals: &'s mut Originals,
 }
 
@@ -783,8 +792,11 @@ enum Unchanged {
 /// What `pare_more` is asked of an original: all of it, a JSONPath subtree (shown whole, at
 /// `full`), or another level.
 pub enum Ask<'a> {
+    /// All of it, at `full`.
     Whole,
+    /// What this JSONPath selects, shown whole at `full`.
     Path(&'a str),
+    /// All of it at this level (an error names the levels when it is not one).
     Level(&'a str),
 }
 

@@ -34,7 +34,9 @@ pub enum Request {
     /// Call the tool (`changed`: arguments pare added were taken out); with `Some`, hand
     /// its result to [`Session::call_result`] with this.
     Forward {
+        /// What shapes the result; `None`: the tool is passed through untouched.
         pending: Option<Pending>,
+        /// Arguments were taken out: the door forwards the request as rewritten.
         changed: bool,
     },
 }
@@ -44,7 +46,12 @@ pub enum Request {
 pub enum Outcome {
     /// The result to send instead; `list_changed`: `pare_more` was needed for the first
     /// time, so the door tells the client (`notifications/tools/list_changed`).
-    Shaped { result: Json, list_changed: bool },
+    Shaped {
+        /// The `tools/call` result object to send.
+        result: Json,
+        /// Tell the client the tool list changed: `pare_more` is now listed.
+        list_changed: bool,
+    },
     /// Send the server's result as it is (what the caller asked for, or it fits as it is).
     AsIs,
     /// Send the server's result as it is: shaping failed for this reason (log it).
@@ -61,6 +68,8 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session that has learned no tools and stores nothing yet; `limits` bounds the
+    /// page store and the original store each.
     pub fn new(config: Config, budget: Budget, limits: Limits) -> Session {
         Session {
             config,

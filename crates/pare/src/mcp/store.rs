@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 /// One later page of a result, as the engine made it, with its `_meta.pare`.
 #[derive(Debug, Clone)]
 pub struct CachedPage {
+    /// The page: its text, note and record.
     pub page: crate::respond::Page,
+    /// Its `_meta.pare`: the record in the proxy's words.
     pub meta: serde_json::Map<String, serde_json::Value>,
     /// A page of an error result: `pare_more` answers it with `isError` too.
     pub is_error: bool,
@@ -20,8 +22,13 @@ pub struct CachedPage {
 /// Limits of the cache.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// The most entries kept at once. Default: 1024.
     pub max_pages: usize,
+    /// The most bytes kept at once, by [`Weighed::bytes`] (one larger entry alone is still
+    /// kept). Default: 64 MiB.
     pub max_bytes: usize,
+    /// How long an entry is kept after it is stored (reading it does not renew it).
+    /// Default: 30 minutes.
     pub ttl: Duration,
 }
 
@@ -37,6 +44,7 @@ impl Default for Limits {
 
 /// What an entry costs against the byte bound.
 pub trait Weighed {
+    /// The size of the text it holds, in bytes.
     fn bytes(&self) -> usize;
 }
 
@@ -60,6 +68,7 @@ pub struct Store<V> {
 }
 
 impl<V: Weighed + Clone> Store<V> {
+    /// An empty store, bounded by `limits`.
     pub fn new(limits: Limits) -> Store<V> {
         Store {
             limits,

@@ -23,7 +23,7 @@
 /// Whether the JSON text `structured` is the value the text items `texts` carry: the one
 /// item's value, or the list of the items' values (an item that is not JSON stands for the
 /// string it is), either as it is or wrapped in an object of one member named as an SDK
-/// names it ([`WRAPPERS`]).
+/// names it (`WRAPPERS`).
 pub fn same_value(structured: &str, texts: &[&str]) -> bool {
     if texts.is_empty() {
         return false;

@@ -2,7 +2,7 @@
 //! server's own:
 //!
 //! - **`detail`** is added only to a shaped tool whose policy has levels that give different
-//!   outputs ([`crate::mcp::config::ToolPolicy::distinct_levels`]), and lists only those (of
+//!   outputs (`crate::mcp::config::ToolPolicy::distinct_levels`), and lists only those (of
 //!   levels alike, the default, else the one with the most detail). A lossless policy (no
 //!   ops, the built-in one) adds nothing, nor does a verbatim ([`crate::mcp::verbatim`]) or
 //!   unshaped tool. The argument is `pare_detail` when the tool has its own `detail`.
@@ -50,6 +50,7 @@ pub struct Learned {
 /// The proxy's view of the tool list.
 #[derive(Debug, Default)]
 pub struct ToolsState {
+    /// What was learned of each shaped tool, by name (a tool not shaped has no entry).
     pub tools: HashMap<String, Learned>,
     /// `pare_more` has been needed: it is listed from now on.
     pub more_needed: bool,

@@ -1,4 +1,4 @@
-//! What the ops need to compile their options: the context ([`CompileCx`]) that registers
+//! What the ops need to compile their options: the context (`CompileCx`) that registers
 //! selectors and checks parameter and level references, and the error it reports
 //! ([`PolicyError`]).
 //!
@@ -21,12 +21,133 @@ pub enum PolicyError {
     /// The text is not valid TOML or JSON.
     #[error("policy is not valid {format}: {}", elide(.message))]
     Syntax {
+        /// `TOML` or `JSON`.
         format: &'static str,
+        /// The parser's message.
         message: String,
+        /// Where the parser stopped, 1-based; `None` when it did not say.
+        line: Option<usize>,
+        /// The column (1-based, in characters) on that line.
+        column: Option<usize>,
     },
     /// A key has a bad value.
     #[error("policy error at `{}`: {}", elide(.key), elide(.message))]
-    Invalid { key: String, message: String },
+    Invalid {
+        /// Where, as a path into the policy: `ops[2].by`, `levels[0]`, `(top level)`.
+        key: String,
+        /// What kind of mistake.
+        kind: InvalidKind,
+        /// The offending name or value as written, when the error is about one.
+        value: Option<String>,
+        /// The values allowed there, when they are a list of names.
+        allowed: Vec<String>,
+        /// The whole explanation (it names the value and the allowed ones again).
+        message: String,
+    },
+}
+
+/// What kind of mistake a [`PolicyError::Invalid`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvalidKind {
+    /// A key the policy format does not have.
+    UnknownKey,
+    /// A name that is not one of the allowed ones (an op, a level, an option's choice).
+    UnknownValue,
+    /// A key that must be given is missing.
+    MissingKey,
+    /// A value of the wrong type (a string where a list goes).
+    WrongType,
+    /// Any other bad value: out of range, clashing with another key, a bad selector.
+    BadValue,
+}
+
+/// A [`PolicyError::Invalid`] before it knows its key: what the code that finds a mistake
+/// (an op's compile, the `[[ops]]` reader) hands up to the code that knows where it is.
+pub(crate) struct Fault {
+    pub kind: InvalidKind,
+    pub value: Option<String>,
+    pub allowed: Vec<String>,
+    pub message: String,
+}
+
+impl Fault {
+    /// A bad value, explained by `message`.
+    pub(crate) fn bad(message: impl Into<String>) -> Fault {
+        Fault {
+            kind: InvalidKind::BadValue,
+            value: None,
+            allowed: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    /// `value` is not one of `allowed` (`message` says so in words).
+    pub(crate) fn not_one_of(
+        kind: InvalidKind,
+        value: Option<&str>,
+        allowed: &[impl AsRef<str>],
+        message: impl Into<String>,
+    ) -> Fault {
+        Fault {
+            kind,
+            value: value.map(str::to_owned),
+            allowed: allowed.iter().map(|a| a.as_ref().to_owned()).collect(),
+            message: message.into(),
+        }
+    }
+
+    /// A serde error message, read for what it names. serde's errors are text only, so this
+    /// is where their parts are taken out, once: `unknown field `x`, expected one of `a`,
+    /// `b``, `unknown variant …`, `missing field `x``, `invalid type: …`.
+    pub(crate) fn from_serde(message: String) -> Fault {
+        let kind = if message.starts_with("unknown field") {
+            InvalidKind::UnknownKey
+        } else if message.starts_with("unknown variant") {
+            InvalidKind::UnknownValue
+        } else if message.starts_with("missing field") {
+            InvalidKind::MissingKey
+        } else if message.starts_with("invalid type") {
+            InvalidKind::WrongType
+        } else {
+            InvalidKind::BadValue
+        };
+        let value = match kind {
+            InvalidKind::UnknownKey | InvalidKind::UnknownValue | InvalidKind::MissingKey => {
+                backticked(&message).map(str::to_owned)
+            }
+            _ => None,
+        };
+        let allowed = match message.find("expected ") {
+            Some(i) if kind != InvalidKind::WrongType => {
+                let rest = &message[i + 9..];
+                let rest = rest.strip_prefix("one of ").unwrap_or(rest);
+                rest.split(", ")
+                    .flat_map(|p| p.split(" or "))
+                    .filter_map(|p| p.trim().strip_prefix('`')?.strip_suffix('`'))
+                    .map(str::to_owned)
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Fault {
+            kind,
+            value,
+            allowed,
+            message,
+        }
+    }
+
+    /// The error, at `key`.
+    pub(crate) fn at(self, key: impl Into<String>) -> PolicyError {
+        PolicyError::Invalid {
+            key: key.into(),
+            kind: self.kind,
+            value: self.value,
+            allowed: self.allowed,
+            message: self.message,
+        }
+    }
 }
 
 /// Longest run of characters without whitespace an error message shows whole.
@@ -67,42 +188,38 @@ pub(crate) fn elide(message: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl PolicyError {
+    /// A bad value at `key`, explained by `message`.
     pub(crate) fn invalid(key: impl Into<String>, message: impl Into<String>) -> PolicyError {
-        PolicyError::Invalid {
-            key: key.into(),
-            message: message.into(),
+        Fault::bad(message).at(key)
+    }
+
+    /// The key, the bad value and the allowed values, for doors that hand them to a caller
+    /// as fields (the Python package's exception). Empty for a syntax error.
+    pub fn details(&self) -> ErrorDetails {
+        match self {
+            PolicyError::Invalid {
+                key,
+                value,
+                allowed,
+                ..
+            } => ErrorDetails {
+                key: Some(key.clone()),
+                value: value.clone(),
+                allowed: allowed.clone(),
+            },
+            PolicyError::Syntax { .. } => ErrorDetails::default(),
         }
     }
 
-    /// The key, the bad value and the allowed values, as far as the message names them,
-    /// for doors that hand them to a caller as fields (the Python package's exception):
-    /// `unknown level `x`; allowed: a, b` and serde's `unknown field `x`, expected one of
-    /// `a`, `b`` both give `x` and `[a, b]`.
-    pub fn details(&self) -> ErrorDetails {
-        let PolicyError::Invalid { key, message } = self else {
-            return ErrorDetails::default();
-        };
-        let value = message
-            .find("unknown ")
-            .and_then(|i| backticked(&message[i..]))
-            .map(str::to_owned);
-        let allowed = if let Some(i) = message.find("allowed: ") {
-            message[i + 9..].split(", ").map(str::to_owned).collect()
-        } else if let Some(i) = message.find("expected ") {
-            let rest = &message[i + 9..];
-            let rest = rest.strip_prefix("one of ").unwrap_or(rest);
-            rest.split(", ")
-                .flat_map(|p| p.split(" or "))
-                .filter_map(|p| p.trim().strip_prefix('`')?.strip_suffix('`'))
-                .map(str::to_owned)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        ErrorDetails {
-            key: Some(key.clone()),
-            value,
-            allowed,
+    /// Where a syntax error is (1-based line and column), if the parser said.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            PolicyError::Syntax {
+                line: Some(line),
+                column,
+                ..
+            } => Some((*line, column.unwrap_or(1))),
+            _ => None,
         }
     }
 }
@@ -110,7 +227,9 @@ impl PolicyError {
 /// What a [`PolicyError`] names: see [`PolicyError::details`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ErrorDetails {
+    /// Where the error is (`ops[2].by`); `None` for a syntax error.
     pub key: Option<String>,
+    /// The offending name or value, when the error is about one.
     pub value: Option<String>,
     /// Empty when the message names no choices.
     pub allowed: Vec<String>,
@@ -191,7 +310,11 @@ impl<'a> CompileCx<'a> {
     }
 
     /// A bit mask of level indices; `None` means every level but `full`.
-    pub(crate) fn level_mask(&self, field: &str, names: Option<&[String]>) -> Result<u64, PolicyError> {
+    pub(crate) fn level_mask(
+        &self,
+        field: &str,
+        names: Option<&[String]>,
+    ) -> Result<u64, PolicyError> {
         let Some(names) = names else {
             let all_but_full = (1u64 << (self.levels.len() - 1)) - 1;
             self.masks.borrow_mut().push(all_but_full);
@@ -207,13 +330,13 @@ impl<'a> CompileCx<'a> {
                 ));
             }
             let index = self.levels.iter().position(|l| l == name).ok_or_else(|| {
-                self.error(
-                    &key,
-                    format!(
-                        "unknown level `{name}`; allowed: {}",
-                        self.levels.join(", ")
-                    ),
-                )
+                let message = format!(
+                    "unknown level `{name}`; allowed: {}",
+                    self.levels.join(", ")
+                );
+                let fault =
+                    Fault::not_one_of(InvalidKind::UnknownValue, Some(name), self.levels, message);
+                self.fault(&key, fault)
             })?;
             mask |= 1 << index;
         }
@@ -223,12 +346,17 @@ impl<'a> CompileCx<'a> {
 
     /// An error about `field` of the op being compiled.
     pub(crate) fn error(&self, field: &str, message: impl Into<String>) -> PolicyError {
+        self.fault(field, Fault::bad(message))
+    }
+
+    /// `fault`, about `field` of the op being compiled.
+    pub(crate) fn fault(&self, field: &str, fault: Fault) -> PolicyError {
         let key = if field.is_empty() {
             self.key.clone()
         } else {
             format!("{}.{field}", self.key)
         };
-        PolicyError::invalid(key, message)
+        fault.at(key)
     }
 
     /// Register a selector; returns its index in the policy's selector set.
@@ -309,7 +437,11 @@ impl<'a> CompileCx<'a> {
         Ok(())
     }
 
-    pub(crate) fn selectors(&mut self, field: &str, srcs: &[String]) -> Result<Vec<usize>, PolicyError> {
+    pub(crate) fn selectors(
+        &mut self,
+        field: &str,
+        srcs: &[String],
+    ) -> Result<Vec<usize>, PolicyError> {
         srcs.iter()
             .enumerate()
             .map(|(i, s)| self.selector(&format!("{field}[{i}]"), s))

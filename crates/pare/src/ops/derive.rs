@@ -35,6 +35,7 @@ use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::value::Value;
 
+/// Options of `derive`. A field is written only where its parent object is there.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeriveSpec {

@@ -84,6 +84,7 @@ pub struct OpDoc {
     pub summary: String,
     /// Why it exists (the paragraphs after `Why:`, line breaks as written).
     pub why: String,
+    /// Its examples, in the order written.
     pub examples: Vec<Example>,
     /// Free text after the examples (may be empty).
     pub notes: String,
@@ -105,6 +106,7 @@ pub struct Example {
 /// One option of an op (or of a table inside it: `rules[].when`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OptionDoc {
+    /// The option's key; an option of a table in a list is `list[].key` (`rules[].when`).
     pub name: String,
     /// `string`, `integer`, `[string]`, `"drop" | "keep"`, …
     pub ty: String,

@@ -24,6 +24,7 @@ use crate::json::omit::KeyTest;
 use crate::query::selector::{Item, MatchState, SelectorSet};
 use crate::value::Value;
 
+/// Options of `drop`. Give `paths`, `if_present` or both.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DropSpec {
@@ -39,6 +40,7 @@ pub struct DropSpec {
     pub if_present: Vec<String>,
 }
 
+/// `drop` compiled: its selectors, as indices into the policy's selector set.
 #[derive(Debug)]
 pub struct Drop {
     paths: Vec<usize>,

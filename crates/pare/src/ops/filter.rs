@@ -31,6 +31,7 @@ use crate::manifest::Kind;
 use crate::query::expr::Expr;
 use crate::value::Value;
 
+/// Options of `filter`. Give exactly one of `remove_where` and `keep_where`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilterSpec {

@@ -24,6 +24,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::value::{Key, Map, Value};
 
+/// Options of `flatten`. A promoted name the parent already has becomes `<member>_<field>`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlattenSpec {

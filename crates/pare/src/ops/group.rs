@@ -35,6 +35,7 @@ use crate::manifest::Kind;
 use crate::params::Scalar;
 use crate::value::{Map, Number, Value};
 
+/// Options of `group`. A `null` where a list is selected becomes `{}`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GroupSpec {
@@ -59,21 +60,30 @@ fn default_other() -> String {
     "other".into()
 }
 
+/// What `group` does with records no rule takes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Unmatched {
+    /// Drop them, recorded by type (the default).
     #[default]
     Drop,
+    /// Keep them, as they are, in a list under `other_key`.
     Keep,
 }
 
+/// How a `group` rule renders its records.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupShape {
+    /// `[value, …]`, or `[{out: field, …}, …]` with `fields` (the default).
     List,
+    /// `value` for one record, `[value, …]` under `plural_key` for more.
     OneOrMany,
+    /// `{record[map_key]: record[value] or default, …}`; a key seen twice gets a list.
     Map,
+    /// The first record's value.
     First,
+    /// How many records.
     Count,
 }
 

@@ -23,6 +23,7 @@ use super::records::{Records, Values};
 use super::{ApplyCx, ListOp, Op, Sibling, check_min_items, default_min_items};
 use crate::value::{Map, Value};
 
+/// Options of `hoist`. Arrays whose parent is not an object are left alone.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HoistSpec {

@@ -26,6 +26,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::value::Value;
 
+/// Options of `keep`: an allow-list; other members of the selected objects are removed.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KeepSpec {
@@ -38,6 +39,7 @@ pub struct KeepSpec {
     pub fields: Vec<String>,
 }
 
+/// `keep` compiled: its selectors (indices into the policy's selector set) and fields.
 #[derive(Debug)]
 pub struct Keep {
     at: Vec<usize>,

@@ -55,7 +55,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::compile::{CompileCx, PolicyError};
+use super::compile::{CompileCx, Fault, InvalidKind, PolicyError};
 use super::{ApplyCx, Op, Sibling};
 use crate::manifest::Kind;
 use crate::value::Value;
@@ -127,13 +127,14 @@ impl LimitSpec {
             return Err(cx.error("at", "name at least one selector"));
         }
         if let (Some(by), LimitKeep::First | LimitKeep::Last) = (&self.by, self.keep) {
-            return Err(cx.error(
-                "by",
-                format!(
-                    "`by = \"{by}\"` ranks items, which only `keep = \"largest\"` or \
-                     `\"smallest\"` does; allowed: largest, smallest"
-                ),
-            ));
+            let message = format!(
+                "`by = \"{by}\"` ranks items, which only `keep = \"largest\"` or \
+                 `\"smallest\"` does; allowed: largest, smallest"
+            );
+            // Reported at `by`, the key that asks for the ranking; `keep`'s choices that rank.
+            let allowed = ["largest", "smallest"];
+            let fault = Fault::not_one_of(InvalidKind::BadValue, None, &allowed, message);
+            return Err(cx.fault("by", fault));
         }
         let more_key = match (&self.more_key, self.keep) {
             (Some(k), _) => k.clone(),
@@ -329,7 +330,7 @@ mod tests {
 
     fn error(policy: &str) -> (String, String) {
         match Policy::parse(policy).unwrap_err() {
-            crate::ops::compile::PolicyError::Invalid { key, message } => (key, message),
+            crate::ops::compile::PolicyError::Invalid { key, message, .. } => (key, message),
             other => panic!("{other}"),
         }
     }

@@ -38,6 +38,7 @@ use crate::params::ParamNumber;
 use crate::timestamp::parse_timestamp;
 use crate::value::{Map, Number, Value};
 
+/// Options of `merge`. Only consecutive items merge; items with unreadable times never do.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MergeSpec {

@@ -7,7 +7,7 @@
 //! macro invocation) formats the op files.
 //!
 //! An op has options (a serde struct, the `[[ops]]` table of a policy), compiles them once
-//! through the policy's [`compile::CompileCx`] (it never sees the compiled policy) and then
+//! through the policy's `compile::CompileCx` (it never sees the compiled policy) and then
 //! acts during the engine's single walk over the value: `Op::drops` before the walk
 //! descends into an object member, `Op::apply` on each node after its children are done.
 //! Ops record what they remove (`ApplyCx::rec`).
@@ -25,7 +25,7 @@ use crate::params::Params;
 use crate::query::selector::{MatchState, SelectorSet, Step};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
-use compile::{CompileCx, PolicyError};
+use compile::{CompileCx, Fault, InvalidKind, PolicyError};
 
 /// Registers ops: `Variant => module::Spec`. The module holds the op's options struct
 /// (`Spec`, with a `levels` field and a `compile` method) and its compiled form.
@@ -35,7 +35,10 @@ macro_rules! ops {
         #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
         #[serde(tag = "op", rename_all = "snake_case")]
         pub enum OpSpec {
-            $($variant($module::$spec),)*
+            $(
+                /// One op's table: `op` is the variant's name in snake_case, the rest its options.
+                $variant($module::$spec),
+            )*
         }
 
         impl OpSpec {
@@ -51,29 +54,37 @@ macro_rules! ops {
                 match self { $(OpSpec::$variant(s) => Ok(Box::new(s.compile(cx)?)),)* }
             }
             /// Read one `[[ops]]` table. Errors carry the path inside the table (`.paths[0]`)
-            /// and a message; each op's fields are read on their own so that a bad value is
-            /// reported at its key, which a tagged enum cannot do.
-            pub(crate) fn from_tree(tree: serde_json::Value) -> Result<OpSpec, (String, String)> {
+            /// and what is wrong there; each op's fields are read on their own so that a bad
+            /// value is reported at its key, which a tagged enum cannot do.
+            pub(crate) fn from_tree(tree: serde_json::Value) -> Result<OpSpec, (String, Fault)> {
                 let serde_json::Value::Object(mut map) = tree else {
-                    return Err((String::new(), "expected a table with an `op` key".into()));
+                    return Err((String::new(), Fault::bad("expected a table with an `op` key")));
                 };
                 let allowed = NAMES.join(", ");
                 let name = match map.remove("op") {
                     Some(serde_json::Value::String(name)) => name,
                     Some(other) => {
-                        return Err((".op".into(), format!("expected an op name, found {other}; allowed: {allowed}")));
+                        let message = format!("expected an op name, found {other}; allowed: {allowed}");
+                        let value = other.to_string();
+                        return Err((".op".into(), Fault::not_one_of(InvalidKind::WrongType, Some(&value), NAMES, message)));
                     }
-                    None => return Err((String::new(), format!("missing `op`; allowed: {allowed}"))),
+                    None => {
+                        let message = format!("missing `op`; allowed: {allowed}");
+                        return Err((String::new(), Fault::not_one_of(InvalidKind::MissingKey, Some("op"), NAMES, message)));
+                    }
                 };
                 let rest = serde_json::Value::Object(map);
                 let at = |e: serde_path_to_error::Error<serde_json::Error>| {
                     let path = e.path().to_string();
                     let path = if path == "." { String::new() } else { format!(".{path}") };
-                    (path, e.inner().to_string())
+                    (path, Fault::from_serde(e.inner().to_string()))
                 };
                 match name.as_str() {
                     $(stringify!($module) => serde_path_to_error::deserialize(rest).map(OpSpec::$variant).map_err(at),)*
-                    other => Err((".op".into(), format!("unknown op `{other}`; allowed: {allowed}"))),
+                    other => {
+                        let message = format!("unknown op `{other}`; allowed: {allowed}");
+                        Err((".op".into(), Fault::not_one_of(InvalidKind::UnknownValue, Some(other), NAMES, message)))
+                    }
                 }
             }
         }

@@ -27,6 +27,7 @@ use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::value::Value;
 
+/// Options of `nest`. Entries with no matching item stay in the map.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NestSpec {

@@ -31,6 +31,7 @@ use super::records::{Records, Values};
 use super::{ApplyCx, ListOp, Op, check_min_items, default_min_items};
 use crate::value::{Key, Map, Value};
 
+/// Options of `partition`. Every kind becomes a key, in first-seen order.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartitionSpec {

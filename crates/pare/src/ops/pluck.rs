@@ -45,6 +45,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::value::Value;
 
+/// Options of `pluck`. The other fields of each object are recorded as stripped.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PluckSpec {

@@ -36,6 +36,7 @@ use crate::query::expr::Expr;
 use crate::query::selector::SelectorSet;
 use crate::value::Value;
 
+/// Options of `prune`. Only object members are removed, never array items.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PruneSpec {

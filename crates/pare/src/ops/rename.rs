@@ -25,6 +25,7 @@ use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, Op};
 use crate::value::Value;
 
+/// Options of `rename`. Nothing is renamed when the root is not an object.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameSpec {

@@ -24,6 +24,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::value::{Number, Value};
 
+/// Options of `round`. Rounding is half away from zero, in decimal on the number's text.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoundSpec {
@@ -36,6 +37,7 @@ pub struct RoundSpec {
     pub decimals: u32,
 }
 
+/// `round` compiled: its selectors (indices into the policy's selector set) and decimals.
 #[derive(Debug)]
 pub struct Round {
     at: Vec<usize>,

@@ -24,6 +24,7 @@ use super::{ApplyCx, Op};
 use crate::manifest::Kind;
 use crate::value::Value;
 
+/// Options of `tier`. Bands are checked from the highest `min` down.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TierSpec {
@@ -39,6 +40,7 @@ pub struct TierSpec {
     pub below: Option<String>,
 }
 
+/// One band of `tier`: a lower bound and its label.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TierBand {
@@ -48,6 +50,7 @@ pub struct TierBand {
     pub label: String,
 }
 
+/// `tier` compiled: its selectors (indices into the policy's selector set) and bands.
 #[derive(Debug)]
 pub struct Tier {
     at: Vec<usize>,

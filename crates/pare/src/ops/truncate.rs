@@ -24,6 +24,7 @@ use crate::manifest::Kind;
 use crate::tokens::{Tokenizer, ceil_char_boundary, floor_char_boundary};
 use crate::value::Value;
 
+/// Options of `truncate`. Tokens are counted by the policy's tokenizer.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TruncateSpec {

@@ -38,10 +38,13 @@ pub struct PreviewCache {
     counts: HashMap<(u64, u64), usize>,
     /// Lookups answered from the cache, and all lookups (for tests and metrics).
     pub hits: u64,
+    /// Every lookup of a preview or outline facts, hit or miss.
     pub lookups: u64,
 }
 
 impl PreviewCache {
+    /// An empty cache of at most `capacity` previews and outline facts (at least 1), least
+    /// recently used dropped first; it remembers up to 8 × `capacity` token counts.
     pub fn new(capacity: usize) -> PreviewCache {
         PreviewCache {
             capacity: capacity.max(1),

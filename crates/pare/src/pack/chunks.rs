@@ -10,6 +10,8 @@ use crate::value::{Map, Value};
 pub struct Chunk {
     /// Position in the input.
     pub index: usize,
+    /// The item's `pack.id` field, or `#<index>` when it has none (a source chunk's is
+    /// `path:Lstart-end`).
     pub id: String,
     /// Ids of chunks merged into this one ([`super::overlap`]), best first.
     pub also: Vec<String>,
@@ -18,13 +20,18 @@ pub struct Chunk {
     /// The response gave a numeric score: an unscored chunk is shown as such and never
     /// demoted by the score threshold.
     pub scored: bool,
+    /// The code or prose shown; empty when the item has no `pack.text` field.
     pub text: String,
+    /// The source path (`pack.path`); empty when the item has none.
     pub path: String,
     /// The chunk's first line in its file (1 when the response doesn't say).
     pub line_start: usize,
     /// Whether the response said where the chunk starts.
     pub lines_known: bool,
+    /// A short heading shown after the line range: the item's `pack.header` field
+    /// (`pod.py > Timeout Token`), or a source chunk's container (`in impl Foo`); `None`: none.
     pub header: Option<String>,
+    /// The language, from the path's extension: it picks the outline and the code fence.
     pub lang: Lang,
     /// The policy's extra fields (`pack.fields`) as name and text, in the policy's order.
     pub fields: Vec<(String, String)>,
@@ -34,9 +41,11 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// Lines of the text; at least 1 (an empty text takes one line).
     pub fn line_count(&self) -> usize {
         self.text.lines().count().max(1)
     }
+    /// The chunk's last line in its file (1-based, inclusive).
     pub fn line_end(&self) -> usize {
         self.line_start + self.line_count() - 1
     }

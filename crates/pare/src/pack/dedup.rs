@@ -30,6 +30,8 @@ pub fn shingles(text: &str) -> HashSet<u64> {
     words.windows(3).map(hash).collect()
 }
 
+/// The Jaccard similarity of two shingle sets: shared over all, from 0 to 1; two empty sets
+/// are alike (1).
 pub fn jaccard(a: &HashSet<u64>, b: &HashSet<u64>) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;

@@ -60,13 +60,17 @@ pub enum PackError {
 /// How much of a chunk is shown, most detail first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tier {
+    /// The whole text.
     Full,
     /// A structure-preserving preview; the step indexes `render::PREVIEW_STEPS`.
     Preview(u8),
+    /// One line: path, line range, symbols and first doc line.
     Metadata,
+    /// One line: its id and score (a source chunk's: its place and first names).
     IdOnly,
     /// A reference to the better chunk (its rank) it nearly duplicates.
     Duplicate(usize),
+    /// Not shown: named in the closing note.
     Out,
 }
 
@@ -84,6 +88,8 @@ impl Tier {
             Tier::Out => return None,
         })
     }
+    /// The name in the metrics and page data: `full`, `preview`, `metadata-only`, `id-only`,
+    /// `duplicate` or `left-out`.
     pub fn name(self) -> &'static str {
         match self {
             Tier::Full => "full",
@@ -121,9 +127,11 @@ impl Tier {
 
 /// What a pack needs besides the chunks.
 pub struct PackSettings<'a> {
+    /// The `[pack]` settings: field mapping, threshold, order.
     pub options: &'a PackOptions,
     /// Tokens the output may have, at most.
     pub budget: usize,
+    /// Counts every token: the blocks while filling and the final text.
     pub tokenizer: &'a dyn Tokenizer,
     /// The level's cap ([`Tier::cap_for_level`]).
     pub max_tier: Tier,
@@ -140,8 +148,11 @@ pub struct PackSettings<'a> {
 
 /// The packed text, its exact token count, and the metrics.
 pub struct Packed {
+    /// The page's text, never over the budget.
     pub text: String,
+    /// The text's tokens, counted whole with the settings' tokenizer.
     pub tokens: usize,
+    /// Seed 003's metrics, with where each chunk went and why.
     pub metrics: Metrics,
     /// The cursor of the next page, when chunks were left out that a next page can show.
     pub next_cursor: Option<String>,
@@ -179,13 +190,16 @@ impl Packed {
 /// costs in the text.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shown {
+    /// The chunk's id ([`chunks::Chunk::id`]).
     pub id: String,
     /// Ids merged into this chunk ([`overlap`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<String>,
+    /// The chunk's source path; empty when the response gave none.
     pub path: String,
     /// First and last line in the file; `null` when the input did not say.
     pub line_start: Option<usize>,
+    /// Last line in the file (1-based, inclusive); `null` when the input did not say.
     pub line_end: Option<usize>,
     /// 1 = best.
     pub rank: usize,
@@ -193,6 +207,7 @@ pub struct Shown {
     pub score: Option<f64>,
     /// `full`, `preview`, `metadata-only`, `id-only`, `duplicate` or `left-out`.
     pub tier: &'static str,
+    /// Why it got that tier: `fits`, `below the score threshold`, `the level's cap`, …
     pub reason: &'static str,
     /// Tokens of the chunk's block in the packed text (heading and fences included, the
     /// blank line before the next block not); 0 when left out.
@@ -209,14 +224,23 @@ pub struct Shown {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Metrics {
+    /// Chunks in the input, before merging and skipping those with no text.
     pub total_chunks: usize,
+    /// Chunks this page shows as metadata only.
     pub metadata_only_chunks: usize,
+    /// Tokens of every input chunk's block in full: what packing is measured against.
     pub tokens_before_compression: usize,
+    /// Tokens of the packed text.
     pub tokens_after_compression: usize,
+    /// Tokens before less tokens after; negative when the packed text is longer.
     pub tokens_saved: i64,
+    /// `tokens_saved` as a percentage of the tokens before, one decimal: `"42.5%"`.
     pub compression_rate: String,
+    /// Tokens the output may have, at most.
     pub budget: usize,
+    /// The tokenizer's name, e.g. `o200k_base`.
     pub tokenizer: String,
+    /// Every chunk, ranked ones by rank, then those skipped for having no text.
     pub items: Vec<ItemMetric>,
 }
 
@@ -236,12 +260,17 @@ impl Metrics {
     }
 }
 
+/// Where one chunk went and why ([`Metrics::items`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct ItemMetric {
+    /// The chunk's id.
     pub id: String,
+    /// 1 = best; a merged chunk has the rank of the chunk it went into; 0 when skipped.
     pub rank: usize,
     /// `null` when the response gave the chunk no score.
     pub score: Option<f64>,
+    /// A [`Tier::name`], or `earlier-page`, `merged` (into a better chunk) or `empty`.
     pub tier: &'static str,
+    /// Why: `fits`, `degraded to fit the budget`, `no text: skipped`, …
     pub reason: &'static str,
 }

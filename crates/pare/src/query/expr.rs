@@ -51,6 +51,7 @@ pub struct ExprError {
     pub source: String,
     /// 1-based character position of the problem.
     pub position: usize,
+    /// What is wrong there, e.g. `invalid number '1.2.3'`.
     pub message: String,
 }
 
@@ -114,6 +115,7 @@ enum CmpOp {
 }
 
 impl Expr {
+    /// Parses a predicate in the language of the [module docs](self).
     pub fn parse(src: &str) -> Result<Expr, ExprError> {
         let chars: Vec<char> = src.chars().collect();
         let err = |at: usize, message: String| ExprError {

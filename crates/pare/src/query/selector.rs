@@ -47,6 +47,7 @@ pub struct SelectorError {
     pub source: String,
     /// 1-based character position of the problem.
     pub position: usize,
+    /// What is wrong there, e.g. ``unclosed `[` ``.
     pub message: String,
 }
 
@@ -68,7 +69,12 @@ pub enum Step<'a> {
     /// An object member.
     Key(&'a str),
     /// An array element; `len` is the array's length, needed for negative indices.
-    Index { index: usize, len: usize },
+    Index {
+        /// The element's position, from 0.
+        index: usize,
+        /// The array's length, which a negative index counts back from.
+        len: usize,
+    },
 }
 
 /// One selector inside a segment.
@@ -102,6 +108,8 @@ pub struct Glob {
 }
 
 impl Glob {
+    /// Compiles `pattern` (for `glob('…')`, the text inside the quotes). `**` works as `*`
+    /// here; selectors refuse it.
     pub fn new(pattern: &str) -> Glob {
         let all: Vec<&str> = pattern.split('*').collect();
         let last = all.len() - 1;
@@ -150,7 +158,9 @@ impl Glob {
 /// A segment: `.x`/`[…]` (children) or `..x`/`..[…]` (descendants, the node itself included).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
+    /// `..`: the items are matched at any depth below the node, and at the node itself.
     pub descendant: bool,
+    /// The selectors of the segment (a union when more than one), in the order written.
     pub items: Vec<Item>,
 }
 
@@ -168,6 +178,7 @@ impl fmt::Display for Selector {
 }
 
 impl Selector {
+    /// Parses a path that starts with `$` (see the [module docs](self) for what is supported).
     pub fn parse(src: &str) -> Result<Selector, SelectorError> {
         let mut p = Parser {
             src,
@@ -186,6 +197,7 @@ impl Selector {
         &self.source
     }
 
+    /// The segments after `$`, in order; none for `$` itself.
     pub fn segments(&self) -> &[Segment] {
         &self.segments
     }
@@ -644,6 +656,8 @@ pub struct SelectorSet {
 }
 
 impl SelectorSet {
+    /// Compiles `selectors`; each is named afterwards by its index in this list. Fails when
+    /// they have more than 256 positions in all (a path takes one per segment, plus one).
     pub fn new(selectors: Vec<Selector>) -> Result<SelectorSet, SelectorError> {
         let mut set = SelectorSet {
             selectors: Vec::new(),
@@ -731,14 +745,18 @@ impl SelectorSet {
         Ok(set)
     }
 
+    /// How many selectors the set holds.
     pub fn len(&self) -> usize {
         self.selectors.len()
     }
 
+    /// Whether the set holds no selector.
     pub fn is_empty(&self) -> bool {
         self.selectors.is_empty()
     }
 
+    /// Selector `i`, by its index in the list given to [`SelectorSet::new`]; panics if out of
+    /// range.
     pub fn selector(&self, i: usize) -> &Selector {
         &self.selectors[i]
     }

@@ -22,7 +22,9 @@ use crate::tokens::{self, Tokenizer};
 /// chars/4 estimate (⌈chars / 4⌉).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Budget {
+    /// Most tokens a page may cost by the real tokenizer; 0 counts as 1.
     pub tokens: usize,
+    /// Most a page may cost by chars/4 (characters, not bytes); 0 counts as 1.
     pub chars4: usize,
 }
 
@@ -46,6 +48,7 @@ pub struct Gate<'t> {
 }
 
 impl<'t> Gate<'t> {
+    /// A gate that counts by `real` and holds `budget`.
     pub fn new(real: &'t dyn Tokenizer, budget: Budget) -> Gate<'t> {
         Gate {
             real,

@@ -25,10 +25,17 @@ use crate::value::Value;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MergeError {
+    /// No pages were given.
     #[error("no pages to merge")]
     Empty,
+    /// A page does not fit onto the value merged from the pages before it.
     #[error("page {page}: {why}")]
-    Mismatch { page: usize, why: String },
+    Mismatch {
+        /// The page's place in the pages given, 1-based.
+        page: usize,
+        /// What did not fit.
+        why: String,
+    },
 }
 
 /// Merge `pages` (each with the pointer it continues, from its record) into one value.

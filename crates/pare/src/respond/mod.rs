@@ -91,7 +91,9 @@ pub enum Input<'a> {
 
 /// One request to shape a response.
 pub struct Request<'a> {
+    /// What to shape.
     pub input: Input<'a>,
+    /// The policy whose levels, parameters and ops shape the input.
     pub policy: &'a Policy,
     /// A level by name: never lowered. `None`: the default level, lowered to fit.
     pub level: Option<&'a str>,
@@ -100,6 +102,7 @@ pub struct Request<'a> {
     pub default_level: Option<&'a str>,
     /// Parameter overrides (`maxGapMinutes=5`), checked against the policy's parameters.
     pub params: &'a [(String, String)],
+    /// The encoding pages are rendered in (minified JSON in [`Request::new`]).
     pub format: Format,
     /// Counts everything and decides `auto`'s encodings.
     pub tokenizer: &'a dyn Tokenizer,
@@ -161,6 +164,7 @@ impl<'a> Request<'a> {
 /// pages stores them; one that reads the input again ignores them), and the shaped value.
 #[derive(Debug)]
 pub struct Response {
+    /// The page asked for: the first, or the one `cursor` names.
     pub page: Page,
     /// The pages after `page`, in order.
     pub rest: Vec<Page>,
@@ -179,18 +183,23 @@ pub struct Response {
 /// ([`Request::want_value`]) spends it all in `parse`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Stages {
+    /// Reading the input into a value (or, streamed, writing its text as well).
     pub parse: std::time::Duration,
+    /// Running the policy, at every level tried.
     pub shape: std::time::Duration,
+    /// Rendering the value and counting its tokens, every rendering.
     pub render: std::time::Duration,
 }
 
 /// One page: the text the model reads, the note that follows it, and the record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
+    /// What the model reads, the note not included.
     pub text: String,
     /// A line for the model after the text (page position, how to go on, or why the level
     /// was lowered). The budget covers text and note together.
     pub note: Option<String>,
+    /// What happened, for the door to report.
     pub record: Record,
 }
 
@@ -198,7 +207,10 @@ pub struct Page {
 /// `--report-json`, HTTP headers, the Python object).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {
+    /// Name of the tokenizer the counts are by.
     pub tokenizer: String,
+    /// What the text is written in: a [`Format`] name, `pack` for packed search results, or
+    /// `text` for plain text.
     pub format: &'static str,
     /// The level shown.
     pub level: String,
@@ -213,7 +225,9 @@ pub struct Record {
     pub note_tokens: Option<usize>,
     /// 1-based.
     pub page: usize,
+    /// How many pages the response has; 1 when it fits whole.
     pub pages: usize,
+    /// The cursor that asks for the next page; `None` on the last page.
     pub next_cursor: Option<String>,
     /// JSON Pointer of the item or string this page continues from the page before
     /// ([`merge`]); `""` is the root.
@@ -257,14 +271,26 @@ pub enum RespondError {
     /// `Input::Json` that is not JSON.
     #[error("{0}")]
     Json(#[from] crate::json::JsonError),
+    /// The request's `level` (or `default_level`) is not one of the policy's levels.
     #[error("unknown level `{name}`; this policy's levels: {allowed}")]
-    Level { name: String, allowed: String },
+    Level {
+        /// The level as named.
+        name: String,
+        /// The policy's levels, comma-separated.
+        allowed: String,
+    },
+    /// A parameter override names no parameter of the policy, or has a value it does not take.
     #[error(transparent)]
     Policy(#[from] crate::ops::compile::PolicyError),
+    /// A cursor that is not pare's, does not fit this input and settings, or came without a
+    /// budget.
     #[error("{0}")]
     Cursor(String),
+    /// The budget is too small for a page and its note, or needs more pages than a cursor
+    /// can number.
     #[error("{0}")]
     Budget(String),
+    /// A `[pack]` policy whose field mapping does not match the input.
     #[error(transparent)]
     Pack(#[from] crate::pack::PackError),
 }

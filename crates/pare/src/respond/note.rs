@@ -3,7 +3,7 @@
 //!
 //! Why the engine writes it: the budget holds for the page *and* its note, so the engine must
 //! know the note's cost when it cuts pages. Page boundaries depend on that cost, so it is
-//! the most any door's note can cost ([`reserve`]), not the asking door's: the same input,
+//! the most any door's note can cost (`reserve`), not the asking door's: the same input,
 //! policy, level, budget and format give the same page texts through every door.
 //!
 //! ```
@@ -25,11 +25,21 @@ use super::cursor;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hint<'a> {
     /// An MCP tool (`more`, called with `{"cursor": …}`) and the argument naming the level.
-    Tool { more: &'a str, detail: &'a str },
+    Tool {
+        /// Name of the tool that returns the next page.
+        more: &'a str,
+        /// Name of the argument that picks the level.
+        detail: &'a str,
+    },
     /// The CLI's `--cursor` and `--level`.
     Flags,
     /// HTTP query parameters.
-    Query { cursor: &'a str, detail: &'a str },
+    Query {
+        /// Name of the query parameter that takes the cursor.
+        cursor: &'a str,
+        /// Name of the query parameter that picks the level.
+        detail: &'a str,
+    },
 }
 
 /// The door-independent hints, for [`reserve`].
@@ -103,7 +113,12 @@ pub(crate) fn reserve(fit: &dyn Tokenizer, own: &Hint) -> usize {
 
 /// The most a lowered note can cost by `fit`, with the level names of this policy, for
 /// every door's hint and this request's own (so every door lowers to the same level).
-pub(crate) fn lowered_reserve(fit: &dyn Tokenizer, own: &Hint, levels: &[String], budget: usize) -> usize {
+pub(crate) fn lowered_reserve(
+    fit: &dyn Tokenizer,
+    own: &Hint,
+    levels: &[String],
+    budget: usize,
+) -> usize {
     let longest = levels
         .iter()
         .max_by_key(|l| l.len())

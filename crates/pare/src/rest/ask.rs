@@ -18,9 +18,13 @@ use super::routes::RoutePolicy;
 /// What the caller asked for; `None`: the route's setting.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ask {
+    /// `pare_detail`: the level (checked by [`Ask::check`]); `full`: the handler's exact response.
     pub level: Option<String>,
+    /// `pare_format` (or `Accept: text/toon`): the format of the shaped body.
     pub format: Option<Format>,
+    /// `pare_max_tokens`: the budget in tokens, at least 1; the route's budget caps it.
     pub max_tokens: Option<usize>,
+    /// `pare_cursor`: the page to send; `None`: the first.
     pub cursor: Option<String>,
     /// The caller's `Accept` names JSON only (`application/json`, `application/*+json`):
     /// a body that is not JSON (packed search results) is sent as data instead.
@@ -41,8 +45,11 @@ pub(crate) const PARAM_HEADER: &str = "x-pare-param-";
 pub struct AskError {
     /// The query parameter (or header) as the caller wrote it.
     pub param: String,
+    /// The value as the caller gave it.
     pub value: String,
+    /// The values allowed; empty when they cannot be listed (a number, a parameter value).
     pub allowed: Vec<String>,
+    /// What is wrong with the value, for the caller.
     pub message: String,
 }
 

@@ -5,7 +5,7 @@
 //! Why every header by default: credentials travel in many headers (`Authorization`,
 //! `Cookie`, `X-Api-Key`, GitLab's `PRIVATE-TOKEN`, `X-Auth-Token`, `Api-Key`, …), and a
 //! list of known ones misses the next API's. So every request header counts, but for a short
-//! list that cannot identify a caller ([`NOT_IDENTITY`]: content negotiation, the client's
+//! list that cannot identify a caller (`NOT_IDENTITY`: content negotiation, the client's
 //! name, caching and tracing headers). A header that differs per request (a request id)
 //! only costs a cache miss: the door then asks the upstream again, with the caller's own
 //! credentials, and the engine checks the cursor against that body. `[http]
@@ -60,7 +60,7 @@ pub(crate) const NOT_IDENTITY: [&str; 32] = [
 /// Which request headers say who is asking.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Identity {
-    /// Every header but [`NOT_IDENTITY`], `sec-*` and `x-pare-*`.
+    /// Every header but `NOT_IDENTITY`, `sec-*` and `x-pare-*`.
     #[default]
     AllButKnown,
     /// Exactly these (lowercase names).

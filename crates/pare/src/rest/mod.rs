@@ -2,7 +2,7 @@
 //! ASGI middleware now, `pare http` next): which routes are shaped and how ([`routes`]),
 //! what the caller asks for ([`ask`]: `pare_detail`, `pare_format`, `pare_max_tokens`,
 //! `pare_cursor`, or `X-Pare-*` headers), and the response ([`response`]: a JSON body
-//! through the response pipeline, [`crate::respond`], with `X-Pare-*` headers; anything
+//! through the response pipeline, [`mod@crate::respond`], with `X-Pare-*` headers; anything
 //! else passes untouched). No I/O: a door moves the bytes and calls these.
 //!
 //! ```

@@ -26,11 +26,15 @@ use super::routes::RoutePolicy;
 /// A shaped response.
 #[derive(Debug)]
 pub struct Shaped {
+    /// The page's text, to send as the body.
     pub body: String,
+    /// The body's `Content-Type`, by the format used (what `auto` chose).
     pub content_type: &'static str,
     /// `X-Pare-*` headers, in this order.
     pub headers: Vec<(&'static str, String)>,
+    /// What the engine did to make the page (the headers say it too).
     pub record: Record,
+    /// The page's note, unescaped (`X-Pare-Note` carries it escaped); `None`: no note.
     pub note: Option<String>,
     /// The pages after this one, shaped alike (a door that caches pages stores them under
     /// their cursors, [`Record::next_cursor`] of the page before; one that reads the
@@ -43,12 +47,15 @@ pub struct Shaped {
 pub enum Outcome {
     /// Send the handler's response as it is; why (for a log).
     Pass(&'static str),
+    /// Send this shaped body and its headers instead.
     Shaped(Box<Shaped>),
     /// Answer with this status and JSON body instead: `400` for a cursor that is not one or
     /// a budget nothing fits, `410` for a cursor of a response that has changed since (or
     /// of other settings): the caller asks again without it.
     Refuse {
+        /// The HTTP status: `400` or `410`.
         status: u16,
+        /// The JSON body: `error`, `param` and, for a cursor, `expired`.
         body: String,
     },
 }

@@ -20,31 +20,52 @@ use crate::schema::mcp::McpFormat;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RoutesError<E: std::error::Error + 'static> {
+    /// `http.routes[index].policy` could not be read or compiled.
     #[error("`http.routes[{index}].policy` = {reference:?}: {source}")]
     Resolve {
+        /// The entry's index in `http.routes` (0-based).
         index: usize,
+        /// The policy file as the entry names it.
         reference: String,
+        /// The door's error for that file.
         #[source]
         source: E,
     },
+    /// `http.routes[index].level` names no level of the route's policy.
     #[error("`http.routes[{index}].level`: {message}")]
-    Level { index: usize, message: String },
-    #[error("`http.routes[{index}].match[{pattern}]`: {message}")]
-    Pattern {
+    Level {
+        /// The entry's index in `http.routes` (0-based).
         index: usize,
-        pattern: usize,
+        /// What is wrong: the unknown level and the policy's levels.
         message: String,
     },
+    /// A pattern in `http.routes[index].match` is malformed: no `/path`, or a bad method or
+    /// segment.
+    #[error("`http.routes[{index}].match[{pattern}]`: {message}")]
+    Pattern {
+        /// The entry's index in `http.routes` (0-based).
+        index: usize,
+        /// The pattern's index in the entry's `match` (0-based).
+        pattern: usize,
+        /// What is wrong, quoting the pattern.
+        message: String,
+    },
+    /// `http.routes[index].max_tokens` is 0.
     #[error("`http.routes[{index}].max_tokens`: must be at least 1")]
-    Budget { index: usize },
+    Budget {
+        /// The entry's index in `http.routes` (0-based).
+        index: usize,
+    },
 }
 
 /// How one route's responses are shaped.
 #[derive(Debug)]
 pub struct RoutePolicy {
+    /// The policy responses are shaped by: the entry's `policy` file, else the one with `[http]`.
     pub policy: Arc<Policy>,
     /// The level when the caller names none (lowered to fit a budget).
     pub default_level: String,
+    /// The format of shaped bodies when the caller names none: the entry's, else `json`.
     pub format: Format,
     /// The route's budget in tokens; a caller may ask for less.
     pub max_tokens: Option<usize>,

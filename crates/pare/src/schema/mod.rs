@@ -6,7 +6,7 @@
 //! ones, never a silently ignored setting. The parts of the file:
 //!
 //! - the top level, `[omitted]`: [`PolicyOptions`], [`OmittedOptions`];
-//! - `[params]`: names with a default, [`crate::params::Scalar`];
+//! - `[params]`: names with a default, `crate::params::Scalar`;
 //! - `[[ops]]`: [`crate::ops::OpSpec`], which the ops registry makes from each op's options
 //!   struct (kept in the op's own file, beside the code it configures);
 //! - `[pack]`: [`pack`], read by `pare pack`;

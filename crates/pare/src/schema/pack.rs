@@ -82,12 +82,17 @@ pub struct PackOptions {
     pub client_limit: usize,
 }
 
+/// The order of the packed items (`[pack] order`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PackOrder {
+    /// Best first.
     #[default]
     Score,
+    /// Best at both ends and the weakest in the middle, for models that read the middle of
+    /// a long context less well.
     Edges,
+    /// The input's order.
     Input,
 }
 

@@ -7,7 +7,7 @@
 //!
 //! * `o200k_base` (alias `o200k`) and `cl100k_base` (alias `cl100k`): OpenAI's BPE
 //!   encodings: tiktoken's byte-pair merges over rank tables laid out at build time
-//!   ([`crate::rank_table`], read in place: nothing to load). Counts equal those of the
+//!   (`crate::rank_table`, read in place: nothing to load). Counts equal those of the
 //!   reference counter, `gpt-tokenizer` v3 (`countTokens`), byte for byte — including
 //!   its JavaScript notion of whitespace (see *Divergences* below).
 //! * `chars4`: `ceil(chars / 4)` where *chars* are Unicode scalar values (Rust `char`s).

@@ -21,15 +21,21 @@ use crate::value::{Map, Value};
 /// The character between values of a row or an inline array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Delimiter {
+    /// `,` (the default); array headers don't name it.
     #[default]
     Comma,
+    /// A tab character.
     Tab,
+    /// `|`.
     Pipe,
 }
 
 impl Delimiter {
+    /// The names [`Delimiter::parse`] accepts besides the characters themselves.
     pub const NAMES: &[&str] = &["comma", "tab", "pipe"];
 
+    /// The delimiter named `name` (one of [`Delimiter::NAMES`]) or written as its character
+    /// (`,`, a tab, `|`); `None` for anything else.
     pub fn parse(name: &str) -> Option<Delimiter> {
         match name {
             "comma" | "," => Some(Delimiter::Comma),
@@ -38,6 +44,7 @@ impl Delimiter {
             _ => None,
         }
     }
+    /// The character written between values.
     pub fn char(self) -> char {
         match self {
             Delimiter::Comma => ',',
@@ -52,6 +59,8 @@ impl Delimiter {
 pub struct EncodeOptions {
     /// Spaces per nesting level (default 2).
     pub indent: usize,
+    /// What separates the values of rows and inline arrays (default comma); a tab or pipe is
+    /// also written inside each array header's brackets.
     pub delimiter: Delimiter,
 }
 

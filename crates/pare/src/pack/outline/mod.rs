@@ -12,9 +12,9 @@
 //! * Rust, Python, TypeScript, TSX, JavaScript, Go and Java are parsed with tree-sitter
 //!   (which tolerates chunks that start or end mid-function): signatures of functions,
 //!   methods, classes, structs, enums, traits, impls, interfaces, type aliases, modules and
-//!   exports (multi-line signatures whole, up to [`MAX_SIGNATURE_LINES`]), their
+//!   exports (multi-line signatures whole, up to `MAX_SIGNATURE_LINES`), their
 //!   decorators/attributes, and the summary paragraph of their doc comments (up to
-//!   [`MAX_DOC_LINES`]).
+//!   `MAX_DOC_LINES`).
 //! * Markdown: headings and the first line of every paragraph.
 //! * Anything else, and parses that broke down (or ran over an operation budget: some
 //!   grammars loop forever on some garbage): a keyword scan. A line is important if,
@@ -53,13 +53,21 @@ pub(crate) const MAX_DOC_LINES: usize = 4;
 /// The language of a chunk: which parser finds its structure and how markers are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
+    /// Rust (`.rs`): tree-sitter, `//` markers.
     Rust,
+    /// Python (`.py`, `.pyi`): tree-sitter, `#` markers.
     Python,
+    /// TypeScript (`.ts`, `.mts`, `.cts`, so also `.d.ts`): tree-sitter, `//` markers.
     TypeScript,
+    /// TypeScript with JSX (`.tsx`): tree-sitter, `//` markers.
     Tsx,
+    /// JavaScript (`.js`, `.jsx`, `.mjs`, `.cjs`): tree-sitter, `//` markers.
     JavaScript,
+    /// Go (`.go`): tree-sitter, `//` markers.
     Go,
+    /// Java (`.java`): tree-sitter, `//` markers.
     Java,
+    /// Markdown (`.md`, `.markdown`): headings and paragraph first lines, `<!-- … -->` markers.
     Markdown,
     /// Any other text: keyword fallback, `//` markers.
     Other,
@@ -138,6 +146,7 @@ impl Lang {
 /// A named definition found in a chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
+    /// The definition's name as written (a Markdown heading's text).
     pub name: String,
     /// `function method class struct enum union interface type trait impl module const
     /// static variable macro record export heading`.
@@ -169,7 +178,9 @@ pub fn outline(text: &str, lang: Lang) -> Outline {
 /// to `0..=1`; NaN counts as 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PreviewOptions {
+    /// Share of the lines kept from the start (rounded down). Default: 0.3.
     pub head: f64,
+    /// Share of the lines kept from the end (rounded down). Default: 0.3.
     pub tail: f64,
 }
 
@@ -185,6 +196,7 @@ impl Default for PreviewOptions {
 /// A rendered preview.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preview {
+    /// Kept lines verbatim, each dropped run as one marker line.
     pub text: String,
     /// Lines of the chunk kept verbatim.
     pub kept: usize,
@@ -211,6 +223,8 @@ pub struct Previewer<'a> {
 }
 
 impl<'a> Previewer<'a> {
+    /// Parses `text` once. `first_line` is its first line number in the file, used in markers
+    /// (1 if unknown; 0 is read as 1).
     pub fn new(text: &'a str, lang: Lang, first_line: usize) -> Self {
         let lines = split_lines(text);
         let analysis = analyze(&lines, text, lang);
@@ -225,6 +239,7 @@ impl<'a> Previewer<'a> {
         }
     }
 
+    /// What [`outline`] finds in the chunk, from the one parse.
     pub fn outline(&self) -> &Outline {
         &self.outline
     }

@@ -56,7 +56,7 @@ pub struct SourceOptions {
     pub max_block_lines: usize,
     /// Neighbouring definitions of one kind (same role, same enclosing item) whose rows
     /// together span at most this many lines are one chunk; 0 keeps every item apart.
-    /// Default 24 ([`MERGE_LINES`]).
+    /// Default 24 (`MERGE_LINES`).
     pub merge_lines: usize,
 }
 
@@ -73,7 +73,9 @@ impl Default for SourceOptions {
 /// One file's text and the path it is shown under (relative to the packed directory).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceFile {
+    /// The path shown; its extension picks the language, and it starts each chunk's id.
     pub path: String,
+    /// The file's text, cut into chunks verbatim.
     pub text: String,
 }
 
