@@ -23,7 +23,7 @@
 //! let text = r#"{"a":{"at":1,"b":null},"c":[{"at":2}]}"#;
 //! let opts = ShapeOptions::new(&p);
 //! let walked = shape(json::parse(text).unwrap(), &p, &opts);
-//! let early = pare::early::shape_text(text, &p, &opts).unwrap();
+//! let early = pare::shape_text(text, &p, &opts).unwrap();
 //! assert_eq!(json::to_compact(&early.value), r#"{"c":[{}]}"#);
 //! assert_eq!((early.value, early.manifest), (walked.value, walked.manifest));
 //! ```

@@ -12,11 +12,9 @@
 //! array; longer ones a heap; pieces longer than a window (a megabyte without a pre-token
 //! break: one letter repeated) merge window by window, so their time is linear.
 //!
-//! ```
-//! let o200k = pare::rank_table::o200k_base();
-//! assert_eq!(o200k.rank(b"hello"), Some(24912));
-//! // "un", "bel", "ievably": ranks 373, 9880, 153516, as gpt-tokenizer encodes it.
-//! assert_eq!(o200k.token_lens(b"unbelievably"), vec![2, 3, 7]);
+//! ```text
+//! o200k_base().rank(b"hello")               Some(24912)
+//! o200k_base().token_lens(b"unbelievably")  [2, 3, 7]   "un", "bel", "ievably" (gpt-tokenizer's)
 //! ```
 
 mod hash;
@@ -357,6 +355,9 @@ mod tests {
             }
         }
         assert_eq!(o200k_base().len(), 199_998);
+        // The module docs' example.
+        assert_eq!(o200k_base().rank(b"hello"), Some(24912));
+        assert_eq!(o200k_base().token_lens(b"unbelievably"), vec![2, 3, 7]);
         assert_eq!(cl100k_base().len(), 100_256);
     }
 

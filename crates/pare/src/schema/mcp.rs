@@ -159,11 +159,10 @@ impl McpFormat {
 
 /// Whether `name` matches a glob of `*` (any run) and `?` (one character).
 ///
-/// ```
-/// use pare::schema::mcp::glob_match;
-/// assert!(glob_match("search_*", "search_nodes"));
-/// assert!(glob_match("*graph", "read_graph"));
-/// assert!(!glob_match("read_?", "read_graph"));
+/// ```text
+/// glob_match("search_*", "search_nodes")  true
+/// glob_match("*graph", "read_graph")      true
+/// glob_match("read_?", "read_graph")      false
 /// ```
 pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -195,6 +194,9 @@ mod tests {
 
     #[test]
     fn globs() {
+        assert!(glob_match("search_*", "search_nodes"));
+        assert!(glob_match("*graph", "read_graph"));
+        assert!(!glob_match("read_?", "read_graph"));
         assert!(glob_match("*", ""));
         assert!(glob_match("a*b*c", "axxbyyc"));
         assert!(!glob_match("a*b*c", "axxbyy"));
