@@ -74,6 +74,22 @@ pub struct Args {
     /// (504 beyond).
     #[arg(long, default_value_t = 60)]
     pub upstream_timeout: u64,
+    /// A proxy in front of pare (ADDR or ADDR/BITS; repeat for more) whose X-Forwarded-For,
+    /// -Proto and -Host pare passes on; from any other client they are replaced.
+    #[arg(long = "trusted-proxy", value_name = "CIDR")]
+    pub trusted_proxies: Vec<String>,
+    /// Seconds the upstream may send nothing in the middle of a body: a streamed response
+    /// is cut off (and logged), a shaped one answered 504 (nginx's proxy_read_timeout).
+    #[arg(long, default_value_t = 60)]
+    pub upstream_idle_timeout: u64,
+    /// Seconds a client may send nothing in the middle of its request body (408; nginx's
+    /// client_body_timeout).
+    #[arg(long, default_value_t = 60)]
+    pub client_body_timeout: u64,
+    /// Request bodies up to this many bytes are read whole before the upstream is asked, so
+    /// a slow client holds no upstream connection; longer ones stream on after them.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub request_buffer: usize,
     /// No access log (one JSON line per request on stderr).
     #[arg(long, short)]
     pub quiet: bool,
@@ -105,6 +121,12 @@ pub fn run(args: Args) -> Result<()> {
             ),
         )
     };
+    let trusted_proxies = args
+        .trusted_proxies
+        .iter()
+        .map(|t| pare_http::server::Net::parse(t))
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_else(|why| usage_error("http", &format!("--trusted-proxy {why}")));
     let opts = Options {
         upstream,
         routes,
@@ -121,6 +143,10 @@ pub fn run(args: Args) -> Result<()> {
         max_shape_bytes: args.max_shape_bytes,
         connect_timeout: Duration::from_secs(args.connect_timeout.max(1)),
         upstream_timeout: Duration::from_secs(args.upstream_timeout.max(1)),
+        upstream_idle_timeout: Duration::from_secs(args.upstream_idle_timeout.max(1)),
+        client_body_timeout: Duration::from_secs(args.client_body_timeout.max(1)),
+        request_buffer: args.request_buffer,
+        trusted_proxies,
         access_log: !args.quiet,
     };
     pare_http::proxy::run(opts, addr).with_context(|| format!("cannot listen on {addr}"))

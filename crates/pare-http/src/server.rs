@@ -14,7 +14,8 @@
 //!   the connection's start (or of the previous response, on a kept-alive connection):
 //!   slow-header clients (slowloris) are cut off and their slots freed.
 //! - **Size**: the head is at most [`Limits::max_head_bytes`] and
-//!   [`Limits::max_headers`] headers (431 beyond). Framing RFC 9112 calls ambiguous is
+//!   [`Limits::max_headers`] headers (431 beyond, [`check_head_size`]). Framing RFC 9112
+//!   calls ambiguous is
 //!   refused with 400 by [`check_framing`]: more than one `Host` or `Content-Length`, or
 //!   no `Host` in HTTP/1.1.
 
@@ -121,10 +122,12 @@ pub async fn serve(
 
 async fn serve_connection(stream: TcpStream, peer: SocketAddr, limits: Limits, handler: Handler) {
     let _ = stream.set_nodelay(true);
+    let max_head = limits.max_head_bytes;
     let service = service_fn(move |req: Request<Incoming>| {
         let handler = handler.clone();
         async move {
-            if let Err((status, why)) = check_framing(&req) {
+            let checked = check_framing(&req).and_then(|()| check_head_size(&req, max_head));
+            if let Err((status, why)) = checked {
                 return Ok::<_, Infallible>(crate::body::error(status, why));
             }
             Ok(handler(req, peer).await)
@@ -149,6 +152,52 @@ const TOO_MANY_FROM_CLIENT: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-
 async fn refuse_connection(mut stream: TcpStream, answer: &'static [u8]) {
     let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(answer)).await;
     let _ = stream.shutdown().await;
+}
+
+/// A network: an address and how many of its leading bits count (`10.0.0.0/8`,
+/// `127.0.0.1` = `/32`, `::1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Net {
+    addr: IpAddr,
+    bits: u8,
+}
+
+impl Net {
+    /// `ADDR` or `ADDR/BITS`.
+    pub fn parse(text: &str) -> Result<Net, String> {
+        let (addr, bits) = match text.split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (text, None),
+        };
+        let addr: IpAddr = addr
+            .parse()
+            .map_err(|_| format!("`{text}`: not an IP address or ADDR/BITS"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let bits = match bits {
+            None => max,
+            Some(b) => b
+                .parse::<u8>()
+                .ok()
+                .filter(|&b| b <= max)
+                .ok_or_else(|| format!("`{text}`: the prefix length must be 0 to {max}"))?,
+        };
+        Ok(Net { addr, bits })
+    }
+
+    /// Whether `ip` is in this network (an IPv4-mapped IPv6 address counts as IPv4).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        let (a, b, width) = match (self.addr, ip) {
+            (IpAddr::V4(a), IpAddr::V4(b)) => (u32::from(a) as u128, u32::from(b) as u128, 32),
+            (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
+            _ => return false,
+        };
+        let shift = width - u32::from(self.bits);
+        shift >= width || (a >> shift) == (b >> shift)
+    }
 }
 
 /// Who a connection counts against: an IPv4 address, or the /64 of an IPv6 one (one host
@@ -213,6 +262,24 @@ impl Drop for ClientSlot {
             }
         }
     }
+}
+
+/// A head over `max` bytes, as written (request line, each header line with its `: ` and
+/// line end): 431. hyper's own limit is on its read buffer, which let one 100,000-byte
+/// header through a 64 KiB limit.
+pub fn check_head_size<B>(req: &Request<B>, max: usize) -> Result<(), (StatusCode, &'static str)> {
+    let line = req.method().as_str().len() + req.uri().to_string().len() + 12;
+    let mut size = line;
+    for (name, value) in req.headers() {
+        size += name.as_str().len() + value.len() + 4;
+        if size > max {
+            return Err((
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "the request head is larger than --max-head-bytes",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Framing RFC 9112 calls ambiguous: more than one `Host` or `Content-Length` line, or
@@ -318,6 +385,35 @@ mod tests {
             b = b.header(*k, *v);
         }
         b.body(()).unwrap()
+    }
+
+    #[test]
+    fn regression_a_100000_byte_header_passed_the_64_kib_head_limit() {
+        let big = "a".repeat(100_000);
+        let r = req(Version::HTTP_11, &[("host", "a"), ("x-big", &big)]);
+        let (status, _) = check_head_size(&r, 64 << 10).unwrap_err();
+        assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+        let small = req(
+            Version::HTTP_11,
+            &[("host", "a"), ("x-big", &big[..60_000])],
+        );
+        assert!(check_head_size(&small, 64 << 10).is_ok());
+    }
+
+    #[test]
+    fn networks_contain_their_addresses() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let net = |s: &str| Net::parse(s).unwrap();
+        assert!(net("10.0.0.0/8").contains(ip("10.1.2.3")));
+        assert!(!net("10.0.0.0/8").contains(ip("11.0.0.1")));
+        assert!(net("127.0.0.1").contains(ip("127.0.0.1")));
+        assert!(!net("127.0.0.1").contains(ip("127.0.0.2")));
+        assert!(net("0.0.0.0/0").contains(ip("8.8.8.8")));
+        assert!(net("::1").contains(ip("::1")));
+        assert!(net("fd00::/8").contains(ip("fd12::1")));
+        assert!(net("192.168.0.0/16").contains(ip("::ffff:192.168.3.4")));
+        assert!(!net("::/0").contains(ip("1.2.3.4")));
+        assert!(Net::parse("10.0.0.0/33").is_err() && Net::parse("nope").is_err());
     }
 
     #[test]

@@ -4,22 +4,36 @@
 //! `Connection` and the names it lists, `Keep-Alive`, `Proxy-Connection`, `TE`,
 //! `Trailer`, `Transfer-Encoding`, `Upgrade`) and `Expect` (hyper answers `100
 //! Continue` itself); on a shaped route pare's own (`X-Pare-*`) stay behind too. `Host`
-//! becomes the upstream's; the client's is sent as `X-Forwarded-Host`, its address is
-//! appended to `X-Forwarded-For`, and `X-Forwarded-Proto` is set unless a proxy in front
-//! set it. The body streams through, capped.
+//! becomes the upstream's; the client's is sent as `X-Forwarded-Host`, its address as
+//! `X-Forwarded-For`, and `X-Forwarded-Proto: http`. What a client wrote in those is
+//! replaced, unless it is a trusted proxy (`--trusted-proxy`), whose values pare adds to.
+//! Absolute URLs of the upstream in the response's `Location`, `Content-Location` and
+//! `Link` become pare's own, and errors name no upstream address to the client (the
+//! access log has it).
+//!
+//! The request body is read ahead before the upstream is asked, up to
+//! [`Options::request_buffer`](super::Options::request_buffer) bytes, with at most
+//! `client_body_timeout` between two chunks (408 beyond): a client trickling its body holds
+//! a pare slot, not an upstream connection. A longer body streams on after what was read,
+//! under the same gap limit, capped at `max_request_body` (413). A response passed back
+//! streams, cut off when the upstream sends nothing for `upstream_idle_timeout`.
 
+use std::collections::VecDeque;
 use std::error::Error as _;
 use std::net::SocketAddr;
 
+use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri, Version};
 use pare::rest::ask::is_pare_header;
 
-use super::State;
+use super::prefixed::Prefixed;
+use super::{Options, State};
 use crate::access::Entry;
 use crate::body::{self, Body};
+use crate::idle::IdleTimeout;
 
 const HOP_BY_HOP: [&str; 8] = [
     "connection",
@@ -41,13 +55,19 @@ pub async fn send(
     peer: SocketAddr,
     log: &mut Entry,
 ) -> Response<Body> {
+    let note = what(&req);
     match request(state, req, query, strip_pare, peer).await {
         Ok(resp) => {
             log.set("upstream_status", resp.status().as_u16());
-            pass(resp)
+            pass(resp, &state.opts, note)
         }
         Err(failed) => failed,
     }
+}
+
+/// How the log names a request's response: `the response to GET /path`.
+pub fn what<B>(req: &Request<B>) -> String {
+    format!("the response to {} {}", req.method(), req.uri().path())
 }
 
 /// Send `req` to the upstream with `query`; the upstream's response head, or the error
@@ -89,10 +109,69 @@ pub async fn request(
         header::HOST,
         HeaderValue::from_str(&up.authority).expect("an authority is a header value"),
     );
-    if let Some(h) = client_host {
-        headers.insert("x-forwarded-host", h);
+    forwarded_headers(
+        &mut headers,
+        client_host.clone(),
+        peer,
+        &opts.trusted_proxies,
+    );
+    let origin = client_host
+        .as_ref()
+        .and_then(|h| h.to_str().ok())
+        .map(|h| format!("http://{h}"));
+    let body = read_ahead(incoming, opts).await?;
+    let mut out = Request::new(body);
+    *out.method_mut() = parts.method;
+    *out.uri_mut() = uri;
+    *out.version_mut() = Version::HTTP_11;
+    *out.headers_mut() = headers;
+    match tokio::time::timeout(opts.upstream_timeout, state.client.request(out)).await {
+        Ok(Ok(mut resp)) => {
+            if let Some(origin) = origin {
+                rewrite_locations(resp.headers_mut(), &up.url(), &origin);
+            }
+            Ok(resp)
+        }
+        Ok(Err(e)) => Err(upstream_error(&up.url(), &e)),
+        Err(_) => {
+            let secs = opts.upstream_timeout.as_secs_f64();
+            let mut r = body::error(
+                StatusCode::GATEWAY_TIMEOUT,
+                &format!("the upstream did not answer within {secs} s"),
+            );
+            let why = format!("{} did not answer within {secs} s", up.url());
+            r.extensions_mut().insert(UpstreamFailure(why));
+            Err(r)
+        }
     }
+}
+
+/// What went wrong upstream, in full (with the upstream's address): for the access log,
+/// never for the client, whose body says what happened without naming internal addresses.
+#[derive(Debug, Clone)]
+pub struct UpstreamFailure(pub String);
+
+/// `X-Forwarded-For`, `-Proto` and `-Host` for the upstream. From a trusted proxy (one of
+/// `trusted`) pare adds to what it says; from anyone else what the client wrote is
+/// replaced, so a client cannot pose as another address or as having come over HTTPS.
+fn forwarded_headers(
+    headers: &mut HeaderMap,
+    client_host: Option<HeaderValue>,
+    peer: SocketAddr,
+    trusted: &[crate::server::Net],
+) {
     let ip = peer.ip().to_string();
+    let believed = trusted.iter().any(|net| net.contains(peer.ip()));
+    if !believed {
+        for name in [
+            "x-forwarded-for",
+            "x-forwarded-proto",
+            "x-forwarded-host",
+            "forwarded",
+        ] {
+            headers.remove(name);
+        }
+    }
     let forwarded_for = match headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()) {
         Some(earlier) => format!("{earlier}, {ip}"),
         None => ip,
@@ -103,25 +182,128 @@ pub async fn request(
     if !headers.contains_key("x-forwarded-proto") {
         headers.insert("x-forwarded-proto", HeaderValue::from_static("http"));
     }
-    let limit = usize::try_from(opts.max_request_body).unwrap_or(usize::MAX);
-    let body: Body = Limited::new(incoming, limit).boxed();
-    let mut out = Request::new(body);
-    *out.method_mut() = parts.method;
-    *out.uri_mut() = uri;
-    *out.version_mut() = Version::HTTP_11;
-    *out.headers_mut() = headers;
-    match tokio::time::timeout(opts.upstream_timeout, state.client.request(out)).await {
-        Ok(Ok(resp)) => Ok(resp),
-        Ok(Err(e)) => Err(upstream_error(&up.url(), &e)),
-        Err(_) => Err(body::error(
-            StatusCode::GATEWAY_TIMEOUT,
-            &format!(
-                "the upstream {} did not answer within {} s",
-                up.url(),
-                opts.upstream_timeout.as_secs_f64()
-            ),
-        )),
+    if let Some(h) = client_host
+        && !headers.contains_key("x-forwarded-host")
+    {
+        headers.insert("x-forwarded-host", h);
     }
+}
+
+/// Absolute URLs of the upstream in `Location`, `Content-Location` and `Link` turned into
+/// pare's own (`origin`, as the client reached it): a redirect or a next-page link must
+/// lead the client back through pare, not around it to an address it may not reach.
+/// `upstream`: the upstream's URL with its base path (`http://10.0.0.5:3000/api`).
+pub fn rewrite_locations(headers: &mut HeaderMap, upstream: &str, origin: &str) {
+    let rewrite = |text: &str| -> Option<String> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        let mut changed = false;
+        while let Some(at) = find_ignoring_case(rest, upstream) {
+            let after = &rest[at + upstream.len()..];
+            out.push_str(&rest[..at]);
+            if after.is_empty() || after.starts_with(['/', '?', '#', '>', ';', ',', ' ']) {
+                out.push_str(origin);
+                changed = true;
+            } else {
+                out.push_str(&rest[at..at + upstream.len()]);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        changed.then_some(out)
+    };
+    for name in [header::LOCATION, header::CONTENT_LOCATION, header::LINK] {
+        let values: Vec<HeaderValue> = headers.get_all(&name).iter().cloned().collect();
+        if values.is_empty() {
+            continue;
+        }
+        let new: Vec<HeaderValue> = values
+            .iter()
+            .map(|v| {
+                v.to_str()
+                    .ok()
+                    .and_then(rewrite)
+                    .and_then(|t| HeaderValue::from_str(&t).ok())
+                    .unwrap_or_else(|| v.clone())
+            })
+            .collect();
+        headers.remove(&name);
+        for v in new {
+            headers.append(&name, v);
+        }
+    }
+}
+
+/// Where `needle` (an ASCII URL prefix) first occurs in `hay`, scheme and host compared
+/// without case.
+fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    (0..=h.len().checked_sub(n.len())?).find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
+}
+
+/// The request body to forward: read whole when it is at most `request_buffer` bytes,
+/// else what was read and then the rest as it comes (see the module docs); the error
+/// response when the client stalls (408), sends too much (413) or breaks off (400).
+async fn read_ahead(mut incoming: Incoming, opts: &Options) -> Result<Body, Response<Body>> {
+    use http_body::Body as _;
+    if incoming.is_end_stream() {
+        return Ok(body::empty());
+    }
+    let mut read: VecDeque<Bytes> = VecDeque::new();
+    let mut held = 0usize;
+    let limit = usize::try_from(opts.max_request_body).unwrap_or(usize::MAX);
+    loop {
+        let next = tokio::time::timeout(opts.client_body_timeout, incoming.frame()).await;
+        let frame = match next {
+            Err(_) => {
+                let mut r = body::error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!(
+                        "the request body stalled: nothing for {} s",
+                        opts.client_body_timeout.as_secs_f64()
+                    ),
+                );
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(r);
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(body::error(
+                    StatusCode::BAD_REQUEST,
+                    &format!("the request body broke off: {e}"),
+                ));
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers: not forwarded
+        };
+        held += data.len();
+        if held > limit {
+            return Err(body::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request body is larger than --max-request-body",
+            ));
+        }
+        read.push_back(data);
+        if held > opts.request_buffer {
+            let rest = Limited::new(incoming, limit - held);
+            let rest = IdleTimeout::new(rest, opts.client_body_timeout, "the client", None);
+            return Ok(Prefixed { read, rest }.boxed());
+        }
+    }
+    Ok(match read.len() {
+        0 => body::empty(),
+        1 => body::full(read.pop_front().unwrap_or_default()),
+        _ => {
+            let mut whole = BytesMut::with_capacity(held);
+            for chunk in read {
+                whole.extend_from_slice(&chunk);
+            }
+            body::full(whole.freeze())
+        }
+    })
 }
 
 /// The client's answer to a failed upstream request.
@@ -136,12 +318,24 @@ fn upstream_error(url: &str, e: &hyper_util::client::legacy::Error) -> Response<
         }
         source = s.source();
     }
-    let why = if e.is_connect() {
-        format!("cannot connect to the upstream {url}: {}", root_cause(e))
+    let (said, why) = if e.is_connect() {
+        (
+            "cannot connect to the upstream",
+            format!("cannot connect to {url}: {}", root_cause(e)),
+        )
     } else {
-        format!("the upstream {url} failed: {}", root_cause(e))
+        (
+            "the upstream failed",
+            format!("{url} failed: {}", root_cause(e)),
+        )
     };
-    body::error(StatusCode::BAD_GATEWAY, &why)
+    // The cause (`connection refused`) says what happened; the address stays in the log.
+    let mut r = body::error(
+        StatusCode::BAD_GATEWAY,
+        &format!("{said}: {}", root_cause(e)),
+    );
+    r.extensions_mut().insert(UpstreamFailure(why));
+    r
 }
 
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
@@ -155,15 +349,23 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// The upstream's response as it is: its status, headers (less hop-by-hop) and body,
-/// streamed.
-pub fn pass(resp: Response<Incoming>) -> Response<Body> {
+/// streamed, cut off if the upstream goes quiet for `upstream_idle_timeout` (`note`: the
+/// log's words for it, see [`what`]).
+pub fn pass(resp: Response<Incoming>, opts: &Options, note: String) -> Response<Body> {
     let (mut parts, incoming) = resp.into_parts();
     strip_hop_by_hop(&mut parts.headers);
-    Response::from_parts(parts, incoming.map_err(Into::into).boxed())
+    let idle = opts.upstream_idle_timeout;
+    let body = IdleTimeout::new(incoming, idle, "the upstream", Some(note));
+    Response::from_parts(parts, body.boxed())
 }
 
-/// Take out the hop-by-hop headers, and those `Connection` names.
+/// Take out the hop-by-hop headers, and those `Connection` names. A message that came with
+/// `Transfer-Encoding` loses its `Content-Length` too: the encoding decided its length
+/// (RFC 9112 §6.3), and passed on beside the decoded body the length would cut it short.
 pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    if headers.contains_key(header::TRANSFER_ENCODING) {
+        headers.remove(header::CONTENT_LENGTH);
+    }
     let named: Vec<String> = headers
         .get_all(header::CONNECTION)
         .iter()

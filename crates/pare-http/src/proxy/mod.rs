@@ -87,10 +87,22 @@ pub struct Options {
     pub max_request_body: u64,
     /// The largest JSON body shaped (decoded); longer ones pass through, streamed.
     pub max_shape_bytes: usize,
+    /// How long connecting to the upstream may take (502 beyond).
     pub connect_timeout: Duration,
     /// How long the upstream may take to start its response (504 beyond), and to send a
     /// body pare shapes.
     pub upstream_timeout: Duration,
+    /// Addresses whose `X-Forwarded-For`, `-Proto` and `-Host` pare believes (a load
+    /// balancer in front of it); from anyone else they are replaced. Empty: no one.
+    pub trusted_proxies: Vec<server::Net>,
+    /// The longest the upstream may send nothing in the middle of a body (shaped or
+    /// streamed); a streamed response is cut off, a shaped one answered 504.
+    pub upstream_idle_timeout: Duration,
+    /// The longest a client may send nothing in the middle of its request body (408).
+    pub client_body_timeout: Duration,
+    /// A request body up to this many bytes is read whole before the upstream is asked, so
+    /// a slow client holds no upstream connection; a longer one streams after it.
+    pub request_buffer: usize,
     pub access_log: bool,
 }
 
@@ -148,6 +160,10 @@ async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Resp
     let started = Instant::now();
     let mut log = Entry::new(&peer.to_string(), req.method().as_str(), req.uri().path());
     let response = route(state, req, peer, &mut log).await;
+    // What went wrong upstream, named in full here (the client's body does not name it).
+    if let Some(forward::UpstreamFailure(why)) = response.extensions().get() {
+        log.set("upstream_error", why.as_str());
+    }
     if state.opts.access_log {
         log.write(response.status().as_u16(), started.elapsed());
     }
@@ -164,6 +180,19 @@ async fn route(
     let opts = &state.opts;
     if let Err(why) = server::check_host_and_origin(req.headers(), opts.allow_remote, None) {
         return body::error(StatusCode::FORBIDDEN, &why);
+    }
+    // `OPTIONS *` asks about the server, not a resource: pare answers for itself.
+    if req.uri().path() == "*" {
+        if req.method() != Method::OPTIONS {
+            return body::error(StatusCode::BAD_REQUEST, "`*` is a target for OPTIONS only");
+        }
+        let mut r = Response::new(body::empty());
+        *r.status_mut() = StatusCode::NO_CONTENT;
+        r.headers_mut().insert(
+            hyper::header::ALLOW,
+            hyper::header::HeaderValue::from_static("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"),
+        );
+        return r;
     }
     if req.uri().authority().is_some() || req.method() == Method::CONNECT {
         return body::error(

@@ -1,22 +1,26 @@
 //! A body that replays the chunks already read, then streams the rest: a JSON response
-//! found too long to shape after pare began holding it goes on untouched, not lost.
+//! found too long to shape after pare began holding it goes on untouched, not lost; a
+//! request body longer than pare reads ahead goes to the upstream whole.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::body::BoxError;
 use bytes::Bytes;
 use http_body::{Body as HttpBody, Frame};
-use hyper::body::Incoming;
 
-use crate::body::BoxError;
-
-pub struct Prefixed {
+/// The chunks `read`, then what `rest` sends.
+pub struct Prefixed<B> {
     pub read: VecDeque<Bytes>,
-    pub rest: Incoming,
+    pub rest: B,
 }
 
-impl HttpBody for Prefixed {
+impl<B> HttpBody for Prefixed<B>
+where
+    B: HttpBody<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
     type Data = Bytes;
     type Error = BoxError;
 

@@ -27,6 +27,7 @@ use crate::access::Entry;
 use crate::body::{self, Body};
 use crate::cache::{self, CachedPage};
 use crate::codec::Coding;
+use crate::idle::IdleTimeout;
 
 /// The upstream's headers a shaped body does not keep.
 const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
@@ -66,6 +67,11 @@ pub struct Call {
 }
 
 impl Call {
+    /// How the log names this call's response (see [`forward::what`]).
+    pub fn what(&self) -> String {
+        format!("the response to {}", self.path)
+    }
+
     pub fn identity_parts<'a>(&'a self, query: &'a str) -> Vec<&'a [u8]> {
         let mut parts: Vec<&[u8]> = self.identity.iter().map(Vec::as_slice).collect();
         parts.push(query.as_bytes());
@@ -97,7 +103,7 @@ pub async fn answer(
     {
         log.set("pare", "passed");
         log.set("why", why);
-        return forward::pass(resp);
+        return forward::pass(resp, opts, call.what());
     }
     let coding = coding.unwrap_or(Coding::Identity);
     let cap = opts.max_shape_bytes;
@@ -108,13 +114,19 @@ pub async fn answer(
     if declared.is_some_and(|n| n > cap as u64) {
         log.set("pare", "passed");
         log.set("why", "too long to shape");
-        return forward::pass(resp);
+        return forward::pass(resp, opts, call.what());
     }
     let (parts, mut incoming) = resp.into_parts();
     let mut chunks: VecDeque<Bytes> = VecDeque::new();
     let mut held = 0usize;
+    let idle = opts.upstream_idle_timeout;
     let read = tokio::time::timeout(opts.upstream_timeout, async {
-        while let Some(frame) = incoming.frame().await {
+        loop {
+            let frame = match tokio::time::timeout(idle, incoming.frame()).await {
+                Ok(Some(frame)) => frame,
+                Ok(None) => break,
+                Err(_) => return Err(format!("nothing for {} s", idle.as_secs_f64())),
+            };
             let frame = frame.map_err(|e| e.to_string())?;
             if let Ok(data) = frame.into_data() {
                 held += data.len();
@@ -134,10 +146,8 @@ pub async fn answer(
             log.set("why", "too long to shape");
             let mut parts = parts;
             forward::strip_hop_by_hop(&mut parts.headers);
-            let body = Prefixed {
-                read: chunks,
-                rest: incoming,
-            };
+            let rest = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
+            let body = Prefixed { read: chunks, rest };
             return Response::from_parts(parts, BodyExt::boxed(body));
         }
         Ok(Err(why)) => {

@@ -1,0 +1,335 @@
+//! `pare http` where a peer misbehaves (issue 30): an upstream that stalls mid-body or
+//! frames its reply ambiguously, a client that trickles its body, oversized heads,
+//! `OPTIONS *`, forged `X-Forwarded-*`, redirects to the upstream's own address, and errors
+//! that named it. The upstream is a raw socket doing each fault on purpose, so these run
+//! everywhere (no peers). `bench/http_faults.py` prints the same faults as a table.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::rest_support::{Pare, free_port, repo, request};
+
+/// A raw HTTP/1.1 upstream: the path picks the fault. Keeps each request head it read and
+/// when each connection arrived.
+struct Upstream {
+    port: u16,
+    heads: Arc<Mutex<Vec<String>>>,
+    accepted: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Upstream {
+    fn start() -> Upstream {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let accepted = Arc::new(Mutex::new(Vec::new()));
+        let (h, a) = (heads.clone(), accepted.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming().map_while(Result::ok) {
+                a.lock().unwrap().push(Instant::now());
+                let h = h.clone();
+                std::thread::spawn(move || serve(conn, port, &h));
+            }
+        });
+        Upstream {
+            port,
+            heads,
+            accepted,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn last_head(&self) -> String {
+        self.heads
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 65536];
+    let end = loop {
+        if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        match c.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&data[..end]).into_owned();
+    heads.lock().unwrap().push(head.clone());
+    let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+    let up = format!("http://127.0.0.1:{port}");
+    let reply = if path.starts_with("/stall") {
+        let mut r =
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n"
+                .to_vec();
+        r.extend(std::iter::repeat_n(b'x', 5000));
+        let _ = c.write_all(&r);
+        std::thread::sleep(Duration::from_secs(120));
+        return;
+    } else if path.starts_with("/clte") {
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nb\r\nhello world\r\n0\r\n\r\n".to_vec()
+    } else if path.starts_with("/redirect") {
+        format!(
+            "HTTP/1.1 302 Found\r\nLocation: {up}/next\r\nContent-Location: {up}/here\r\nLink: <{up}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"\r\nContent-Length: 0\r\n\r\n"
+        )
+        .into_bytes()
+    } else {
+        // Echo the head, once the body (Content-Length) is in.
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length:")
+                    .map(|v| v.trim().parse().unwrap_or(0))
+            })
+            .unwrap_or(0);
+        let mut body = data[end + 4..].to_vec();
+        while body.len() < length {
+            match c.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => body.extend_from_slice(&buf[..n]),
+            }
+        }
+        let mut r = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            head.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(head.as_bytes());
+        r
+    };
+    let _ = c.write_all(&reply);
+}
+
+fn policy() -> std::path::PathBuf {
+    repo().join("examples/policies/http.toml")
+}
+
+/// `pare http` in front of `up`, with 2-second body timeouts.
+fn pare(up: &Upstream, more: &[&str]) -> Pare {
+    let mut args = vec![
+        "--upstream-idle-timeout",
+        "2",
+        "--client-body-timeout",
+        "2",
+        "--quiet",
+    ];
+    args.extend_from_slice(more);
+    Pare::spawn(&up.url(), &policy(), &args)
+}
+
+/// Send `raw` (then `later`, a piece a second); everything that came back, and how long
+/// until the connection ended.
+fn exchange(port: u16, raw: &[u8], later: &[&[u8]]) -> (Vec<u8>, Duration) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let start = Instant::now();
+    s.write_all(raw).unwrap();
+    for piece in later {
+        std::thread::sleep(Duration::from_secs(1));
+        if s.write_all(piece).is_err() {
+            break;
+        }
+    }
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    (got, start.elapsed())
+}
+
+fn status_line(got: &[u8]) -> String {
+    String::from_utf8_lossy(got)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[test]
+fn regression_an_upstream_stalling_mid_body_held_the_client_forever() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let (got, took) = exchange(
+        pare.port,
+        b"GET /stall HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        &[],
+    );
+    assert!(status_line(&got).contains("200"), "{}", status_line(&got));
+    // Cut off after the idle timeout, short of the length it declared.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(got.len() < 1_000_000);
+    let log = pare.log_with(&["the upstream sent nothing for 2 s"]);
+    assert!(
+        log.contains("the response to GET /stall was cut off"),
+        "{log}"
+    );
+}
+
+#[test]
+fn regression_a_client_trickling_its_body_held_an_upstream_connection() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let before = up.accepted.lock().unwrap().len();
+    let start = Instant::now();
+    let (got, _) = exchange(
+        pare.port,
+        b"POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nConnection: close\r\n\r\n",
+        &[b"a", b"b", b"c"],
+    );
+    assert!(status_line(&got).contains("200"), "{}", status_line(&got));
+    // The upstream heard of the request only once its body was whole.
+    let first = up.accepted.lock().unwrap()[before..]
+        .first()
+        .copied()
+        .unwrap();
+    assert!(
+        first - start >= Duration::from_millis(2500),
+        "{:?}",
+        first - start
+    );
+    // A body that stops is answered 408, and the upstream never hears of it.
+    let before = up.accepted.lock().unwrap().len();
+    let (got, took) = exchange(
+        pare.port,
+        b"POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 6\r\n\r\nab",
+        &[],
+    );
+    assert!(status_line(&got).contains("408"), "{}", status_line(&got));
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(up.accepted.lock().unwrap().len(), before);
+}
+
+#[test]
+fn request_bodies_longer_than_the_buffer_stream_on_whole() {
+    let up = Upstream::start();
+    let pare = pare(&up, &["--request-buffer", "1000"]);
+    let body = vec![b'z'; 50_000];
+    let r = request(pare.port, "POST", "/echo", &[], &body);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("content-length: 50000"), "{}", r.text());
+}
+
+#[test]
+fn regression_content_length_beside_chunked_cut_the_body_to_the_length() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let r = request(pare.port, "GET", "/clte", &[], b"");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, b"hello world");
+    assert_eq!(r.header("content-length"), None);
+}
+
+#[test]
+fn regression_a_100000_byte_header_was_accepted_past_the_head_limit() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let big = "a".repeat(100_000);
+    let r = request(pare.port, "GET", "/echo", &[("X-Big", &big)], b"");
+    assert_eq!(r.status, 431);
+    let fits = "a".repeat(50_000);
+    assert_eq!(
+        request(pare.port, "GET", "/echo", &[("X-Big", &fits)], b"").status,
+        200
+    );
+}
+
+#[test]
+fn regression_options_star_went_upstream_as_a_glued_url() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let r = request(pare.port, "OPTIONS", "*", &[], b"");
+    assert_eq!(r.status, 204);
+    assert!(r.header("allow").unwrap().contains("GET"));
+    assert!(up.heads.lock().unwrap().is_empty());
+}
+
+#[test]
+fn regression_a_clients_forwarded_headers_were_trusted_as_given() {
+    let up = Upstream::start();
+    let forged = [
+        ("X-Forwarded-For", "6.6.6.6"),
+        ("X-Forwarded-Proto", "https"),
+        ("X-Forwarded-Host", "bank.example"),
+    ];
+    let pare_ = pare(&up, &[]);
+    assert_eq!(
+        request(pare_.port, "GET", "/echo", &forged, b"").status,
+        200
+    );
+    let head = up.last_head().to_ascii_lowercase() + "\r\n";
+    assert!(head.contains("x-forwarded-for: 127.0.0.1\r\n"), "{head}");
+    assert!(head.contains("x-forwarded-proto: http\r\n"), "{head}");
+    assert!(
+        !head.contains("6.6.6.6") && !head.contains("bank.example"),
+        "{head}"
+    );
+    // From a trusted proxy they are believed, and pare adds its peer.
+    let trusting = pare(&up, &["--trusted-proxy", "127.0.0.0/8"]);
+    assert_eq!(
+        request(trusting.port, "GET", "/echo", &forged, b"").status,
+        200
+    );
+    let head = up.last_head().to_ascii_lowercase() + "\r\n";
+    assert!(
+        head.contains("x-forwarded-for: 6.6.6.6, 127.0.0.1\r\n"),
+        "{head}"
+    );
+    assert!(head.contains("x-forwarded-proto: https\r\n"), "{head}");
+    assert!(
+        head.contains("x-forwarded-host: bank.example\r\n"),
+        "{head}"
+    );
+}
+
+#[test]
+fn regression_upstream_urls_in_location_and_link_led_clients_around_pare() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let r = request(pare.port, "GET", "/redirect", &[], b"");
+    let me = format!("http://127.0.0.1:{}", pare.port);
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some(format!("{me}/next").as_str()));
+    assert_eq!(
+        r.header("content-location"),
+        Some(format!("{me}/here").as_str())
+    );
+    assert_eq!(
+        r.header("link"),
+        Some(
+            format!("<{me}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"")
+                .as_str()
+        )
+    );
+}
+
+#[test]
+fn regression_error_bodies_named_the_upstreams_internal_address() {
+    let dead = free_port();
+    let pare = Pare::spawn(
+        &format!("http://127.0.0.1:{dead}"),
+        &policy(),
+        &["--connect-timeout", "1"],
+    );
+    let r = request(pare.port, "GET", "/x", &[], b"");
+    assert_eq!(r.status, 502);
+    assert!(!r.text().contains(&dead.to_string()), "{}", r.text());
+    assert!(
+        r.text().contains("cannot connect to the upstream"),
+        "{}",
+        r.text()
+    );
+    // The log has it.
+    let log = pare.log_with(&["upstream_error"]);
+    assert!(log.contains(&format!("127.0.0.1:{dead}")), "{log}");
+}
