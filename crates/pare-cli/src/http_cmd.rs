@@ -67,6 +67,10 @@ pub struct Args {
     /// The largest JSON body shaped, in bytes once decoded; a longer one passes untouched.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_shape_bytes: usize,
+    /// The bytes of bodies held at once for shaping, all requests together; a body that
+    /// would go over passes unshaped, with an X-Pare-Note header saying so.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
+    pub max_held_bytes: usize,
     /// Seconds to connect to the upstream (502 beyond).
     #[arg(long, default_value_t = 5)]
     pub connect_timeout: u64,
@@ -141,6 +145,7 @@ pub fn run(args: Args) -> Result<()> {
         allow_remote: args.allow_remote,
         max_request_body: args.max_request_body,
         max_shape_bytes: args.max_shape_bytes,
+        held: pare_http::held::HeldBytes::new(args.max_held_bytes),
         connect_timeout: Duration::from_secs(args.connect_timeout.max(1)),
         upstream_timeout: Duration::from_secs(args.upstream_timeout.max(1)),
         upstream_idle_timeout: Duration::from_secs(args.upstream_idle_timeout.max(1)),

@@ -80,6 +80,15 @@ fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
         return;
     } else if path.starts_with("/clte") {
         b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nb\r\nhello world\r\n0\r\n\r\n".to_vec()
+    } else if path == "/entities" {
+        let json = std::fs::read(repo().join("examples/payloads/entities.json")).unwrap();
+        let mut r = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            json.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(&json);
+        r
     } else if path.starts_with("/redirect") {
         format!(
             "HTTP/1.1 302 Found\r\nLocation: {up}/next\r\nContent-Location: {up}/here\r\nLink: <{up}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"\r\nContent-Length: 0\r\n\r\n"
@@ -332,4 +341,21 @@ fn regression_error_bodies_named_the_upstreams_internal_address() {
     // The log has it.
     let log = pare.log_with(&["upstream_error"]);
     assert!(log.contains(&format!("127.0.0.1:{dead}")), "{log}");
+}
+
+#[test]
+fn regression_bodies_held_for_shaping_had_no_global_limit() {
+    let up = Upstream::start();
+    let json = std::fs::read(repo().join("examples/payloads/entities.json")).unwrap();
+    // Room for it: shaped.
+    let roomy = pare(&up, &[]);
+    let r = request(roomy.port, "GET", "/entities", &[], b"");
+    assert!(r.header("x-pare-tokens-after").is_some() && r.body != json);
+    // A budget smaller than the body: it passes exactly as it came, and says why.
+    let tight = pare(&up, &["--max-held-bytes", "4096"]);
+    let r = request(tight.port, "GET", "/entities", &[], b"");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, json);
+    let note = r.header("x-pare-note").unwrap();
+    assert!(note.contains("--max-held-bytes"), "{note}");
 }

@@ -13,6 +13,7 @@
 //!   encoded for the client.
 //! - [`client`]: the one HTTP client, pooled, with a blocking form for thread-based doors
 //!   (`pare mcp --upstream-url`).
+//! - [`held`]: one budget of bytes for the bodies held at once for shaping.
 //! - [`idle`]: a body that is cut when its peer goes quiet (both directions).
 //! - [`access`]: one JSON line per request on stderr.
 //! - [`config`]: the policy file's `[http]` section, read.
@@ -30,6 +31,7 @@ pub mod cache;
 pub mod client;
 pub mod codec;
 pub mod config;
+pub mod held;
 pub mod idle;
 pub mod proxy;
 pub mod server;

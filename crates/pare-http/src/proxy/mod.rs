@@ -87,6 +87,9 @@ pub struct Options {
     pub max_request_body: u64,
     /// The largest JSON body shaped (decoded); longer ones pass through, streamed.
     pub max_shape_bytes: usize,
+    /// The bytes of bodies held at once for shaping, by every request together; a body
+    /// that would go over passes unshaped, with a note ([`crate::held`]).
+    pub held: crate::held::HeldBytes,
     /// How long connecting to the upstream may take (502 beyond).
     pub connect_timeout: Duration,
     /// How long the upstream may take to start its response (504 beyond), and to send a

@@ -27,6 +27,7 @@ use crate::access::Entry;
 use crate::body::{self, Body};
 use crate::cache::{self, CachedPage};
 use crate::codec::Coding;
+use crate::held::Held;
 use crate::idle::IdleTimeout;
 
 /// The upstream's headers a shaped body does not keep.
@@ -119,6 +120,8 @@ pub async fn answer(
     let (parts, mut incoming) = resp.into_parts();
     let mut chunks: VecDeque<Bytes> = VecDeque::new();
     let mut held = 0usize;
+    let mut room = Held::default();
+    let mut over_budget = false;
     let idle = opts.upstream_idle_timeout;
     let read = tokio::time::timeout(opts.upstream_timeout, async {
         loop {
@@ -134,6 +137,10 @@ pub async fn answer(
                 if held > cap {
                     return Ok(false);
                 }
+                if !opts.held.grow(&mut room, held) {
+                    over_budget = true;
+                    return Ok(false);
+                }
             }
         }
         Ok::<bool, String>(true)
@@ -142,10 +149,22 @@ pub async fn answer(
     match read {
         Ok(Ok(true)) => {}
         Ok(Ok(false)) => {
+            drop(room);
             log.set("pare", "passed");
-            log.set("why", "too long to shape");
             let mut parts = parts;
             forward::strip_hop_by_hop(&mut parts.headers);
+            if over_budget {
+                log.set("why", "over --max-held-bytes");
+                let note = format!(
+                    "not shaped: pare was holding its --max-held-bytes ({} bytes) of bodies",
+                    opts.held.max()
+                );
+                if let Ok(v) = header::HeaderValue::from_str(&note) {
+                    parts.headers.insert("x-pare-note", v);
+                }
+            } else {
+                log.set("why", "too long to shape");
+            }
             let rest = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
             let body = Prefixed { read: chunks, rest };
             return Response::from_parts(parts, BodyExt::boxed(body));

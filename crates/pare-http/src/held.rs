@@ -1,0 +1,97 @@
+//! A budget of bytes for the bodies held at once for shaping, shared by every request.
+//!
+//! Why: a shaped body is held whole (read, decoded, parsed) before its first byte goes out,
+//! and the per-body cap (`--max-shape-bytes`) bounds one body, not how many arrive at once:
+//! four 52 MB bodies held 1 GB. With a budget, a body that would take pare over it is not
+//! held: what was read goes on, then the rest as it comes, unshaped, and the response says
+//! so (`X-Pare-Note`). pare never waits for room, so a burst of large bodies slows no one.
+//!
+//! ```text
+//! budget 100 MB, held 80 MB, a 30 MB body arrives  →  passed unshaped, X-Pare-Note says why
+//! ```
+
+use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Bytes are counted in units of this many (a semaphore holds at most `u32::MAX` permits).
+const UNIT: usize = 1024;
+
+/// The budget; cheap to clone (one shared count).
+#[derive(Debug, Clone)]
+pub struct HeldBytes {
+    free: Arc<Semaphore>,
+    max: usize,
+}
+
+/// Room taken from a [`HeldBytes`], given back when dropped.
+#[derive(Debug, Default)]
+pub struct Held {
+    permit: Option<OwnedSemaphorePermit>,
+    bytes: usize,
+}
+
+impl HeldBytes {
+    /// A budget of `max` bytes (rounded up to whole KiB).
+    pub fn new(max: usize) -> HeldBytes {
+        let units = max.div_ceil(UNIT).clamp(1, u32::MAX as usize >> 1);
+        HeldBytes {
+            free: Arc::new(Semaphore::new(units)),
+            max,
+        }
+    }
+
+    /// The budget, in bytes.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Bytes held now, across every request.
+    pub fn in_use(&self) -> usize {
+        let units = self.max.div_ceil(UNIT).clamp(1, u32::MAX as usize >> 1);
+        (units - self.free.available_permits()) * UNIT
+    }
+
+    /// Make `held` cover `bytes` in all, if the budget has room; `false` (and `held` as it
+    /// was) if not.
+    pub fn grow(&self, held: &mut Held, bytes: usize) -> bool {
+        let have = held.bytes.div_ceil(UNIT);
+        let need = bytes.div_ceil(UNIT);
+        if need <= have {
+            return true;
+        }
+        let Ok(more) = u32::try_from(need - have) else {
+            return false;
+        };
+        match self.free.clone().try_acquire_many_owned(more) {
+            Ok(p) => {
+                match &mut held.permit {
+                    Some(permit) => permit.merge(p),
+                    None => held.permit = Some(p),
+                }
+                held.bytes = bytes;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_share_the_budget_and_give_it_back() {
+        let budget = HeldBytes::new(10 * UNIT);
+        let (mut a, mut b) = (Held::default(), Held::default());
+        assert!(budget.grow(&mut a, 6 * UNIT));
+        assert!(budget.grow(&mut a, 6 * UNIT + 1)); // one more unit
+        assert!(!budget.grow(&mut b, 4 * UNIT));
+        assert!(budget.grow(&mut b, 3 * UNIT));
+        assert_eq!(budget.in_use(), 10 * UNIT);
+        drop(a);
+        assert_eq!(budget.in_use(), 3 * UNIT);
+        assert!(budget.grow(&mut b, 9 * UNIT));
+    }
+}
