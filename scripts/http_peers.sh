@@ -5,7 +5,8 @@
 #   http_peers.sh check     print why the peers cannot be used here (nothing when they can)
 # json-server@0.17.4 and Octokit (npm, a client) into $PARE_HTTP_PEERS (default /tmp/pare-http-peers); the FastAPI
 # app's packages (crates/pare-cli/tests/rest/requirements.txt) into a venv at
-# $PARE_HTTP_VENV (default /tmp/pare-http-venv); nginx and redis-server from Debian.
+# $PARE_HTTP_VENV (default /tmp/pare-http-venv); nginx, redis-server and prometheus (for
+# promtool, which checks pare http's metrics text) from Debian.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 peers="${PARE_HTTP_PEERS:-/tmp/pare-http-peers}"
@@ -23,6 +24,7 @@ why_not() {
     || { echo "$venv lacks the packages of $requirements"; return; }
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is not installed"; return; }
   command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || { echo "redis-server is not installed"; return; }
+  command -v promtool >/dev/null || { echo "promtool is not installed (Debian package prometheus)"; return; }
 }
 
 case "${1:-}" in
@@ -46,14 +48,15 @@ case "${1:-}" in
     need=()
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
     command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || need+=(redis-server)
+    command -v promtool >/dev/null || need+=(prometheus)
     if [ ${#need[@]} -gt 0 ]; then
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
       # Debian starts the services it installs; the tests run their own instances.
-      for s in nginx redis-server; do service "$s" stop >/dev/null 2>&1 || true; done
+      for s in nginx redis-server prometheus; do service "$s" stop >/dev/null 2>&1 || true; done
     fi
     why=$(why_not)
     [ -z "$why" ] || { echo "http_peers.sh: $why" >&2; exit 1; }
-    echo "HTTP peers: $JSON_SERVER in $peers, $venv, nginx, redis-server" ;;
+    echo "HTTP peers: $JSON_SERVER in $peers, $venv, nginx, redis-server, promtool" ;;
   *) echo "usage: http_peers.sh install|check" >&2; exit 2 ;;
 esac

@@ -94,6 +94,11 @@ pub struct Args {
     /// a slow client holds no upstream connection; longer ones stream on after them.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub request_buffer: usize,
+    /// Serve Prometheus metrics at http://ADDR/metrics (HOST:PORT or a port, on 127.0.0.1;
+    /// loopback only unless --allow-remote): requests, latency, tokens before and after,
+    /// pages, cache lookups, upstream errors and timeouts, bodies held.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     /// No access log (one JSON line per request on stderr).
     #[arg(long, short)]
     pub quiet: bool,
@@ -102,7 +107,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let upstream = Upstream::parse(&args.upstream)
         .unwrap_or_else(|why| usage_error("http", &format!("--upstream {}: {why}", args.upstream)));
-    let addr = listen_addr("http", &args.listen);
+    let addr = listen_addr("http", "--listen", &args.listen);
     let routes = pare_http::config::load(&args.policy)?;
     let ttl = Duration::from_secs(args.cache_ttl.max(1));
     let cache = if args.cache == "embedded" {
@@ -125,6 +130,10 @@ pub fn run(args: Args) -> Result<()> {
             ),
         )
     };
+    let metrics = args
+        .metrics
+        .as_deref()
+        .map(|m| listen_addr("http", "--metrics", m));
     let trusted_proxies = args
         .trusted_proxies
         .iter()
@@ -153,6 +162,7 @@ pub fn run(args: Args) -> Result<()> {
         request_buffer: args.request_buffer,
         trusted_proxies,
         access_log: !args.quiet,
+        metrics,
     };
     pare_http::proxy::run(opts, addr).with_context(|| format!("cannot listen on {addr}"))
 }

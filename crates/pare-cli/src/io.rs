@@ -609,8 +609,9 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// `--listen` as `HOST:PORT`, `[V6]:PORT` or `PORT` (on 127.0.0.1); a bad one exits 2.
-pub fn listen_addr(cmd: &str, addr: &str) -> std::net::SocketAddr {
+/// An address to listen on (`flag`'s value: `--listen`, `--metrics`) as `HOST:PORT`,
+/// `[V6]:PORT` or `PORT` (on 127.0.0.1); a bad one exits 2.
+pub fn listen_addr(cmd: &str, flag: &str, addr: &str) -> std::net::SocketAddr {
     use std::net::ToSocketAddrs;
     if let Ok(port) = addr.parse::<u16>() {
         return std::net::SocketAddr::from(([127, 0, 0, 1], port));
@@ -619,11 +620,11 @@ pub fn listen_addr(cmd: &str, addr: &str) -> std::net::SocketAddr {
         Ok(Some(a)) => a,
         Ok(None) => usage_error(
             cmd,
-            &format!("--listen {addr}: the name resolves to no address"),
+            &format!("{flag} {addr}: the name resolves to no address"),
         ),
         Err(e) => usage_error(
             cmd,
-            &format!("--listen {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8765, or a port)"),
+            &format!("{flag} {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8765, or a port)"),
         ),
     }
 }

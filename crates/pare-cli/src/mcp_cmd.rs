@@ -129,7 +129,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(addr) = &args.listen {
         let listen = Listen {
-            addr: listen_addr("mcp", addr),
+            addr: listen_addr("mcp", "--listen", addr),
             allow_remote: args.allow_remote,
             allowed_origins: args.allow_origin.clone(),
             max_sessions: args.max_sessions.max(1),

@@ -359,3 +359,74 @@ fn regression_bodies_held_for_shaping_had_no_global_limit() {
     let note = r.header("x-pare-note").unwrap();
     assert!(note.contains("--max-held-bytes"), "{note}");
 }
+
+/// `pare http` with `--metrics`, after a shaped request, an untouched one and a stalled
+/// one: its metrics text.
+fn metrics_after_some_requests() -> String {
+    let up = Upstream::start();
+    let metrics = free_port();
+    let pare = pare(&up, &["--metrics", &metrics.to_string()]);
+    assert_eq!(request(pare.port, "GET", "/entities", &[], b"").status, 200);
+    assert_eq!(request(pare.port, "GET", "/echo", &[], b"").status, 200);
+    let _ = exchange(
+        pare.port,
+        b"GET /stall HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        &[],
+    );
+    let r = request(metrics, "GET", "/metrics", &[], b"");
+    assert_eq!(r.status, 200);
+    assert!(
+        r.header("content-type")
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    r.text().to_owned()
+}
+
+#[test]
+fn metrics_count_requests_tokens_pages_and_idle_cuts() {
+    let text = metrics_after_some_requests();
+    let route = r#"route="GET /entities""#;
+    for line in [
+        format!(r#"pare_http_requests_total{{{route},status="200",outcome="shaped"}} 1"#),
+        r#"pare_http_requests_total{route="none",status="200",outcome="untouched"} 2"#.into(),
+        format!(r#"pare_http_pages_served_total{{{route},source="upstream"}} 1"#),
+        format!(r#"pare_http_request_duration_seconds_count{{{route}}} 1"#),
+        r#"pare_http_idle_timeouts_total{peer="upstream"} 1"#.into(),
+        "pare_http_bodies_held 0".into(),
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    let tokens = |name: &str| -> u64 {
+        let prefix = format!("{name}{{{route}}} ");
+        let line = text.lines().find(|l| l.starts_with(&prefix)).unwrap();
+        line[prefix.len()..].parse().unwrap()
+    };
+    assert!(tokens("pare_http_tokens_before_total") > tokens("pare_http_tokens_after_total"));
+}
+
+#[test]
+#[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
+fn metrics_text_passes_promtool_check_metrics() {
+    let text = metrics_after_some_requests();
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool runs (Debian: apt-get install prometheus; scripts/http_peers.sh does)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && said.trim().is_empty(),
+        "{said}\n{text}"
+    );
+}

@@ -11,6 +11,7 @@
 //! ```
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -22,6 +23,8 @@ const UNIT: usize = 1024;
 pub struct HeldBytes {
     free: Arc<Semaphore>,
     max: usize,
+    /// How many bodies hold room now.
+    holders: Arc<AtomicUsize>,
 }
 
 /// Room taken from a [`HeldBytes`], given back when dropped.
@@ -29,6 +32,16 @@ pub struct HeldBytes {
 pub struct Held {
     permit: Option<OwnedSemaphorePermit>,
     bytes: usize,
+    /// The budget's count of holders, once this holds room.
+    holders: Option<Arc<AtomicUsize>>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(h) = &self.holders {
+            h.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
 }
 
 impl HeldBytes {
@@ -38,12 +51,18 @@ impl HeldBytes {
         HeldBytes {
             free: Arc::new(Semaphore::new(units)),
             max,
+            holders: Arc::new(AtomicUsize::new(0)),
         }
     }
 
     /// The budget, in bytes.
     pub fn max(&self) -> usize {
         self.max
+    }
+
+    /// Bodies holding room now.
+    pub fn holders(&self) -> usize {
+        self.holders.load(Ordering::Relaxed)
     }
 
     /// Bytes held now, across every request.
@@ -69,6 +88,10 @@ impl HeldBytes {
                     Some(permit) => permit.merge(p),
                     None => held.permit = Some(p),
                 }
+                if held.holders.is_none() {
+                    self.holders.fetch_add(1, Ordering::Relaxed);
+                    held.holders = Some(self.holders.clone());
+                }
                 held.bytes = bytes;
                 true
             }
@@ -89,9 +112,9 @@ mod tests {
         assert!(budget.grow(&mut a, 6 * UNIT + 1)); // one more unit
         assert!(!budget.grow(&mut b, 4 * UNIT));
         assert!(budget.grow(&mut b, 3 * UNIT));
-        assert_eq!(budget.in_use(), 10 * UNIT);
+        assert_eq!((budget.in_use(), budget.holders()), (10 * UNIT, 2));
         drop(a);
-        assert_eq!(budget.in_use(), 3 * UNIT);
+        assert_eq!((budget.in_use(), budget.holders()), (3 * UNIT, 1));
         assert!(budget.grow(&mut b, 9 * UNIT));
     }
 }

@@ -12,6 +12,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -21,6 +22,11 @@ use tokio::time::{Instant, Sleep};
 
 use crate::access;
 use crate::body::BoxError;
+
+/// Bodies cut off because the upstream went quiet, since the process started.
+pub static UPSTREAM_CUTS: AtomicU64 = AtomicU64::new(0);
+/// Request bodies cut off because the client went quiet, since the process started.
+pub static CLIENT_CUTS: AtomicU64 = AtomicU64::new(0);
 
 /// A body's peer sent nothing for the timeout.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +90,11 @@ where
                         what: self.what,
                         after: self.after,
                     };
+                    let cuts = match self.what {
+                        "the client" => &CLIENT_CUTS,
+                        _ => &UPSTREAM_CUTS,
+                    };
+                    cuts.fetch_add(1, Ordering::Relaxed);
                     if let Some(note) = self.note.take() {
                         access::event(&format!("{idle}: {note} was cut off"));
                     }

@@ -15,6 +15,7 @@
 //!   (`pare mcp --upstream-url`).
 //! - [`held`]: one budget of bytes for the bodies held at once for shaping.
 //! - [`idle`]: a body that is cut when its peer goes quiet (both directions).
+//! - [`metrics`]: Prometheus counters and histograms of what the proxy did.
 //! - [`access`]: one JSON line per request on stderr.
 //! - [`config`]: the policy file's `[http]` section, read.
 //!
@@ -33,5 +34,6 @@ pub mod codec;
 pub mod config;
 pub mod held;
 pub mod idle;
+pub mod metrics;
 pub mod proxy;
 pub mod server;

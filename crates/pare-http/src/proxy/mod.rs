@@ -30,6 +30,7 @@ use crate::access::{self, Entry};
 use crate::body::{self, Body};
 use crate::cache::{self, Lookup, PageCache};
 use crate::client;
+use crate::metrics::Metrics;
 use crate::server::{self, Limits};
 
 /// Where requests go: `http://` or `https://`, a host, and a base path the request's
@@ -107,11 +108,14 @@ pub struct Options {
     /// a slow client holds no upstream connection; a longer one streams after it.
     pub request_buffer: usize,
     pub access_log: bool,
+    /// Where to serve Prometheus metrics (`GET /metrics`), if anywhere.
+    pub metrics: Option<SocketAddr>,
 }
 
 struct State {
     opts: Options,
     client: client::Pooled,
+    metrics: Option<Arc<Metrics>>,
 }
 
 /// Listen on `addr` and serve until SIGINT or SIGTERM, on a runtime of its own (the
@@ -129,7 +133,11 @@ pub fn run(opts: Options, addr: SocketAddr) -> std::io::Result<()> {
         .build()?;
     runtime.block_on(async move {
         let listener = server::bind(addr, opts.allow_remote).await?;
-        serve(opts, listener, server::stop_signal()).await;
+        let metrics = match opts.metrics {
+            Some(at) => Some(server::bind(at, opts.allow_remote).await?),
+            None => None,
+        };
+        serve_with_metrics(opts, listener, metrics, server::stop_signal()).await;
         Ok(())
     })
 }
@@ -140,9 +148,38 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
+    serve_with_metrics(opts, listener, None, shutdown).await;
+}
+
+/// [`serve`], and Prometheus metrics (`GET /metrics`) on `metrics` when given.
+pub async fn serve_with_metrics(
+    opts: Options,
+    listener: tokio::net::TcpListener,
+    metrics: Option<tokio::net::TcpListener>,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
     let limits = opts.limits;
+    let counters = metrics
+        .as_ref()
+        .map(|_| Arc::new(Metrics::new(opts.held.clone())));
+    if let (Some(listener), Some(counters)) = (metrics, counters.clone()) {
+        if let Ok(local) = listener.local_addr() {
+            access::event(&format!("pare http: metrics on http://{local}/metrics"));
+        }
+        let handler: server::Handler = Arc::new(move |req, _peer| {
+            let counters = counters.clone();
+            Box::pin(async move { metrics_page(&counters, &req) })
+        });
+        tokio::spawn(server::serve(
+            listener,
+            limits,
+            handler,
+            std::future::pending(),
+        ));
+    }
     let state = Arc::new(State {
         client: client::pooled(opts.connect_timeout),
+        metrics: counters,
         opts,
     });
     if let Ok(local) = listener.local_addr() {
@@ -167,10 +204,27 @@ async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Resp
     if let Some(forward::UpstreamFailure(why)) = response.extensions().get() {
         log.set("upstream_error", why.as_str());
     }
+    let took = started.elapsed();
+    if let Some(m) = &state.metrics {
+        m.record(&log, response.status().as_u16(), took);
+    }
     if state.opts.access_log {
-        log.write(response.status().as_u16(), started.elapsed());
+        log.write(response.status().as_u16(), took);
     }
     response
+}
+
+/// The metrics listener's one page.
+fn metrics_page<B>(counters: &Metrics, req: &Request<B>) -> Response<Body> {
+    if req.uri().path() != "/metrics" {
+        return body::error(StatusCode::NOT_FOUND, "metrics are at /metrics");
+    }
+    let mut r = Response::new(body::full(counters.render()));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    r
 }
 
 /// One request, as the route it falls on says.
@@ -229,6 +283,7 @@ async fn route(
         log.set("pare", "untouched route");
         return forward::send(state, req, &query, false, peer, log).await;
     };
+    log.set("route", route.name.as_str());
     let headers: Vec<(&str, &str)> = req
         .headers()
         .iter()

@@ -342,6 +342,7 @@ mod tests {
             ]
         );
         let route = RoutePolicy {
+            name: "test".into(),
             policy: std::sync::Arc::new(
                 crate::Policy::parse("[params]\nmaxGapMinutes = 2.0\n").unwrap(),
             ),

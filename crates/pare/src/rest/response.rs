@@ -371,6 +371,7 @@ mod tests {
 
     fn route(max_tokens: Option<usize>) -> RoutePolicy {
         RoutePolicy {
+            name: "test".into(),
             policy: Arc::new(Policy::parse("[[ops]]\nop = \"prune\"\n").unwrap()),
             default_level: "standard".into(),
             format: Format::Json,
@@ -526,6 +527,7 @@ mod tests {
         ))
         .unwrap();
         RoutePolicy {
+            name: "test".into(),
             policy: Arc::new(Policy::parse(&policy).unwrap()),
             default_level: "standard".into(),
             format: Format::Json,

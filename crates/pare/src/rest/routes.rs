@@ -61,6 +61,9 @@ pub enum RoutesError<E: std::error::Error + 'static> {
 /// How one route's responses are shaped.
 #[derive(Debug)]
 pub struct RoutePolicy {
+    /// The route's name in metrics and logs: its entry's first pattern as written
+    /// (`GET /api/entities`), or `default` for `shape_unmatched`.
+    pub name: String,
     /// The policy responses are shaped by: the entry's `policy` file, else the one with `[http]`.
     pub policy: Arc<Policy>,
     /// The level when the caller names none (lowered to fit a budget).
@@ -157,6 +160,7 @@ impl Routes {
             entries.push(Entry {
                 patterns,
                 route: Some(Arc::new(RoutePolicy {
+                    name: r.patterns.first().cloned().unwrap_or_default(),
                     default_level,
                     format: r.format.map_or(Format::Json, McpFormat::format),
                     max_tokens: r.max_tokens,
@@ -166,6 +170,7 @@ impl Routes {
         }
         let default = http.shape_unmatched.then(|| {
             Arc::new(RoutePolicy {
+                name: "default".into(),
                 default_level: own.default_level().to_owned(),
                 policy: own,
                 format: Format::Json,

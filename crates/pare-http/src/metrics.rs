@@ -1,0 +1,366 @@
+//! What `pare http` has done, for Prometheus: counters and a latency histogram by route,
+//! status and what pare did, tokens before and after, pages served, cache lookups,
+//! upstream errors and idle cut-offs, and the bodies held for shaping now. Served in the
+//! text exposition format (0.0.4) on a listener of its own (`--metrics ADDR`), so scraping
+//! never competes with the API's clients and the API's port exposes nothing new.
+//!
+//! Each request is counted from its access-log entry ([`Metrics::record`]), once its
+//! response head is ready: the same facts the log line states, so the two never disagree.
+//! Route labels are the route's name (its first pattern as written, `GET /api/entities`),
+//! or `none` for a request no route shapes: a bounded set, never the raw path.
+//!
+//! ```text
+//! pare_http_requests_total{route="GET /api/entities",status="200",outcome="shaped"} 12
+//! pare_http_tokens_before_total{route="GET /api/entities"} 425076
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::access::Entry;
+use crate::held::HeldBytes;
+use crate::idle;
+
+/// Upper bounds of the latency buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// The counters, behind one lock (a few map updates per request).
+pub struct Metrics {
+    inner: Mutex<Inner>,
+    held: HeldBytes,
+}
+
+#[derive(Default)]
+struct Inner {
+    requests: BTreeMap<(String, u16, String), u64>,
+    latency: BTreeMap<String, Histogram>,
+    tokens_before: BTreeMap<String, u64>,
+    tokens_after: BTreeMap<String, u64>,
+    pages: BTreeMap<(String, &'static str), u64>,
+    cache: BTreeMap<String, u64>,
+    upstream_errors: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Default, Clone)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+impl Metrics {
+    /// Metrics that report `held` as the bodies held for shaping.
+    pub fn new(held: HeldBytes) -> Metrics {
+        Metrics {
+            inner: Mutex::new(Inner::default()),
+            held,
+        }
+    }
+
+    /// Count one request from its access-log entry, answered `status` after `took`.
+    pub fn record(&self, entry: &Entry, status: u16, took: Duration) {
+        let text = |k: &str| entry.fields.get(k).and_then(Value::as_str);
+        let number = |k: &str| entry.fields.get(k).and_then(Value::as_u64);
+        let route = text("route").unwrap_or("none").to_owned();
+        let outcome = match text("pare") {
+            Some("shaped") => "shaped",
+            Some("passed") => "passed",
+            Some("refused") => "refused",
+            Some("cache hit") => "cache_hit",
+            Some("untouched route") => "untouched",
+            _ => "error",
+        };
+        let mut m = self.inner.lock().expect("metrics");
+        *m.requests
+            .entry((route.clone(), status, outcome.to_owned()))
+            .or_default() += 1;
+        let h = m.latency.entry(route.clone()).or_default();
+        let secs = took.as_secs_f64();
+        for (i, le) in BUCKETS.iter().enumerate() {
+            if secs <= *le {
+                h.counts[i] += 1;
+            }
+        }
+        h.count += 1;
+        h.sum += secs;
+        if outcome == "shaped" || outcome == "cache_hit" {
+            if let Some(n) = number("tokens_before") {
+                *m.tokens_before.entry(route.clone()).or_default() += n;
+            }
+            if let Some(n) = number("tokens_after") {
+                *m.tokens_after.entry(route.clone()).or_default() += n;
+            }
+            let source = if outcome == "shaped" {
+                "upstream"
+            } else {
+                "cache"
+            };
+            *m.pages.entry((route, source)).or_default() += 1;
+        }
+        if let Some(result) = text("cache") {
+            *m.cache.entry(result.to_owned()).or_default() += 1;
+        }
+        if let Some(why) = text("upstream_error") {
+            let kind = if status == 504 {
+                "timeout"
+            } else if why.starts_with("cannot connect") {
+                "connect"
+            } else {
+                "failed"
+            };
+            *m.upstream_errors.entry(kind).or_default() += 1;
+        }
+    }
+
+    /// Everything, in the Prometheus text format.
+    pub fn render(&self) -> String {
+        let m = self.inner.lock().expect("metrics");
+        let mut out = String::with_capacity(4096);
+        header(
+            &mut out,
+            "pare_http_requests_total",
+            "counter",
+            "Requests answered, by route, status and what pare did (shaped, passed, untouched, refused, cache_hit, error).",
+        );
+        for ((route, status, outcome), n) in &m.requests {
+            let labels = [
+                ("route", route.as_str()),
+                ("status", &status.to_string()),
+                ("outcome", outcome),
+            ];
+            sample(&mut out, "pare_http_requests_total", &labels, *n as f64);
+        }
+        header(
+            &mut out,
+            "pare_http_request_duration_seconds",
+            "histogram",
+            "Time from a request's arrival to its response head, by route.",
+        );
+        for (route, h) in &m.latency {
+            for (le, n) in BUCKETS.iter().zip(h.counts) {
+                let le = le.to_string();
+                let labels = [("route", route.as_str()), ("le", le.as_str())];
+                sample(
+                    &mut out,
+                    "pare_http_request_duration_seconds_bucket",
+                    &labels,
+                    n as f64,
+                );
+            }
+            let labels = [("route", route.as_str()), ("le", "+Inf")];
+            sample(
+                &mut out,
+                "pare_http_request_duration_seconds_bucket",
+                &labels,
+                h.count as f64,
+            );
+            let route = [("route", route.as_str())];
+            sample(
+                &mut out,
+                "pare_http_request_duration_seconds_sum",
+                &route,
+                h.sum,
+            );
+            sample(
+                &mut out,
+                "pare_http_request_duration_seconds_count",
+                &route,
+                h.count as f64,
+            );
+        }
+        for (name, help, map) in [
+            (
+                "pare_http_tokens_before_total",
+                "Tokens (o200k_base) of the upstream bodies pare shaped or served pages of, by route.",
+                &m.tokens_before,
+            ),
+            (
+                "pare_http_tokens_after_total",
+                "Tokens (o200k_base) of the pages pare sent, by route.",
+                &m.tokens_after,
+            ),
+        ] {
+            header(&mut out, name, "counter", help);
+            for (route, n) in map {
+                sample(&mut out, name, &[("route", route)], *n as f64);
+            }
+        }
+        header(
+            &mut out,
+            "pare_http_pages_served_total",
+            "counter",
+            "Shaped pages sent, by route and where they came from (upstream: shaped now; cache: a later page).",
+        );
+        for ((route, source), n) in &m.pages {
+            let labels = [("route", route.as_str()), ("source", *source)];
+            sample(&mut out, "pare_http_pages_served_total", &labels, *n as f64);
+        }
+        header(
+            &mut out,
+            "pare_http_cache_lookups_total",
+            "counter",
+            "Page-cache lookups for a cursor, by result (hit, miss, unavailable).",
+        );
+        for (result, n) in &m.cache {
+            sample(
+                &mut out,
+                "pare_http_cache_lookups_total",
+                &[("result", result)],
+                *n as f64,
+            );
+        }
+        header(
+            &mut out,
+            "pare_http_upstream_errors_total",
+            "counter",
+            "Requests the upstream failed before its response head, by kind (connect, timeout, failed).",
+        );
+        for (kind, n) in &m.upstream_errors {
+            sample(
+                &mut out,
+                "pare_http_upstream_errors_total",
+                &[("kind", kind)],
+                *n as f64,
+            );
+        }
+        header(
+            &mut out,
+            "pare_http_idle_timeouts_total",
+            "counter",
+            "Bodies cut off because their peer sent nothing for the idle timeout, by peer.",
+        );
+        for (peer, n) in [
+            ("upstream", idle::UPSTREAM_CUTS.load(Ordering::Relaxed)),
+            ("client", idle::CLIENT_CUTS.load(Ordering::Relaxed)),
+        ] {
+            sample(
+                &mut out,
+                "pare_http_idle_timeouts_total",
+                &[("peer", peer)],
+                n as f64,
+            );
+        }
+        header(
+            &mut out,
+            "pare_http_bodies_held",
+            "gauge",
+            "Upstream bodies held for shaping now.",
+        );
+        sample(
+            &mut out,
+            "pare_http_bodies_held",
+            &[],
+            self.held.holders() as f64,
+        );
+        header(
+            &mut out,
+            "pare_http_bodies_held_bytes",
+            "gauge",
+            "Bytes of the upstream bodies held for shaping now (counted in KiB).",
+        );
+        sample(
+            &mut out,
+            "pare_http_bodies_held_bytes",
+            &[],
+            self.held.in_use() as f64,
+        );
+        header(
+            &mut out,
+            "pare_http_bodies_held_max_bytes",
+            "gauge",
+            "The budget of bytes held for shaping (--max-held-bytes).",
+        );
+        sample(
+            &mut out,
+            "pare_http_bodies_held_max_bytes",
+            &[],
+            self.held.max() as f64,
+        );
+        out
+    }
+}
+
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {
+    out.push_str(name);
+    if !labels.is_empty() {
+        out.push('{');
+        for (i, (k, v)) in labels.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(k);
+            out.push_str("=\"");
+            for c in v.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '"' => out.push_str("\\\""),
+                    '\n' => out.push_str("\\n"),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+        }
+        out.push('}');
+    }
+    let _ = writeln!(out, " {value}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(pairs: &[(&str, Value)]) -> Entry {
+        let mut e = Entry::default();
+        for (k, v) in pairs {
+            e.set(k, v.clone());
+        }
+        e
+    }
+
+    #[test]
+    fn requests_are_counted_by_route_status_and_outcome() {
+        let m = Metrics::new(HeldBytes::new(1 << 20));
+        let shaped = entry(&[
+            ("route", "GET /a \"x\"".into()),
+            ("pare", "shaped".into()),
+            ("tokens_before", 900.into()),
+            ("tokens_after", 300.into()),
+        ]);
+        m.record(&shaped, 200, Duration::from_millis(3));
+        m.record(&shaped, 200, Duration::from_millis(30));
+        m.record(
+            &entry(&[("pare", "untouched route".into())]),
+            404,
+            Duration::ZERO,
+        );
+        let failed = entry(&[("upstream_error", "cannot connect to x".into())]);
+        m.record(&failed, 502, Duration::ZERO);
+        let text = m.render();
+        let route = r#"route="GET /a \"x\"""#;
+        for line in [
+            format!(r#"pare_http_requests_total{{{route},status="200",outcome="shaped"}} 2"#),
+            r#"pare_http_requests_total{route="none",status="404",outcome="untouched"} 1"#.into(),
+            format!(r#"pare_http_tokens_before_total{{{route}}} 1800"#),
+            format!(r#"pare_http_tokens_after_total{{{route}}} 600"#),
+            format!(r#"pare_http_request_duration_seconds_bucket{{{route},le="0.005"}} 1"#),
+            format!(r#"pare_http_request_duration_seconds_bucket{{{route},le="+Inf"}} 2"#),
+            format!(r#"pare_http_pages_served_total{{{route},source="upstream"}} 2"#),
+            r#"pare_http_upstream_errors_total{kind="connect"} 1"#.into(),
+            "pare_http_bodies_held_max_bytes 1048576".into(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+        }
+    }
+}
