@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Peak memory of `pare http` shaping large bodies: nginx serves a generated `list_entities`
+# payload (bench/gen_payload.py), pare shapes it by the S1 entities policy, N clients ask at
+# once. Prints each client's status, size and time to first byte, then pare's peak RSS
+# (VmHWM) and its RSS once they are done.
+#   bench/http_rss.sh [CLIENTS] [MB] [-- PARE HTTP FLAGS...]     defaults 4 52
+# e.g. bench/http_rss.sh 4 52 -- --max-held-bytes 110000000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clients="${1:-4}"; mb="${2:-52}"; shift $(( $# < 2 ? $# : 2 )); [ "${1:-}" = -- ] && shift
+[ -n "${PARE_BIN:-}" ] || cargo build --release --quiet -p pare-llm
+pare="${PARE_BIN:-target/release/pare}"
+dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+mkdir -p "$dir/www"
+python3 bench/gen_payload.py --mb "$mb" --out "$dir/www/big.json" >/dev/null
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+up=$(free_port); via=$(free_port)
+cat > "$dir/nginx.conf" <<CONF
+worker_processes 1; daemon off; master_process off; pid $dir/nginx.pid; error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path $dir/b; proxy_temp_path $dir/p; fastcgi_temp_path $dir/f;
+  uwsgi_temp_path $dir/u; scgi_temp_path $dir/s; types { application/json json; }
+  server { listen 127.0.0.1:$up; root $dir/www; } }
+CONF
+nginx -p "$dir" -c "$dir/nginx.conf" &
+printf '[http]\n[[http.routes]]\nmatch = ["GET /big.json"]\npolicy = "%s/examples/policies/entities.toml"\n' "$PWD" > "$dir/p.toml"
+"$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/p.toml" --quiet "$@" &
+pid=$!
+for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$via/nothing" 2>/dev/null; [ $? -ne 7 ] && break; sleep 0.1; done
+echo "body: $(stat -c %s "$dir/www/big.json") bytes; $clients at once; status, bytes, first byte (s):"
+curls=()
+for _ in $(seq "$clients"); do
+  curl -s -o /dev/null -w "  %{http_code} %{size_download} %{time_starttransfer}\n" "http://127.0.0.1:$via/big.json" &
+  curls+=($!)
+done
+wait "${curls[@]}"
+sleep 0.5
+echo "peak RSS $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status); RSS after $(awk '/VmRSS/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status)"
