@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args as ClapArgs;
 use pare_mcp::cache::Limits;
 use pare_mcp::listen::{Deadlines, Listen, Upstream};
@@ -58,6 +58,11 @@ pub struct Args {
     /// `https://app.example.com`. Other origins get 403.
     #[arg(long, value_name = "ORIGIN", requires = "listen")]
     pub allow_origin: Vec<String>,
+    /// Serve Prometheus metrics at http://ADDR/metrics (HOST:PORT or a port, on 127.0.0.1;
+    /// loopback only unless --allow-remote): tool calls by tool and outcome, their latency,
+    /// tokens before and after, pages served, pare_more calls.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     /// With --listen: sessions at once, at most.
     #[arg(long, default_value_t = 64, requires = "listen")]
     pub max_sessions: usize,
@@ -122,6 +127,20 @@ pub fn run(args: Args) -> Result<()> {
             ..Limits::default()
         },
         drain: Duration::from_secs(5),
+        metrics: None,
+    };
+    let opts = match &args.metrics {
+        Some(at) => {
+            let addr = listen_addr("mcp", "--metrics", at);
+            let counters = std::sync::Arc::new(pare_mcp::metrics::McpMetrics::default());
+            pare_mcp::metrics::serve(addr, args.allow_remote, counters.clone())
+                .with_context(|| format!("cannot serve metrics on {addr}"))?;
+            pare_mcp::Options {
+                metrics: Some(counters),
+                ..opts
+            }
+        }
+        None => opts,
     };
     if args.upstream_url.is_none() {
         // Before any server starts: a signal to pare stops its servers, then pare exits.

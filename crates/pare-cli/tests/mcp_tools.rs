@@ -440,3 +440,83 @@ fn mcp_the_original_of_a_result_shown_in_part_comes_back_without_a_second_call()
     assert_eq!(r["result"]["content"].as_array().unwrap().len(), 1);
     assert!(r["result"]["_meta"]["pare"].get("original").is_none());
 }
+
+/// `pare mcp --metrics`: a shaped call paged, its later pages through `pare_more`, and one
+/// call `detail: "full"`, then the metrics text.
+fn mcp_metrics_after_calls() -> String {
+    let port = crate::rest_support::free_port();
+    let mut p = start(
+        &["--max-tokens", "400", "--metrics", &port.to_string()],
+        &[],
+    );
+    let mut reply = call(&mut p, 1, "data", json!({"n": 60}));
+    let mut id = 2;
+    while let Some(c) = reply["result"]["_meta"]["pare"]["nextCursor"].as_str() {
+        let c = c.to_owned();
+        reply = call(&mut p, id, "pare_more", json!({"cursor": c}));
+        id += 1;
+    }
+    let full = call(&mut p, 100, "data", json!({"n": 2, "detail": "full"}));
+    assert!(full.get("result").is_some(), "{full}");
+    let bad = call(&mut p, 101, "pare_more", json!({"cursor": "nope"}));
+    assert!(bad.get("error").is_some(), "{bad}");
+    let r = crate::rest_support::request(port, "GET", "/metrics", &[], b"");
+    assert_eq!(r.status, 200);
+    r.text().to_owned()
+}
+
+#[test]
+fn mcp_metrics_count_calls_pages_tokens_and_pare_more() {
+    let text = mcp_metrics_after_calls();
+    for line in [
+        // The second asked for `full`: still pare's result (its note on the level).
+        r#"pare_mcp_tool_calls_total{tool="data",outcome="shaped"} 2"#,
+        r#"pare_mcp_pages_served_total{tool="data",source="server"} 2"#,
+        r#"pare_mcp_tool_call_duration_seconds_count{tool="data"} 2"#,
+        r#"pare_mcp_more_calls_total{result="error"} 1"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    let value = |prefix: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}\n{text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    assert!(value(r#"pare_mcp_more_calls_total{result="ok"}"#) >= 1);
+    assert!(value(r#"pare_mcp_pages_served_total{tool="pare_more",source="pare_more"}"#) >= 1);
+    let before = value(r#"pare_mcp_tokens_before_total{tool="data"}"#);
+    assert!(before > value(r#"pare_mcp_tokens_after_total{tool="data"}"#));
+    // Later pages add what they sent, not the whole result's count again.
+    assert!(
+        !text.contains(r#"pare_mcp_tokens_before_total{tool="pare_more"}"#),
+        "{text}"
+    );
+}
+
+#[test]
+#[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
+fn mcp_metrics_text_passes_promtool_check_metrics() {
+    let text = mcp_metrics_after_calls();
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool runs (Debian: apt-get install prometheus; scripts/http_peers.sh does)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && said.trim().is_empty(),
+        "{said}\n{text}"
+    );
+}

@@ -27,7 +27,7 @@ use crate::held::HeldBytes;
 use crate::idle;
 
 /// Upper bounds of the latency buckets, in seconds.
-const BUCKETS: [f64; 12] = [
+pub const BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
 ];
 
@@ -48,11 +48,40 @@ struct Inner {
     upstream_errors: BTreeMap<&'static str, u64>,
 }
 
-#[derive(Default, Clone)]
-struct Histogram {
+/// A latency histogram over [`BUCKETS`] (the pare doors' one shape of histogram).
+#[derive(Debug, Default, Clone)]
+pub struct Histogram {
     counts: [u64; BUCKETS.len()],
     count: u64,
     sum: f64,
+}
+
+impl Histogram {
+    /// Count one observation of `secs` seconds.
+    pub fn observe(&mut self, secs: f64) {
+        for (i, le) in BUCKETS.iter().enumerate() {
+            if secs <= *le {
+                self.counts[i] += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += secs;
+    }
+
+    /// Its `_bucket`, `_sum` and `_count` samples, named `name`, with `labels`.
+    pub fn render(&self, out: &mut String, name: &str, labels: &[(&str, &str)]) {
+        let bucket = format!("{name}_bucket");
+        for (le, n) in BUCKETS.iter().map(f64::to_string).zip(self.counts) {
+            let mut l = labels.to_vec();
+            l.push(("le", &le));
+            sample(out, &bucket, &l, n as f64);
+        }
+        let mut l = labels.to_vec();
+        l.push(("le", "+Inf"));
+        sample(out, &bucket, &l, self.count as f64);
+        sample(out, &format!("{name}_sum"), labels, self.sum);
+        sample(out, &format!("{name}_count"), labels, self.count as f64);
+    }
 }
 
 impl Metrics {
@@ -81,15 +110,10 @@ impl Metrics {
         *m.requests
             .entry((route.clone(), status, outcome.to_owned()))
             .or_default() += 1;
-        let h = m.latency.entry(route.clone()).or_default();
-        let secs = took.as_secs_f64();
-        for (i, le) in BUCKETS.iter().enumerate() {
-            if secs <= *le {
-                h.counts[i] += 1;
-            }
-        }
-        h.count += 1;
-        h.sum += secs;
+        m.latency
+            .entry(route.clone())
+            .or_default()
+            .observe(took.as_secs_f64());
         if outcome == "shaped" || outcome == "cache_hit" {
             if let Some(n) = number("tokens_before") {
                 *m.tokens_before.entry(route.clone()).or_default() += n;
@@ -144,36 +168,8 @@ impl Metrics {
             "Time from a request's arrival to its response head, by route.",
         );
         for (route, h) in &m.latency {
-            for (le, n) in BUCKETS.iter().zip(h.counts) {
-                let le = le.to_string();
-                let labels = [("route", route.as_str()), ("le", le.as_str())];
-                sample(
-                    &mut out,
-                    "pare_http_request_duration_seconds_bucket",
-                    &labels,
-                    n as f64,
-                );
-            }
-            let labels = [("route", route.as_str()), ("le", "+Inf")];
-            sample(
-                &mut out,
-                "pare_http_request_duration_seconds_bucket",
-                &labels,
-                h.count as f64,
-            );
-            let route = [("route", route.as_str())];
-            sample(
-                &mut out,
-                "pare_http_request_duration_seconds_sum",
-                &route,
-                h.sum,
-            );
-            sample(
-                &mut out,
-                "pare_http_request_duration_seconds_count",
-                &route,
-                h.count as f64,
-            );
+            let labels = [("route", route.as_str())];
+            h.render(&mut out, "pare_http_request_duration_seconds", &labels);
         }
         for (name, help, map) in [
             (
@@ -287,12 +283,14 @@ impl Metrics {
     }
 }
 
-fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+/// A metric's `# HELP` and `# TYPE` lines.
+pub fn header(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
-fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {
+/// One sample line, its label values escaped as the text format asks.
+pub fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {
     out.push_str(name);
     if !labels.is_empty() {
         out.push('{');

@@ -8,12 +8,14 @@
 //! client knows the tool by the time the model reads the note).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
 
 use pare::mcp::call::{self, Pending, Prepared};
 use pare::mcp::result::{Shaped, Stores, shape_result};
 use pare::mcp::tools_list::PARE_MORE;
 use serde_json::Value as Json;
 
+use crate::metrics::Outcome;
 use crate::proxy::{Shared, log};
 use crate::rpc;
 
@@ -40,7 +42,11 @@ pub(crate) fn call_request(shared: &Shared, msg: &mut Json, id: &Json) -> CallRe
         (tools.tools.get(&name).cloned(), tools.server_has_more)
     };
     if name == PARE_MORE && !server_has_more {
-        let reply = match more(shared, msg.pointer("/params/arguments")) {
+        let answer = more(shared, msg.pointer("/params/arguments"));
+        if let Some(m) = &shared.opts.metrics {
+            m.more(answer.as_ref().map_err(|_| ()));
+        }
+        let reply = match answer {
             Ok(result) => rpc::result(id, result),
             Err(message) => rpc::error(id, rpc::INVALID_PARAMS, &message),
         };
@@ -68,14 +74,30 @@ pub(crate) enum Rewritten {
     Yes { drop_structured: bool },
 }
 
-/// Shape a call's result in place. `structured`: its `structuredContent` as the server wrote
-/// it, when `result` lacks it (read lazily).
+/// Shape a call's result in place (and count it, with `--metrics`). `structured`: its
+/// `structuredContent` as the server wrote it, when `result` lacks it (read lazily);
+/// `started`: when the call was forwarded.
 pub(crate) fn call_result(
     shared: &Shared,
     result: &mut Json,
     structured: Option<&str>,
     pending: CallPending,
+    started: Instant,
 ) -> Rewritten {
+    let name = pending.tool_name.clone();
+    let (rewritten, outcome) = shape_call_result(shared, result, structured, pending);
+    if let Some(m) = &shared.opts.metrics {
+        m.call(&name, outcome, started.elapsed(), result);
+    }
+    rewritten
+}
+
+fn shape_call_result(
+    shared: &Shared,
+    result: &mut Json,
+    structured: Option<&str>,
+    pending: CallPending,
+) -> (Rewritten, Outcome) {
     // Fail open: a panic while shaping forwards the original.
     let shaped = catch_unwind(AssertUnwindSafe(|| {
         let mut pages = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -103,18 +125,18 @@ pub(crate) fn call_result(
                 list_more(shared);
             }
             *result = new;
-            Rewritten::Yes { drop_structured }
+            (Rewritten::Yes { drop_structured }, Outcome::Shaped)
         }
-        Ok(Shaped::AsIs) => Rewritten::No,
+        Ok(Shaped::AsIs) => (Rewritten::No, Outcome::AsIs),
         Ok(Shaped::Unchanged(why)) => {
             log(&format!("`{name}` result forwarded unchanged: {why}"));
-            Rewritten::No
+            (Rewritten::No, Outcome::Unchanged)
         }
         Err(_) => {
             log(&format!(
                 "`{name}` result forwarded unchanged: shaping failed"
             ));
-            Rewritten::No
+            (Rewritten::No, Outcome::Unchanged)
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod http_upstream;
 pub mod lines;
 pub mod listen;
 mod members;
+pub mod metrics;
 pub mod proxy;
 pub mod rpc;
 pub mod scan;

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
@@ -45,6 +45,8 @@ pub struct Options {
     pub cache: Limits,
     /// How long to wait for the upstream server to finish after the client has gone.
     pub drain: Duration,
+    /// Where calls are counted for Prometheus (`--metrics`), if anywhere.
+    pub metrics: Option<Arc<crate::metrics::McpMetrics>>,
 }
 
 /// Why the proxy stopped.
@@ -61,7 +63,8 @@ pub enum Ending {
 enum Pending {
     Initialize,
     ToolsList,
-    Call(CallPending),
+    /// A shaped tool's call, and when it was forwarded.
+    Call(CallPending, Instant),
     Other,
 }
 
@@ -292,7 +295,7 @@ fn client_message(shared: &Shared, line: &[u8]) -> Option<Option<Vec<u8>>> {
                 "tools/call" => match calls::call_request(shared, &mut msg, &id) {
                     CallRequest::Answered => return None,
                     CallRequest::Forward(p, changed) => (
-                        p.map_or(Pending::Other, Pending::Call),
+                        p.map_or(Pending::Other, |c| Pending::Call(c, Instant::now())),
                         changed.then(|| serde_json::to_vec(&msg).expect("serializes")),
                     ),
                 },
@@ -438,8 +441,8 @@ fn rewrite(shared: &Shared, result: &mut Json, pending: Pending) -> bool {
             }
             true
         }
-        Pending::Call(call) => matches!(
-            calls::call_result(shared, result, None, call),
+        Pending::Call(call, started) => matches!(
+            calls::call_result(shared, result, None, call, started),
             calls::Rewritten::Yes { .. }
         ),
     }
@@ -455,10 +458,10 @@ fn lazy_response(
 ) -> Option<Vec<u8>> {
     match pending {
         Pending::Other => None,
-        Pending::Call(call) => {
+        Pending::Call(call, started) => {
             let mut result = response.decoded();
             let structured = response.raw(line, "structuredContent");
-            match calls::call_result(shared, &mut result, structured, call) {
+            match calls::call_result(shared, &mut result, structured, call, started) {
                 calls::Rewritten::No => None,
                 calls::Rewritten::Yes { drop_structured } => {
                     let drop: &[&str] = if drop_structured {
