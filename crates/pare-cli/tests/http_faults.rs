@@ -78,6 +78,12 @@ fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
         let _ = c.write_all(&r);
         std::thread::sleep(Duration::from_secs(120));
         return;
+    } else if path == "/entities?stall=1" {
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n";
+        let _ = c.write_all(format!("{head}{{\"entities\": [").as_bytes());
+        std::thread::sleep(Duration::from_secs(120));
+        return;
     } else if path.starts_with("/clte") {
         b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nb\r\nhello world\r\n0\r\n\r\n".to_vec()
     } else if path == "/entities" {
@@ -183,6 +189,21 @@ fn regression_an_upstream_stalling_mid_body_held_the_client_forever() {
         log.contains("the response to GET /stall was cut off"),
         "{log}"
     );
+}
+
+#[test]
+fn regression_an_upstream_stalling_a_body_pare_shapes_was_answered_502_not_504() {
+    let up = Upstream::start();
+    let pare = pare(&up, &[]);
+    let start = Instant::now();
+    let r = request(pare.port, "GET", "/entities?stall=1", &[], b"");
+    assert_eq!(r.status, 504, "{}", r.text());
+    assert!(
+        r.text().contains("the upstream sent nothing for 2 s"),
+        "{}",
+        r.text()
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
 }
 
 #[test]

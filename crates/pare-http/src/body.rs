@@ -10,6 +10,18 @@ use hyper::{Response, StatusCode};
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub type Body = BoxBody<Bytes, BoxError>;
 
+/// `chunks` (`len` bytes in all) as one buffer; a single chunk is not copied.
+pub fn joined(mut chunks: std::collections::VecDeque<Bytes>, len: usize) -> Bytes {
+    if chunks.len() <= 1 {
+        return chunks.pop_front().unwrap_or_default();
+    }
+    let mut whole = bytes::BytesMut::with_capacity(len);
+    for chunk in chunks {
+        whole.extend_from_slice(&chunk);
+    }
+    whole.freeze()
+}
+
 pub fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).map_err(|e| match e {}).boxed()
 }

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::error::Error as _;
 use std::net::SocketAddr;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -293,17 +293,7 @@ async fn read_ahead(mut incoming: Incoming, opts: &Options) -> Result<Body, Resp
             return Ok(Prefixed { read, rest }.boxed());
         }
     }
-    Ok(match read.len() {
-        0 => body::empty(),
-        1 => body::full(read.pop_front().unwrap_or_default()),
-        _ => {
-            let mut whole = BytesMut::with_capacity(held);
-            for chunk in read {
-                whole.extend_from_slice(&chunk);
-            }
-            body::full(whole.freeze())
-        }
-    })
+    Ok(body::full(body::joined(read, held)))
 }
 
 /// The client's answer to a failed upstream request.

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -24,11 +24,11 @@ use super::Options;
 use super::forward;
 use super::prefixed::Prefixed;
 use crate::access::Entry;
-use crate::body::{self, Body};
+use crate::body::{self, Body, BoxError};
 use crate::cache::{self, CachedPage};
 use crate::codec::Coding;
 use crate::held::Held;
-use crate::idle::IdleTimeout;
+use crate::idle::{Idle, IdleTimeout};
 
 /// The upstream's headers a shaped body does not keep.
 const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
@@ -117,21 +117,17 @@ pub async fn answer(
         log.set("why", "too long to shape");
         return forward::pass(resp, opts, call.what());
     }
-    let (parts, mut incoming) = resp.into_parts();
+    let (parts, incoming) = resp.into_parts();
+    // One watch on the upstream's gaps: for the read here, and for the rest if it passes on.
+    let idle = opts.upstream_idle_timeout;
+    let mut incoming = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
     let mut chunks: VecDeque<Bytes> = VecDeque::new();
     let mut held = 0usize;
     let mut room = Held::default();
     let mut over_budget = false;
-    let idle = opts.upstream_idle_timeout;
     let read = tokio::time::timeout(opts.upstream_timeout, async {
-        loop {
-            let frame = match tokio::time::timeout(idle, incoming.frame()).await {
-                Ok(Some(frame)) => frame,
-                Ok(None) => break,
-                Err(_) => return Err(format!("nothing for {} s", idle.as_secs_f64())),
-            };
-            let frame = frame.map_err(|e| e.to_string())?;
-            if let Ok(data) = frame.into_data() {
+        while let Some(frame) = incoming.frame().await {
+            if let Ok(data) = frame?.into_data() {
                 held += data.len();
                 chunks.push_back(data);
                 if held > cap {
@@ -143,7 +139,7 @@ pub async fn answer(
                 }
             }
         }
-        Ok::<bool, String>(true)
+        Ok::<bool, BoxError>(true)
     })
     .await;
     match read {
@@ -165,9 +161,14 @@ pub async fn answer(
             } else {
                 log.set("why", "too long to shape");
             }
-            let rest = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
-            let body = Prefixed { read: chunks, rest };
+            let body = Prefixed {
+                read: chunks,
+                rest: incoming,
+            };
             return Response::from_parts(parts, BodyExt::boxed(body));
+        }
+        Ok(Err(e)) if e.is::<Idle>() => {
+            return body::error(StatusCode::GATEWAY_TIMEOUT, &e.to_string());
         }
         Ok(Err(why)) => {
             return body::error(
@@ -182,11 +183,7 @@ pub async fn answer(
             );
         }
     }
-    let mut raw = BytesMut::with_capacity(held);
-    for c in chunks {
-        raw.extend_from_slice(&c);
-    }
-    let raw = raw.freeze();
+    let raw = body::joined(chunks, held);
     let route = call.route.clone();
     let ask = call.ask.clone();
     let ct = content_type.clone();
