@@ -429,25 +429,5 @@ fn metrics_count_requests_tokens_pages_and_idle_cuts() {
 #[test]
 #[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
 fn metrics_text_passes_promtool_check_metrics() {
-    let text = metrics_after_some_requests();
-    let mut child = std::process::Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("promtool runs (Debian: apt-get install prometheus; scripts/http_peers.sh does)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && said.trim().is_empty(),
-        "{said}\n{text}"
-    );
+    crate::rest_support::assert_promtool_accepts(&metrics_after_some_requests());
 }

@@ -498,25 +498,5 @@ fn mcp_metrics_count_calls_pages_tokens_and_pare_more() {
 #[test]
 #[ignore = "needs HTTP peers: scripts/http_peers.sh install (.ci/run runs it)"]
 fn mcp_metrics_text_passes_promtool_check_metrics() {
-    let text = mcp_metrics_after_calls();
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool runs (Debian: apt-get install prometheus; scripts/http_peers.sh does)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && said.trim().is_empty(),
-        "{said}\n{text}"
-    );
+    crate::rest_support::assert_promtool_accepts(&mcp_metrics_after_calls());
 }

@@ -16,10 +16,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
 use serde_json::Value;
 
 use crate::access::Entry;
@@ -171,23 +173,20 @@ impl Metrics {
             let labels = [("route", route.as_str())];
             h.render(&mut out, "pare_http_request_duration_seconds", &labels);
         }
-        for (name, help, map) in [
-            (
-                "pare_http_tokens_before_total",
-                "Tokens (o200k_base) of the upstream bodies pare shaped or served pages of, by route.",
-                &m.tokens_before,
-            ),
-            (
-                "pare_http_tokens_after_total",
-                "Tokens (o200k_base) of the pages pare sent, by route.",
-                &m.tokens_after,
-            ),
-        ] {
-            header(&mut out, name, "counter", help);
-            for (route, n) in map {
-                sample(&mut out, name, &[("route", route)], *n as f64);
-            }
-        }
+        counter_by(
+            &mut out,
+            "pare_http_tokens_before_total",
+            "Tokens (o200k_base) of the upstream bodies pare shaped or served pages of, by route.",
+            "route",
+            m.tokens_before.iter().map(|(k, n)| (k, *n)),
+        );
+        counter_by(
+            &mut out,
+            "pare_http_tokens_after_total",
+            "Tokens (o200k_base) of the pages pare sent, by route.",
+            "route",
+            m.tokens_after.iter().map(|(k, n)| (k, *n)),
+        );
         header(
             &mut out,
             "pare_http_pages_served_total",
@@ -198,51 +197,30 @@ impl Metrics {
             let labels = [("route", route.as_str()), ("source", *source)];
             sample(&mut out, "pare_http_pages_served_total", &labels, *n as f64);
         }
-        header(
+        counter_by(
             &mut out,
             "pare_http_cache_lookups_total",
-            "counter",
             "Page-cache lookups for a cursor, by result (hit, miss, unavailable).",
+            "result",
+            m.cache.iter().map(|(k, n)| (k, *n)),
         );
-        for (result, n) in &m.cache {
-            sample(
-                &mut out,
-                "pare_http_cache_lookups_total",
-                &[("result", result)],
-                *n as f64,
-            );
-        }
-        header(
+        counter_by(
             &mut out,
             "pare_http_upstream_errors_total",
-            "counter",
             "Requests the upstream failed before its response head, by kind (connect, timeout, failed).",
+            "kind",
+            m.upstream_errors.iter().map(|(k, n)| (k, *n)),
         );
-        for (kind, n) in &m.upstream_errors {
-            sample(
-                &mut out,
-                "pare_http_upstream_errors_total",
-                &[("kind", kind)],
-                *n as f64,
-            );
-        }
-        header(
+        counter_by(
             &mut out,
             "pare_http_idle_timeouts_total",
-            "counter",
             "Bodies cut off because their peer sent nothing for the idle timeout, by peer.",
+            "peer",
+            [
+                ("upstream", idle::UPSTREAM_CUTS.load(Ordering::Relaxed)),
+                ("client", idle::CLIENT_CUTS.load(Ordering::Relaxed)),
+            ],
         );
-        for (peer, n) in [
-            ("upstream", idle::UPSTREAM_CUTS.load(Ordering::Relaxed)),
-            ("client", idle::CLIENT_CUTS.load(Ordering::Relaxed)),
-        ] {
-            sample(
-                &mut out,
-                "pare_http_idle_timeouts_total",
-                &[("peer", peer)],
-                n as f64,
-            );
-        }
         header(
             &mut out,
             "pare_http_bodies_held",
@@ -280,6 +258,40 @@ impl Metrics {
             self.held.max() as f64,
         );
         out
+    }
+}
+
+/// The handler of a metrics listener: `GET /metrics` is `render()`'s text, anything else
+/// 404. Both proxies serve theirs with it.
+pub fn handler(render: Arc<dyn Fn() -> String + Send + Sync>) -> crate::server::Handler {
+    Arc::new(move |req, _peer| {
+        let render = render.clone();
+        Box::pin(async move {
+            if req.uri().path() != "/metrics" {
+                return crate::body::error(StatusCode::NOT_FOUND, "metrics are at /metrics");
+            }
+            let mut r = Response::new(crate::body::full(render()));
+            r.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            r
+        })
+    })
+}
+
+/// A counter with one label: its `# HELP` and `# TYPE` lines, then a sample per
+/// (label value, count).
+pub fn counter_by<K: AsRef<str>>(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    label: &str,
+    values: impl IntoIterator<Item = (K, u64)>,
+) {
+    header(out, name, "counter", help);
+    for (value, n) in values {
+        sample(out, name, &[(label, value.as_ref())], n as f64);
     }
 }
 

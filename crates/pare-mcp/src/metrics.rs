@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pare_http::metrics::{Histogram, header, sample};
+use pare_http::metrics::{Histogram, counter_by, header, sample};
 use serde_json::Value as Json;
 
 /// The counters, behind one lock.
@@ -104,23 +104,20 @@ impl McpMetrics {
                 &[("tool", tool)],
             );
         }
-        for (name, help, map) in [
-            (
-                "pare_mcp_tokens_before_total",
-                "Tokens of the tool results pare shaped, as the server wrote them (once per result), by tool.",
-                &m.tokens_before,
-            ),
-            (
-                "pare_mcp_tokens_after_total",
-                "Tokens of the pages pare sent, by tool.",
-                &m.tokens_after,
-            ),
-        ] {
-            header(&mut out, name, "counter", help);
-            for (tool, n) in map {
-                sample(&mut out, name, &[("tool", tool)], *n as f64);
-            }
-        }
+        counter_by(
+            &mut out,
+            "pare_mcp_tokens_before_total",
+            "Tokens of the tool results pare shaped, as the server wrote them (once per result), by tool.",
+            "tool",
+            m.tokens_before.iter().map(|(k, n)| (k, *n)),
+        );
+        counter_by(
+            &mut out,
+            "pare_mcp_tokens_after_total",
+            "Tokens of the pages pare sent, by tool.",
+            "tool",
+            m.tokens_after.iter().map(|(k, n)| (k, *n)),
+        );
         header(
             &mut out,
             "pare_mcp_pages_served_total",
@@ -131,20 +128,13 @@ impl McpMetrics {
             let labels = [("tool", tool.as_str()), ("source", *source)];
             sample(&mut out, "pare_mcp_pages_served_total", &labels, *n as f64);
         }
-        header(
+        counter_by(
             &mut out,
             "pare_mcp_more_calls_total",
-            "counter",
             "pare_more calls pare answered, by result (ok, error).",
+            "result",
+            m.more.iter().map(|(k, n)| (k, *n)),
         );
-        for (result, n) in &m.more {
-            sample(
-                &mut out,
-                "pare_mcp_more_calls_total",
-                &[("result", result)],
-                *n as f64,
-            );
-        }
         out
     }
 }
@@ -195,29 +185,11 @@ pub fn serve(
                     }
                 };
                 let _ = bound.send(Ok(()));
-                let handler: pare_http::server::Handler = Arc::new(move |req, _peer| {
-                    let metrics = metrics.clone();
-                    Box::pin(async move { page(&metrics, &req) })
-                });
+                let handler = pare_http::metrics::handler(Arc::new(move || metrics.render()));
                 let limits = pare_http::server::Limits::default();
                 pare_http::server::serve(listener, limits, handler, std::future::pending()).await;
             });
         })?;
     told.recv()
         .unwrap_or_else(|_| Err(std::io::Error::other("the metrics thread ended")))
-}
-
-fn page<B>(
-    metrics: &McpMetrics,
-    req: &hyper::Request<B>,
-) -> hyper::Response<pare_http::body::Body> {
-    if req.uri().path() != "/metrics" {
-        return pare_http::body::error(hyper::StatusCode::NOT_FOUND, "metrics are at /metrics");
-    }
-    let mut r = hyper::Response::new(pare_http::body::full(metrics.render()));
-    r.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
-    r
 }

@@ -485,3 +485,27 @@ pub fn compact(body: &[u8], policy: &Path, args: &[&str]) -> Vec<u8> {
     }
     text
 }
+
+/// `promtool check metrics` accepts `text` (a Prometheus text exposition) without a word.
+pub fn assert_promtool_accepts(text: &str) {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool runs (Debian: apt-get install prometheus; scripts/http_peers.sh does)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && said.trim().is_empty(),
+        "{said}\n{text}"
+    );
+}

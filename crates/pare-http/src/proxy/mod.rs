@@ -166,10 +166,7 @@ pub async fn serve_with_metrics(
         if let Ok(local) = listener.local_addr() {
             access::event(&format!("pare http: metrics on http://{local}/metrics"));
         }
-        let handler: server::Handler = Arc::new(move |req, _peer| {
-            let counters = counters.clone();
-            Box::pin(async move { metrics_page(&counters, &req) })
-        });
+        let handler = crate::metrics::handler(Arc::new(move || counters.render()));
         tokio::spawn(server::serve(
             listener,
             limits,
@@ -212,19 +209,6 @@ async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Resp
         log.write(response.status().as_u16(), took);
     }
     response
-}
-
-/// The metrics listener's one page.
-fn metrics_page<B>(counters: &Metrics, req: &Request<B>) -> Response<Body> {
-    if req.uri().path() != "/metrics" {
-        return body::error(StatusCode::NOT_FOUND, "metrics are at /metrics");
-    }
-    let mut r = Response::new(body::full(counters.render()));
-    r.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
-    r
 }
 
 /// One request, as the route it falls on says.
