@@ -83,6 +83,16 @@ class Upstream:
         c.close()
 
 
+def wait_for(port):
+    """Until something listens on `port` (5 s at most)."""
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
 def raw(port, request: bytes, timeout=120, trickle=None):
     """Send `request` (then `trickle` pieces one per second); what came back and when the
     connection ended (seconds)."""
@@ -139,12 +149,7 @@ def main():
             flags += [flag, str(args.idle)]
     proc = subprocess.Popen([args.pare, "http", "--upstream", f"http://127.0.0.1:{up.port}", "--policy", str(policy),
                              "--listen", str(port), "--quiet", *flags], stderr=subprocess.PIPE)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port)).close()
-            break
-        except OSError:
-            time.sleep(0.05)
+    wait_for(port)
     host = f"Host: 127.0.0.1:{port}\r\n"
     try:
         got, took = raw(port, f"GET /stall HTTP/1.1\r\n{host}\r\n".encode(), timeout=30)
@@ -191,12 +196,7 @@ def main():
         port2 = free_port()
         proc2 = subprocess.Popen([args.pare, "http", "--upstream", f"http://10.0.0.1:{dead}", "--policy", str(policy),
                                   "--listen", str(port2), "--quiet", "--connect-timeout", "1"], stderr=subprocess.PIPE)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port2)).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_for(port2)
         got, _ = raw(port2, f"GET /x HTTP/1.1\r\nHost: 127.0.0.1:{port2}\r\nConnection: close\r\n\r\n".encode())
         proc2.kill()
         print(f"upstream unreachable: {status(got)} {body_of(got)[:120]!r}")

@@ -7,14 +7,14 @@
 #   bench/http_load.sh [CLIENTS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 clients="${1:-50}"; seconds="${2:-60}"
 cargo build --release --quiet -p pare-llm
 cargo build --release --quiet -p pare-http --example http_load
 dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www"
 cp examples/payloads/entities_systems.json "$dir/www/data.json"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-up=$(free_port); via=$(free_port)
+up=$(bench_free_port); via=$(bench_free_port)
 sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$up|g" crates/pare-cli/tests/rest/nginx.conf.in > "$dir/nginx.conf"
 nginx -p "$dir" -c "$dir/nginx.conf" &
 cat > "$dir/policy.toml" <<TOML

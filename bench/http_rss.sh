@@ -7,14 +7,15 @@
 # e.g. bench/http_rss.sh 4 52 -- --max-held-bytes 110000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
+case "${1:-}" in -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;; esac
 clients="${1:-4}"; mb="${2:-52}"; shift $(( $# < 2 ? $# : 2 )); [ "${1:-}" = -- ] && shift
-[ -n "${PARE_BIN:-}" ] || cargo build --release --quiet -p pare-llm
-pare="${PARE_BIN:-target/release/pare}"
+bench_pare_bin 1
+pare="$PARE_BIN"
 dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www"
-python3 bench/gen_payload.py --mb "$mb" --out "$dir/www/big.json" >/dev/null
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-up=$(free_port); via=$(free_port)
+python3 bench/gen_payload.py --mb "$mb" --out "$dir/www/big.json" >/dev/null 2>&1
+up=$(bench_free_port); via=$(bench_free_port)
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1; daemon off; master_process off; pid $dir/nginx.pid; error_log $dir/error.log warn;
 events { worker_connections 1024; }
@@ -26,7 +27,8 @@ nginx -p "$dir" -c "$dir/nginx.conf" &
 printf '[http]\n[[http.routes]]\nmatch = ["GET /big.json"]\npolicy = "%s/examples/policies/entities.toml"\n' "$PWD" > "$dir/p.toml"
 "$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/p.toml" --quiet "$@" &
 pid=$!
-for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$via/nothing" 2>/dev/null; [ $? -ne 7 ] && break; sleep 0.1; done
+# Any HTTP answer means pare listens (curl exits 7 while the port is closed).
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$via/" && break; sleep 0.1; done
 echo "body: $(stat -c %s "$dir/www/big.json") bytes; $clients at once; status, bytes, first byte (s):"
 curls=()
 for _ in $(seq "$clients"); do

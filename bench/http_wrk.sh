@@ -10,16 +10,17 @@
 # Needs wrk and nginx (Debian: apt-get install wrk nginx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
+case "${1:-}" in -h|--help) bench_help "${BASH_SOURCE[0]}"; exit 0 ;; esac
 conns="${1:-50}"; secs="${2:-10}"; threads="${3:-2}"
 command -v wrk >/dev/null || { echo "http_wrk.sh: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-[ -n "${PARE_BIN:-}" ] || cargo build --release --quiet -p pare-llm
-pare="${PARE_BIN:-target/release/pare}"
+bench_pare_bin 1
+pare="$PARE_BIN"
 dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www"
 cp examples/payloads/entities_systems.json "$dir/www/data.json"
 cp examples/payloads/entities_systems.json "$dir/www/raw.json"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-up=$(free_port); proxy=$(free_port); via=$(free_port)
+up=$(bench_free_port); proxy=$(bench_free_port); via=$(bench_free_port)
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;

@@ -15,3 +15,8 @@ bench_pare_bin() {
   fi
   PARE_BIN="${PARE_BIN:-target/release/pare}"
 }
+
+# A TCP port free on 127.0.0.1 now (the kernel's pick).
+bench_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
