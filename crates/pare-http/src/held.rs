@@ -22,6 +22,8 @@ const UNIT: usize = 1024;
 #[derive(Debug, Clone)]
 pub struct HeldBytes {
     free: Arc<Semaphore>,
+    /// The budget in units ([`UNIT`]), and in bytes as given.
+    units: usize,
     max: usize,
     /// How many bodies hold room now.
     holders: Arc<AtomicUsize>,
@@ -30,8 +32,8 @@ pub struct HeldBytes {
 /// Room taken from a [`HeldBytes`], given back when dropped.
 #[derive(Debug, Default)]
 pub struct Held {
+    /// Its units ([`UNIT`]) of the budget.
     permit: Option<OwnedSemaphorePermit>,
-    bytes: usize,
     /// The budget's count of holders, once this holds room.
     holders: Option<Arc<AtomicUsize>>,
 }
@@ -50,6 +52,7 @@ impl HeldBytes {
         let units = max.div_ceil(UNIT).clamp(1, u32::MAX as usize >> 1);
         HeldBytes {
             free: Arc::new(Semaphore::new(units)),
+            units,
             max,
             holders: Arc::new(AtomicUsize::new(0)),
         }
@@ -67,14 +70,13 @@ impl HeldBytes {
 
     /// Bytes held now, across every request.
     pub fn in_use(&self) -> usize {
-        let units = self.max.div_ceil(UNIT).clamp(1, u32::MAX as usize >> 1);
-        (units - self.free.available_permits()) * UNIT
+        (self.units - self.free.available_permits()) * UNIT
     }
 
     /// Make `held` cover `bytes` in all, if the budget has room; `false` (and `held` as it
     /// was) if not.
     pub fn grow(&self, held: &mut Held, bytes: usize) -> bool {
-        let have = held.bytes.div_ceil(UNIT);
+        let have = held.permit.as_ref().map_or(0, |p| p.num_permits());
         let need = bytes.div_ceil(UNIT);
         if need <= have {
             return true;
@@ -92,7 +94,6 @@ impl HeldBytes {
                     self.holders.fetch_add(1, Ordering::Relaxed);
                     held.holders = Some(self.holders.clone());
                 }
-                held.bytes = bytes;
                 true
             }
             Err(_) => false,
