@@ -55,7 +55,7 @@ pub async fn send(
     peer: SocketAddr,
     log: &mut Entry,
 ) -> Response<Body> {
-    let note = what(&req);
+    let note = what(req.method(), req.uri().path());
     match request(state, req, query, strip_pare, peer).await {
         Ok(resp) => {
             log.set("upstream_status", resp.status().as_u16());
@@ -66,8 +66,8 @@ pub async fn send(
 }
 
 /// How the log names a request's response: `the response to GET /path`.
-pub fn what<B>(req: &Request<B>) -> String {
-    format!("the response to {} {}", req.method(), req.uri().path())
+pub fn what(method: &hyper::Method, path: &str) -> String {
+    format!("the response to {method} {path}")
 }
 
 /// Send `req` to the upstream with `query`; the upstream's response head, or the error

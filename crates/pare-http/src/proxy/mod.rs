@@ -301,6 +301,7 @@ async fn route(
     let call = respond::Call {
         route,
         ask,
+        method: req.method().clone(),
         path,
         query: rest_of_query,
         accept_encoding: req

@@ -58,6 +58,8 @@ const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Par
 pub struct Call {
     pub route: Arc<RoutePolicy>,
     pub ask: Ask,
+    /// The client's method.
+    pub method: hyper::Method,
     /// The client's path, for `Link`.
     pub path: String,
     /// The query without pare's parameters.
@@ -68,9 +70,9 @@ pub struct Call {
 }
 
 impl Call {
-    /// How the log names this call's response (see [`forward::what`]).
+    /// How the log names this call's response ([`forward::what`]).
     pub fn what(&self) -> String {
-        format!("the response to {}", self.path)
+        forward::what(&self.method, &self.path)
     }
 
     pub fn identity_parts<'a>(&'a self, query: &'a str) -> Vec<&'a [u8]> {
