@@ -36,5 +36,5 @@ for _ in $(seq "$clients"); do
   curls+=($!)
 done
 wait "${curls[@]}"
-sleep 0.5
+sleep 2.5
 echo "peak RSS $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status); RSS after $(awk '/VmRSS/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status)"

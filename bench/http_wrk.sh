@@ -4,7 +4,10 @@
 #   nginx direct        nginx serving the file
 #   nginx as proxy      a second nginx proxy_pass-ing to the first (keep-alive upstream)
 #   pare unshaped       pare http in front of the first, a route it does not shape
-#   pare shaped         pare http, the route shaped by the S1 entities policy
+#   pare shaped         pare http, the route shaped by the S1 entities policy (the same
+#                       body each time: after the first, reused, see crates/pare-http/src/reuse.rs)
+#   pare shaped, no reuse   the same with --reuse-mib 0: every response parsed, shaped,
+#                       rendered and counted
 # Prints one table row each: requests/s, p50, p99 (wrk --latency), and errors.
 #   bench/http_wrk.sh [CONNECTIONS] [SECONDS] [THREADS]      defaults 50 10 2
 # Needs wrk and nginx (Debian: apt-get install wrk nginx).
@@ -20,7 +23,7 @@ dir=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www"
 cp examples/payloads/entities_systems.json "$dir/www/data.json"
 cp examples/payloads/entities_systems.json "$dir/www/raw.json"
-up=$(bench_free_port); proxy=$(bench_free_port); via=$(bench_free_port)
+up=$(bench_free_port); proxy=$(bench_free_port); via=$(bench_free_port); fresh=$(bench_free_port)
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -53,9 +56,12 @@ match = ["GET /data.json"]
 policy = "$PWD/examples/policies/entities.toml"
 TOML
 "$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/policy.toml" --quiet &
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$via/data.json" -o /dev/null && break; sleep 0.1; done
+"$pare" http --upstream "http://127.0.0.1:$up" --listen "$fresh" --policy "$dir/policy.toml" --quiet --reuse-mib 0 &
+for port in $via $fresh; do
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/data.json" -o /dev/null && break; sleep 0.1; done
+done
 echo "body: $(stat -c %s "$dir/www/data.json") bytes; shaped: $(curl -s "http://127.0.0.1:$via/data.json" | wc -c) bytes; wrk -t$threads -c$conns -d${secs}s" >&2
-printf '%-16s %10s %9s %9s %7s\n' "" "req/s" "p50" "p99" "errors"
+printf '%-24s %10s %9s %9s %7s\n' "" "req/s" "p50" "p99" "errors"
 run() {
   local out
   out=$(wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "$2")
@@ -64,9 +70,10 @@ run() {
   p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
   p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
   errs=$(awk '/Non-2xx|Socket errors/ {e = e $0 "; "} END {print (e == "" ? "0" : e)}' <<<"$out")
-  printf '%-16s %10s %9s %9s %7s\n' "$1" "$rps" "$p50" "$p99" "$errs"
+  printf '%-24s %10s %9s %9s %7s\n' "$1" "$rps" "$p50" "$p99" "$errs"
 }
 run "nginx direct" "http://127.0.0.1:$up/data.json"
 run "nginx as proxy" "http://127.0.0.1:$proxy/data.json"
 run "pare unshaped" "http://127.0.0.1:$via/raw.json"
 run "pare shaped" "http://127.0.0.1:$via/data.json"
+run "pare shaped, no reuse" "http://127.0.0.1:$fresh/data.json"

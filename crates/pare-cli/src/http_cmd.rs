@@ -67,10 +67,16 @@ pub struct Args {
     /// The largest JSON body shaped, in bytes once decoded; a longer one passes untouched.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_shape_bytes: usize,
-    /// The bytes of bodies held at once for shaping, all requests together; a body that
-    /// would go over passes unshaped, with an X-Pare-Note header saying so.
-    #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
+    /// The memory for bodies held at once for shaping, all requests together; each body
+    /// counts 5× its size (its text, parse tree and shaped output, as measured). A body
+    /// that would go over passes unshaped, with an X-Pare-Note header saying so.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
     pub max_held_bytes: usize,
+    /// Bodies shaped lately are kept with their pages, at most this many MiB (and 1024
+    /// bodies, each for --cache-ttl): the same body asked for the same way again is
+    /// answered without shaping it again (compared byte for byte first). 0: off.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    pub reuse_mib: usize,
     /// Seconds to connect to the upstream (502 beyond).
     #[arg(long, default_value_t = 5)]
     pub connect_timeout: u64,
@@ -155,6 +161,12 @@ pub fn run(args: Args) -> Result<()> {
         max_request_body: args.max_request_body,
         max_shape_bytes: args.max_shape_bytes,
         held: pare_http::held::HeldBytes::new(args.max_held_bytes),
+        release: pare_http::release::Release::new(give_back),
+        reuse: pare_http::reuse::Reuse::new(
+            args.reuse_mib << 20,
+            1024,
+            Duration::from_secs(args.cache_ttl),
+        ),
         connect_timeout: Duration::from_secs(args.connect_timeout.max(1)),
         upstream_timeout: Duration::from_secs(args.upstream_timeout.max(1)),
         upstream_idle_timeout: Duration::from_secs(args.upstream_idle_timeout.max(1)),
@@ -165,4 +177,11 @@ pub fn run(args: Args) -> Result<()> {
         metrics,
     };
     pare_http::proxy::run(opts, addr).with_context(|| format!("cannot listen on {addr}"))
+}
+
+/// mimalloc, the binary's allocator, returns the memory it keeps free to the system.
+#[allow(unsafe_code)] // the workspace's one unsafe call: mimalloc offers no safe wrapper
+fn give_back() {
+    // SAFETY: `mi_collect` may be called from any thread at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
 }

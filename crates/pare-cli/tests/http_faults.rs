@@ -6,10 +6,14 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::rest_support::{Pare, free_port, repo, request};
+
+/// What `/entities/reused` says; changed by one test only.
+static REUSED_VERSION: AtomicU64 = AtomicU64::new(1);
 
 /// A raw HTTP/1.1 upstream: the path picks the fault. Keeps each request head it read and
 /// when each connection arrived.
@@ -95,6 +99,17 @@ fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
         .into_bytes();
         r.extend_from_slice(&json);
         r
+    } else if path.starts_with("/entities/reused") {
+        // The same bytes until the test changes REUSED_VERSION.
+        let v = REUSED_VERSION.load(Ordering::SeqCst);
+        let json = format!(
+            "{{\"id\": \"reused\", \"name\": \"api-gateway\", \"version_seen\": {v}, \"tags\": [], \"created_at\": \"2024-01-01T00:00:00Z\"}}"
+        );
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
+            json.len()
+        )
+        .into_bytes()
     } else if path.starts_with("/redirect") {
         format!(
             "HTTP/1.1 302 Found\r\nLocation: {up}/next\r\nContent-Location: {up}/here\r\nLink: <{up}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"\r\nContent-Length: 0\r\n\r\n"
@@ -379,6 +394,66 @@ fn regression_bodies_held_for_shaping_had_no_global_limit() {
     assert_eq!(r.body, json);
     let note = r.header("x-pare-note").unwrap();
     assert!(note.contains("--max-held-bytes"), "{note}");
+}
+
+#[test]
+fn a_body_shaped_once_is_reused_only_while_every_input_is_the_same() {
+    let up = Upstream::start();
+    let p = Pare::spawn(&up.url(), &policy(), &[]);
+    let shaped = |path: &str| {
+        let r = request(p.port, "GET", path, &[], b"");
+        assert_eq!(r.status, 200, "{}", r.text());
+        let pare_headers: Vec<(String, String)> = r
+            .headers
+            .iter()
+            .filter(|(k, _)| k.starts_with("x-pare-"))
+            .cloned()
+            .collect();
+        (r.body.clone(), pare_headers)
+    };
+    // What the log said of reuse, once it says it of `n` responses (or after 10 s).
+    let reuses = |n: usize| {
+        let start = Instant::now();
+        loop {
+            let log = p.log.lock().unwrap().join("\n");
+            let said: Vec<String> = log
+                .lines()
+                .filter_map(|l| l.split("\"reuse\":\"").nth(1))
+                .map(|rest| rest.split('"').next().unwrap_or("").to_owned())
+                .collect();
+            if said.len() >= n || start.elapsed() > Duration::from_secs(10) {
+                return said;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let first = shaped("/entities/reused");
+    let again = shaped("/entities/reused");
+    assert_eq!(
+        first, again,
+        "a reused body is the bytes and headers shaping gave"
+    );
+    assert!(!String::from_utf8_lossy(&first.0).contains("created_at"));
+    assert_eq!(reuses(2), ["miss", "hit"]);
+    // Asked another way: shaped again.
+    let toon = shaped("/entities/reused?pare_format=toon");
+    assert_ne!(toon.0, first.0);
+    assert_eq!(reuses(3), ["miss", "hit", "miss"]);
+    // The upstream's bytes changed: shaped again, and the answer says the new value.
+    REUSED_VERSION.store(2, Ordering::SeqCst);
+    let changed = shaped("/entities/reused");
+    assert!(String::from_utf8_lossy(&changed.0).contains("\"version_seen\":2"));
+    assert_eq!(reuses(4), ["miss", "hit", "miss", "miss"]);
+    // Off: nothing kept, nothing said.
+    let off = Pare::spawn(&up.url(), &policy(), &["--reuse-mib", "0"]);
+    for _ in 0..2 {
+        assert_eq!(
+            request(off.port, "GET", "/entities/reused", &[], b"").status,
+            200
+        );
+    }
+    let log = off.log_with(&["\"pare\":\"shaped\""]);
+    assert!(!log.contains("\"reuse\""), "{log}");
 }
 
 /// `pare http` with `--metrics`, after a shaped request, an untouched one and a stalled

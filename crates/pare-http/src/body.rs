@@ -11,6 +11,61 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub type Body = BoxBody<Bytes, BoxError>;
 
 /// `chunks` (`len` bytes in all) as one buffer; a single chunk is not copied.
+/// A body read whole: into one buffer when its length was declared (each chunk freed as it
+/// is copied, so a 52 MB body is held once, not twice), else as chunks joined at the end.
+pub struct Gather {
+    whole: Option<bytes::BytesMut>,
+    chunks: std::collections::VecDeque<Bytes>,
+    len: usize,
+}
+
+impl Gather {
+    /// For a body of `declared` bytes, if said (a buffer is made ahead only up to `cap`).
+    pub fn new(declared: Option<u64>, cap: usize) -> Gather {
+        let whole = declared
+            .filter(|&n| n <= cap as u64)
+            .map(|n| bytes::BytesMut::with_capacity(n as usize));
+        Gather {
+            whole,
+            chunks: std::collections::VecDeque::new(),
+            len: 0,
+        }
+    }
+
+    pub fn push(&mut self, data: Bytes) {
+        self.len += data.len();
+        match &mut self.whole {
+            Some(whole) => whole.extend_from_slice(&data),
+            None => self.chunks.push_back(data),
+        }
+    }
+
+    /// The bytes read so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// What was read, as chunks to send on.
+    pub fn into_chunks(self) -> std::collections::VecDeque<Bytes> {
+        match self.whole {
+            Some(whole) => std::iter::once(whole.freeze()).collect(),
+            None => self.chunks,
+        }
+    }
+
+    /// What was read, in one piece.
+    pub fn into_bytes(self) -> Bytes {
+        match self.whole {
+            Some(whole) => whole.freeze(),
+            None => joined(self.chunks, self.len),
+        }
+    }
+}
+
 pub fn joined(mut chunks: std::collections::VecDeque<Bytes>, len: usize) -> Bytes {
     if chunks.len() <= 1 {
         return chunks.pop_front().unwrap_or_default();

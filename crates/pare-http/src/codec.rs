@@ -8,10 +8,11 @@
 //! ```
 //! use pare_http::codec::{Coding, decode, encode};
 //! let packed = encode(Coding::Gzip, b"{\"a\":1}");
-//! assert_eq!(decode(Coding::Gzip, &packed, 1 << 20).unwrap(), b"{\"a\":1}");
+//! assert_eq!(decode(Coding::Gzip, &packed, 1 << 20).unwrap().as_ref(), b"{\"a\":1}");
 //! assert_eq!(Coding::preferred(Some("gzip;q=0.5, br")), Coding::Br);
 //! ```
 
+use std::borrow::Cow;
 use std::io::{Read, Write};
 
 /// A content coding pare reads and writes.
@@ -116,13 +117,14 @@ fn better(q: f32, rank: usize, best: (f32, Coding)) -> bool {
     q > best.0 || (q > 0.0 && q == best.0 && rank < best_rank)
 }
 
-/// Decode `body`, at most `cap` bytes of output.
-pub fn decode(coding: Coding, body: &[u8], cap: usize) -> Result<Vec<u8>, DecodeError> {
+/// Decode `body`, at most `cap` bytes of output. An identity body is itself (a 52 MB body
+/// is not copied to be read).
+pub fn decode(coding: Coding, body: &[u8], cap: usize) -> Result<Cow<'_, [u8]>, DecodeError> {
     let corrupt = |why: std::io::Error| DecodeError::Corrupt {
         coding,
         why: why.to_string(),
     };
-    let read_capped = |r: &mut dyn Read| -> Result<Vec<u8>, DecodeError> {
+    let read_capped = |r: &mut dyn Read| -> Result<Cow<'_, [u8]>, DecodeError> {
         let mut out = Vec::new();
         r.take(cap as u64 + 1)
             .read_to_end(&mut out)
@@ -130,10 +132,10 @@ pub fn decode(coding: Coding, body: &[u8], cap: usize) -> Result<Vec<u8>, Decode
         if out.len() > cap {
             return Err(DecodeError::TooLarge(cap));
         }
-        Ok(out)
+        Ok(Cow::Owned(out))
     };
     match coding {
-        Coding::Identity => Ok(body.to_vec()),
+        Coding::Identity => Ok(Cow::Borrowed(body)),
         Coding::Gzip => read_capped(&mut flate2::read::MultiGzDecoder::new(body)),
         Coding::Deflate => match read_capped(&mut flate2::read::ZlibDecoder::new(body)) {
             Err(DecodeError::Corrupt { .. }) => {
@@ -192,7 +194,7 @@ mod tests {
             Coding::Zstd,
         ] {
             let packed = encode(c, &body);
-            assert_eq!(decode(c, &packed, body.len()).unwrap(), body, "{c:?}");
+            assert_eq!(decode(c, &packed, body.len()).unwrap().as_ref(), body, "{c:?}");
             if c != Coding::Identity {
                 assert!(matches!(
                     decode(c, &packed, 100),
@@ -205,7 +207,7 @@ mod tests {
             e.write_all(b"{}").unwrap();
             e.finish().unwrap()
         };
-        assert_eq!(decode(Coding::Deflate, &raw, 10).unwrap(), b"{}");
+        assert_eq!(decode(Coding::Deflate, &raw, 10).unwrap().as_ref(), b"{}");
         assert!(decode(Coding::Gzip, b"not gzip", 10).is_err());
     }
 

@@ -1,4 +1,5 @@
-//! A budget of bytes for the bodies held at once for shaping, shared by every request.
+//! A budget of memory for the bodies held at once for shaping, shared by every request:
+//! each body is charged [`SHAPING_COST`] bytes per byte (what shaping it takes, measured).
 //!
 //! Why: a shaped body is held whole (read, decoded, parsed) before its first byte goes out,
 //! and the per-body cap (`--max-shape-bytes`) bounds one body, not how many arrive at once:
@@ -7,13 +8,20 @@
 //! so (`X-Pare-Note`). pare never waits for room, so a burst of large bodies slows no one.
 //!
 //! ```text
-//! budget 100 MB, held 80 MB, a 30 MB body arrives  →  passed unshaped, X-Pare-Note says why
+//! budget 1 GiB, 160 MB of bodies held (800 MB charged), a 60 MB body arrives (300 MB)
+//!   →  passed unshaped, X-Pare-Note says why
 //! ```
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// What holding a body to shape costs in memory, per byte of the body: the text, its parse
+/// tree and the shaped output at once. Measured: one 52 MB `list_entities` body took
+/// `pare http` from 15 to 273 MiB (`bench/http_rss.sh 1 52`), 5.0× the body. A body is
+/// charged this many bytes per byte, so the budget bounds memory, not raw text.
+pub const SHAPING_COST: usize = 5;
 
 /// Bytes are counted in units of this many (a semaphore holds at most `u32::MAX` permits).
 const UNIT: usize = 1024;

@@ -14,6 +14,8 @@
 //! - [`client`]: the one HTTP client, pooled, with a blocking form for thread-based doors
 //!   (`pare mcp --upstream-url`).
 //! - [`held`]: one budget of bytes for the bodies held at once for shaping.
+//! - [`reuse`]: bodies shaped lately and their pages, so the same body is not shaped twice.
+//! - [`release`]: the memory of large bodies given back once things are quiet.
 //! - [`idle`]: a body that is cut when its peer goes quiet (both directions).
 //! - [`metrics`]: Prometheus counters and histograms of what the proxy did.
 //! - [`access`]: one JSON line per request on stderr.
@@ -36,4 +38,6 @@ pub mod held;
 pub mod idle;
 pub mod metrics;
 pub mod proxy;
+pub mod release;
+pub mod reuse;
 pub mod server;

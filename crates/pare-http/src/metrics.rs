@@ -47,6 +47,7 @@ struct Inner {
     tokens_after: BTreeMap<String, u64>,
     pages: BTreeMap<(String, &'static str), u64>,
     cache: BTreeMap<String, u64>,
+    reuse: BTreeMap<String, u64>,
     upstream_errors: BTreeMap<&'static str, u64>,
 }
 
@@ -133,6 +134,9 @@ impl Metrics {
         if let Some(result) = text("cache") {
             *m.cache.entry(result.to_owned()).or_default() += 1;
         }
+        if let Some(result) = text("reuse") {
+            *m.reuse.entry(result.to_owned()).or_default() += 1;
+        }
         if let Some(why) = text("upstream_error") {
             let kind = if status == 504 {
                 "timeout"
@@ -206,6 +210,13 @@ impl Metrics {
         );
         counter_by(
             &mut out,
+            "pare_http_reuse_lookups_total",
+            "Upstream bodies looked up among those shaped lately, by result (hit: not shaped again, miss).",
+            "result",
+            m.reuse.iter().map(|(k, n)| (k, *n)),
+        );
+        counter_by(
+            &mut out,
             "pare_http_upstream_errors_total",
             "Requests the upstream failed before its response head, by kind (connect, timeout, failed).",
             "kind",
@@ -237,7 +248,7 @@ impl Metrics {
             &mut out,
             "pare_http_bodies_held_bytes",
             "gauge",
-            "Bytes of the upstream bodies held for shaping now (counted in KiB).",
+            "Memory charged now for the upstream bodies held for shaping: 5 bytes per byte of body (its text, parse tree and output), counted in KiB.",
         );
         sample(
             &mut out,
@@ -249,7 +260,7 @@ impl Metrics {
             &mut out,
             "pare_http_bodies_held_max_bytes",
             "gauge",
-            "The budget of bytes held for shaping (--max-held-bytes).",
+            "The budget of memory for bodies held for shaping (--max-held-bytes).",
         );
         sample(
             &mut out,

@@ -91,6 +91,11 @@ pub struct Options {
     /// The bytes of bodies held at once for shaping, by every request together; a body
     /// that would go over passes unshaped, with a note ([`crate::held`]).
     pub held: crate::held::HeldBytes,
+    /// Bodies shaped lately and their pages: the same body asked for the same way is not
+    /// shaped again ([`crate::reuse`]).
+    pub reuse: crate::reuse::Reuse,
+    /// How the memory of large bodies is given back ([`crate::release`]).
+    pub release: crate::release::Release,
     /// How long connecting to the upstream may take (502 beyond).
     pub connect_timeout: Duration,
     /// How long the upstream may take to start its response (504 beyond), and to send a

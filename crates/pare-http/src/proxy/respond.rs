@@ -8,7 +8,6 @@
 //! in the coding the client prefers; the upstream's validators (`ETag`, digests) and
 //! `Accept-Ranges` do not describe it and are dropped; `Vary` names what chose it.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -17,7 +16,7 @@ use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Response, StatusCode};
 use pare::rest::ask::Ask;
-use pare::rest::response::{self, Outcome, Shaped};
+use pare::rest::response::{self, Shaped};
 use pare::rest::routes::RoutePolicy;
 
 use super::Options;
@@ -29,6 +28,7 @@ use crate::cache::{self, CachedPage};
 use crate::codec::Coding;
 use crate::held::Held;
 use crate::idle::{Idle, IdleTimeout};
+use crate::reuse;
 
 /// The upstream's headers a shaped body does not keep.
 const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
@@ -53,6 +53,24 @@ const NOT_REPLAYED: [&str; 4] = [
 ];
 
 const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
+
+/// What becomes of the upstream's body: the engine's [`response::Outcome`], with the shaped
+/// pages shared (they may be [`reuse`]d).
+enum Outcome {
+    Pass(&'static str),
+    Refuse { status: u16, body: String },
+    Shaped(Arc<Shaped>),
+}
+
+impl From<response::Outcome> for Outcome {
+    fn from(o: response::Outcome) -> Outcome {
+        match o {
+            response::Outcome::Pass(why) => Outcome::Pass(why),
+            response::Outcome::Refuse { status, body } => Outcome::Refuse { status, body },
+            response::Outcome::Shaped(s) => Outcome::Shaped(Arc::from(s)),
+        }
+    }
+}
 
 /// One request on a shaped route.
 pub struct Call {
@@ -123,19 +141,21 @@ pub async fn answer(
     // One watch on the upstream's gaps: for the read here, and for the rest if it passes on.
     let idle = opts.upstream_idle_timeout;
     let mut incoming = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
-    let mut chunks: VecDeque<Bytes> = VecDeque::new();
-    let mut held = 0usize;
+    let mut gathered = body::Gather::new(declared, cap);
     let mut room = Held::default();
     let mut over_budget = false;
     let read = tokio::time::timeout(opts.upstream_timeout, async {
         while let Some(frame) = incoming.frame().await {
             if let Ok(data) = frame?.into_data() {
-                held += data.len();
-                chunks.push_back(data);
+                gathered.push(data);
+                let held = gathered.len();
                 if held > cap {
                     return Ok(false);
                 }
-                if !opts.held.grow(&mut room, held) {
+                if !opts
+                    .held
+                    .grow(&mut room, held.saturating_mul(crate::held::SHAPING_COST))
+                {
                     over_budget = true;
                     return Ok(false);
                 }
@@ -154,7 +174,7 @@ pub async fn answer(
             if over_budget {
                 log.set("why", "over --max-held-bytes");
                 let note = format!(
-                    "not shaped: pare was holding its --max-held-bytes ({} bytes) of bodies",
+                    "not shaped: the bodies pare was shaping took its --max-held-bytes ({} bytes)",
                     opts.held.max()
                 );
                 if let Ok(v) = header::HeaderValue::from_str(&note) {
@@ -164,7 +184,7 @@ pub async fn answer(
                 log.set("why", "too long to shape");
             }
             let body = Prefixed {
-                read: chunks,
+                read: gathered.into_chunks(),
                 rest: incoming,
             };
             return Response::from_parts(parts, BodyExt::boxed(body));
@@ -185,21 +205,46 @@ pub async fn answer(
             );
         }
     }
-    let raw = body::joined(chunks, held);
-    let route = call.route.clone();
-    let ask = call.ask.clone();
-    let ct = content_type.clone();
-    let raw_for_shaping = raw.clone();
-    // Shaping is CPU work: off the threads that move bytes.
-    let outcome = tokio::task::spawn_blocking(move || {
-        let decoded = match crate::codec::decode(coding, &raw_for_shaping, cap) {
-            Ok(d) => d,
-            Err(_) => return Outcome::Pass("undecodable or too long once decoded"),
-        };
-        response::shape(&route, &ask, status, ct.as_deref(), false, &decoded)
-    })
-    .await
-    .unwrap_or(Outcome::Pass("the shaper failed"));
+    let raw = gathered.into_bytes();
+    let input = reuse::Input {
+        route: &call.route,
+        ask: &call.ask,
+        status,
+        content_type: content_type.as_deref(),
+        coding,
+        body: &raw,
+    };
+    let outcome = match opts.reuse.get(&input) {
+        Some(shaped) => {
+            log.set("reuse", "hit");
+            Outcome::Shaped(shaped)
+        }
+        None => {
+            let route = call.route.clone();
+            let ask = call.ask.clone();
+            let ct = content_type.clone();
+            let raw_for_shaping = raw.clone();
+            // Shaping is CPU work: off the threads that move bytes.
+            let outcome = tokio::task::spawn_blocking(move || {
+                let decoded = match crate::codec::decode(coding, &raw_for_shaping, cap) {
+                    Ok(d) => d,
+                    Err(_) => return Outcome::Pass("undecodable or too long once decoded"),
+                };
+                response::shape(&route, &ask, status, ct.as_deref(), false, &decoded).into()
+            })
+            .await
+            .unwrap_or(Outcome::Pass("the shaper failed"));
+            if let Outcome::Shaped(shaped) = &outcome
+                && opts.reuse.is_on()
+            {
+                log.set("reuse", "miss");
+                opts.reuse.put(&input, shaped.clone());
+            }
+            outcome
+        }
+    };
+    // Shaped (its tree freed); the body goes out within moments, then its memory can go.
+    opts.release.after(raw.len());
     let mut headers = parts.headers;
     forward::strip_hop_by_hop(&mut headers);
     match outcome {

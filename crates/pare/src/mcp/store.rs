@@ -78,6 +78,11 @@ impl<V: Weighed + Clone> Store<V> {
         }
     }
 
+    /// The limits it keeps to.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// Store a page under `cursor`, evicting the oldest pages to stay within the limits.
     /// The same cursor stored again (the same result asked for again) replaces the page.
     pub fn put(&mut self, cursor: String, page: V) {
