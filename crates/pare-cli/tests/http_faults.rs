@@ -110,6 +110,20 @@ fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
             json.len()
         )
         .into_bytes()
+    } else if path == "/entities?large=1" {
+        // 12 MB of entities, over release::LARGE.
+        let entity = r#"{"id":"e-N","name":"service N","entity_type":"System","created_at":"2024-01-01T00:00:00Z","tags":["a","b"],"owner":null,"description":"a service that does something useful for someone"}"#;
+        let items: Vec<String> = (0..60_000)
+            .map(|i| entity.replace('N', &i.to_string()))
+            .collect();
+        let json = format!("{{\"entities\": [{}]}}", items.join(","));
+        let mut r = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            json.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(json.as_bytes());
+        r
     } else if path.starts_with("/redirect") {
         format!(
             "HTTP/1.1 302 Found\r\nLocation: {up}/next\r\nContent-Location: {up}/here\r\nLink: <{up}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"\r\nContent-Length: 0\r\n\r\n"
@@ -454,6 +468,32 @@ fn a_body_shaped_once_is_reused_only_while_every_input_is_the_same() {
     }
     let log = off.log_with(&["\"pare\":\"shaped\""]);
     assert!(!log.contains("\"reuse\""), "{log}");
+}
+
+#[test]
+fn regression_memory_of_large_bodies_was_never_given_back() {
+    let up = Upstream::start();
+    let p = pare(&up, &["--reuse-mib", "0"]);
+    let before = p.rss_kib();
+    let r = request(p.port, "GET", "/entities?large=1", &[], b"");
+    assert_eq!(r.status, 200);
+    assert!(r.header("x-pare-tokens-after").is_some(), "shaped");
+    let peak = p.rss_kib();
+    // Given back a quiet second after the body was answered (the allocator alone, on an
+    // idle process, took 10 s or never).
+    let start = Instant::now();
+    let mut after = peak;
+    while start.elapsed() < Duration::from_secs(4) {
+        std::thread::sleep(Duration::from_millis(250));
+        after = p.rss_kib();
+        if after < before + (peak - before) / 2 {
+            break;
+        }
+    }
+    assert!(
+        after < before + (peak - before) / 2,
+        "RSS {before} KiB before, {peak} KiB after the answer, {after} KiB 4 s later"
+    );
 }
 
 /// `pare http` with `--metrics`, after a shaped request, an untouched one and a stalled

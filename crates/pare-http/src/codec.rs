@@ -194,7 +194,11 @@ mod tests {
             Coding::Zstd,
         ] {
             let packed = encode(c, &body);
-            assert_eq!(decode(c, &packed, body.len()).unwrap().as_ref(), body, "{c:?}");
+            assert_eq!(
+                decode(c, &packed, body.len()).unwrap().as_ref(),
+                body,
+                "{c:?}"
+            );
             if c != Coding::Identity {
                 assert!(matches!(
                     decode(c, &packed, 100),
