@@ -6,7 +6,8 @@
 # json-server@0.17.4 and Octokit (npm, a client) into $PARE_HTTP_PEERS (default /tmp/pare-http-peers); the FastAPI
 # app's packages (crates/pare-cli/tests/rest/requirements.txt) into a venv at
 # $PARE_HTTP_VENV (default /tmp/pare-http-venv); nginx, redis-server and prometheus (for
-# promtool, which checks pare http's metrics text) from Debian.
+# promtool, which checks pare http's metrics text), openssl (the TLS tests' CA, certificates
+# and TLS upstream) and curl from Debian.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 peers="${PARE_HTTP_PEERS:-/tmp/pare-http-peers}"
@@ -25,6 +26,8 @@ why_not() {
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is not installed"; return; }
   command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || { echo "redis-server is not installed"; return; }
   command -v promtool >/dev/null || { echo "promtool is not installed (Debian package prometheus)"; return; }
+  command -v openssl >/dev/null || { echo "openssl is not installed (it makes the TLS tests' CA and certificates, and serves as their TLS upstream)"; return; }
+  command -v curl >/dev/null || { echo "curl is not installed (the TLS listener's client)"; return; }
 }
 
 case "${1:-}" in
@@ -49,6 +52,8 @@ case "${1:-}" in
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
     command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || need+=(redis-server)
     command -v promtool >/dev/null || need+=(prometheus)
+    command -v openssl >/dev/null || need+=(openssl)
+    command -v curl >/dev/null || need+=(curl)
     if [ ${#need[@]} -gt 0 ]; then
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -57,6 +62,6 @@ case "${1:-}" in
     fi
     why=$(why_not)
     [ -z "$why" ] || { echo "http_peers.sh: $why" >&2; exit 1; }
-    echo "HTTP peers: $JSON_SERVER in $peers, $venv, nginx, redis-server, promtool" ;;
+    echo "HTTP peers: $JSON_SERVER in $peers, $venv, nginx, redis-server, promtool, openssl, curl" ;;
   *) echo "usage: http_peers.sh install|check" >&2; exit 2 ;;
 esac

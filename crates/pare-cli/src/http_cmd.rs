@@ -8,6 +8,7 @@ use clap::Args as ClapArgs;
 use pare_http::cache::{EmbeddedCache, PageCache, RedisCache};
 use pare_http::proxy::{Options, Upstream};
 use pare_http::server::Limits;
+use pare_http::tls::{ServerCert, UpstreamTls};
 
 use crate::io::{listen_addr, usage_error};
 
@@ -15,7 +16,8 @@ use crate::io::{listen_addr, usage_error};
 #[command(after_help = "Examples:\n  \
 pare http --upstream http://127.0.0.1:3000 --policy examples/policies/http.toml\n  \
 curl 'http://127.0.0.1:8080/api/entities?pare_detail=brief&pare_max_tokens=2000'\n  \
-pare http --upstream https://api.example.com --listen 0.0.0.0:8080 --allow-remote --cache redis://redis:6379 --policy api.toml\n\n\
+pare http --upstream https://api.example.com --listen 0.0.0.0:8080 --allow-remote --cache redis://redis:6379 --policy api.toml\n  \
+pare http --upstream https://10.0.0.5 --upstream-ca company-ca.pem --upstream-server-name api.internal --tls-cert cert.pem --tls-key key.pem --policy api.toml\n\n\
 The caller picks detail, format and budget per request: ?pare_detail=LEVEL (full: the upstream's exact bytes), \
 ?pare_format=json|pretty|toon|auto (or Accept: text/toon), ?pare_max_tokens=N, ?pare_cursor=C (the Link: rel=\"next\" \
 of a paged response), or the headers X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens. pare removes them before forwarding.")]
@@ -105,6 +107,31 @@ pub struct Args {
     /// pages, cache lookups, upstream errors and timeouts, bodies held.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
+    /// Trust the CA certificates in this PEM file upstream, besides the web roots (an
+    /// internal API signed by a company CA). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub upstream_ca: Vec<PathBuf>,
+    /// Trust only the --upstream-ca certificates upstream, not the web roots.
+    #[arg(long, requires = "upstream_ca")]
+    pub upstream_ca_only: bool,
+    /// A client certificate chain (PEM) to show an upstream that asks for one (mTLS); with
+    /// --upstream-client-key.
+    #[arg(long, value_name = "FILE", requires = "upstream_client_key")]
+    pub upstream_client_cert: Option<PathBuf>,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1) of --upstream-client-cert.
+    #[arg(long, value_name = "FILE", requires = "upstream_client_cert")]
+    pub upstream_client_key: Option<PathBuf>,
+    /// The name the upstream's certificate must carry, sent as SNI too, when the --upstream
+    /// URL names an address or another name (https://10.0.0.5 serving api.internal).
+    #[arg(long, value_name = "NAME")]
+    pub upstream_server_name: Option<String>,
+    /// Serve HTTPS with this certificate chain (PEM); with --tls-key. Both files are read
+    /// again on SIGHUP (a reload that fails keeps the certificate in use).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// No access log (one JSON line per request on stderr).
     #[arg(long, short)]
     pub quiet: bool,
@@ -146,7 +173,29 @@ pub fn run(args: Args) -> Result<()> {
         .map(|t| pare_http::server::Net::parse(t))
         .collect::<Result<Vec<_>, _>>()
         .unwrap_or_else(|why| usage_error("http", &format!("--trusted-proxy {why}")));
+    let upstream_tls = UpstreamTls {
+        ca_files: args.upstream_ca.clone(),
+        ca_only: args.upstream_ca_only,
+        client_cert: args
+            .upstream_client_cert
+            .clone()
+            .zip(args.upstream_client_key.clone()),
+        server_name: args.upstream_server_name.clone(),
+    };
+    // Checked before listening: a bad file is a usage error, not a 502 on every request.
+    if let Err(e) = upstream_tls.client_config().and(upstream_tls.server_name()) {
+        usage_error("http", &e.to_string());
+    }
+    let tls = args
+        .tls_cert
+        .clone()
+        .zip(args.tls_key.clone())
+        .map(|(cert, key)| {
+            ServerCert::load(cert, key).unwrap_or_else(|e| usage_error("http", &e.to_string()))
+        });
     let opts = Options {
+        upstream_tls,
+        tls,
         upstream,
         routes,
         cache,

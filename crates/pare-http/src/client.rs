@@ -27,26 +27,33 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 use crate::body::Body;
+use crate::tls::{TlsError, UpstreamTls};
 
 /// The pooled client, `http` and `https`.
 pub type Pooled = Client<hyper_rustls::HttpsConnector<HttpConnector>, Body>;
 
-/// A client that gives up connecting after `connect_timeout`. It must be built inside a
-/// tokio runtime (its pool spawns there).
-pub fn pooled(connect_timeout: Duration) -> Pooled {
+/// A client that gives up connecting after `connect_timeout`, trusting and showing what
+/// `tls` says ([`crate::tls::UpstreamTls`]; its default: the web roots). It must be built
+/// inside a tokio runtime (its pool spawns there).
+pub fn pooled(connect_timeout: Duration, tls: &UpstreamTls) -> Result<Pooled, TlsError> {
     let mut http = HttpConnector::new();
     http.set_connect_timeout(Some(connect_timeout));
     http.set_nodelay(true);
     http.enforce_http(false);
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_all_versions()
-        .wrap_connector(http);
-    Client::builder(TokioExecutor::new())
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls.client_config()?)
+        .https_or_http();
+    let builder = match tls.server_name()? {
+        Some(name) => {
+            builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name))
+        }
+        None => builder,
+    };
+    let connector = builder.enable_all_versions().wrap_connector(http);
+    Ok(Client::builder(TokioExecutor::new())
         .pool_idle_timeout(Duration::from_secs(60))
         .pool_max_idle_per_host(256)
-        .build(connector)
+        .build(connector))
 }
 
 /// [`Pooled`] for threads: each call blocks its thread; one worker thread drives every
@@ -85,7 +92,7 @@ impl Blocking {
         // Entered, not blocked on: this may be called inside another runtime.
         let client = {
             let _in = runtime.enter();
-            pooled(connect_timeout)
+            pooled(connect_timeout, &UpstreamTls::default()).map_err(io::Error::other)?
         };
         Ok(Blocking { runtime, client })
     }

@@ -13,6 +13,8 @@
 //!   encoded for the client.
 //! - [`client`]: the one HTTP client, pooled, with a blocking form for thread-based doors
 //!   (`pare mcp --upstream-url`).
+//! - [`tls`]: CA bundles, client certificates and the server name upstream; the
+//!   listener's certificate, reloaded on SIGHUP.
 //! - [`held`]: one budget of bytes for the bodies held at once for shaping.
 //! - [`reuse`]: bodies shaped lately and their pages, so the same body is not shaped twice.
 //! - [`release`]: the memory of large bodies given back once things are quiet.
@@ -41,3 +43,4 @@ pub mod proxy;
 pub mod release;
 pub mod reuse;
 pub mod server;
+pub mod tls;

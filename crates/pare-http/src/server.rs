@@ -91,6 +91,18 @@ pub async fn serve(
     handler: Handler,
     shutdown: impl Future<Output = ()>,
 ) {
+    serve_tls(listener, limits, handler, None, shutdown).await;
+}
+
+/// [`serve`], over TLS when `tls` is given: the handshake counts against the head's
+/// deadline, so a client that never finishes it frees its slot like a slow head does.
+pub async fn serve_tls(
+    listener: TcpListener,
+    limits: Limits,
+    handler: Handler,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let per_client = Arc::new(ClientSlots::new(limits.max_connections_per_client));
     tokio::pin!(shutdown);
@@ -112,16 +124,29 @@ pub async fn serve(
             continue;
         };
         let handler = handler.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            serve_connection(stream, peer, limits, handler).await;
+            let _ = stream.set_nodelay(true);
+            match tls {
+                None => serve_connection(stream, peer, limits, handler).await,
+                Some(acceptor) => {
+                    let handshake =
+                        tokio::time::timeout(limits.header_deadline, acceptor.accept(stream));
+                    if let Ok(Ok(stream)) = handshake.await {
+                        serve_connection(stream, peer, limits, handler).await;
+                    }
+                }
+            }
             drop(slot);
             drop(client_slot);
         });
     }
 }
 
-async fn serve_connection(stream: TcpStream, peer: SocketAddr, limits: Limits, handler: Handler) {
-    let _ = stream.set_nodelay(true);
+async fn serve_connection<S>(stream: S, peer: SocketAddr, limits: Limits, handler: Handler)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let max_head = limits.max_head_bytes;
     let service = service_fn(move |req: Request<Incoming>| {
         let handler = handler.clone();

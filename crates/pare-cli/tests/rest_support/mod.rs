@@ -306,6 +306,11 @@ impl Pare {
         }
     }
 
+    /// Its process id (to signal it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         status

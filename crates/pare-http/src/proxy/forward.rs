@@ -5,7 +5,7 @@
 //! `Trailer`, `Transfer-Encoding`, `Upgrade`) and `Expect` (hyper answers `100
 //! Continue` itself); on a shaped route pare's own (`X-Pare-*`) stay behind too. `Host`
 //! becomes the upstream's; the client's is sent as `X-Forwarded-Host`, its address as
-//! `X-Forwarded-For`, and `X-Forwarded-Proto: http`. What a client wrote in those is
+//! `X-Forwarded-For`, and `X-Forwarded-Proto: http` (`https` on a TLS listener). What a client wrote in those is
 //! replaced, unless it is a trusted proxy (`--trusted-proxy`), whose values pare adds to.
 //! Absolute URLs of the upstream in the response's `Location`, `Content-Location` and
 //! `Link` become pare's own, and errors name no upstream address to the client (the
@@ -114,11 +114,12 @@ pub async fn request(
         client_host.clone(),
         peer,
         &opts.trusted_proxies,
+        opts.scheme(),
     );
     let origin = client_host
         .as_ref()
         .and_then(|h| h.to_str().ok())
-        .map(|h| format!("http://{h}"));
+        .map(|h| format!("{}://{h}", opts.scheme()));
     let body = read_ahead(incoming, opts).await?;
     let mut out = Request::new(body);
     *out.method_mut() = parts.method;
@@ -159,6 +160,7 @@ fn forwarded_headers(
     client_host: Option<HeaderValue>,
     peer: SocketAddr,
     trusted: &[crate::server::Net],
+    scheme: &'static str,
 ) {
     let ip = peer.ip().to_string();
     let believed = trusted.iter().any(|net| net.contains(peer.ip()));
@@ -180,7 +182,7 @@ fn forwarded_headers(
         headers.insert("x-forwarded-for", v);
     }
     if !headers.contains_key("x-forwarded-proto") {
-        headers.insert("x-forwarded-proto", HeaderValue::from_static("http"));
+        headers.insert("x-forwarded-proto", HeaderValue::from_static(scheme));
     }
     if let Some(h) = client_host
         && !headers.contains_key("x-forwarded-host")

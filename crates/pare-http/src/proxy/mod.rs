@@ -115,6 +115,17 @@ pub struct Options {
     pub access_log: bool,
     /// Where to serve Prometheus metrics (`GET /metrics`), if anywhere.
     pub metrics: Option<SocketAddr>,
+    /// Whom pare trusts upstream and what it shows there.
+    pub upstream_tls: crate::tls::UpstreamTls,
+    /// The listener's certificate: HTTPS, reloaded on SIGHUP; `None`: plain HTTP.
+    pub tls: Option<crate::tls::ServerCert>,
+}
+
+impl Options {
+    /// How clients reach pare: `https` with a certificate, else `http`.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() { "https" } else { "http" }
+    }
 }
 
 struct State {
@@ -179,14 +190,27 @@ pub async fn serve_with_metrics(
             std::future::pending(),
         ));
     }
+    let client = match client::pooled(opts.connect_timeout, &opts.upstream_tls) {
+        Ok(c) => c,
+        Err(e) => {
+            // The CLI checks these settings before it listens; a library caller hears here.
+            access::event(&format!("pare http: cannot start: {e}"));
+            return;
+        }
+    };
+    let tls = opts.tls.clone();
+    if let Some(cert) = &tls {
+        tokio::spawn(reload_on_hangup(cert.clone()));
+    }
     let state = Arc::new(State {
-        client: client::pooled(opts.connect_timeout),
+        client,
         metrics: counters,
         opts,
     });
     if let Ok(local) = listener.local_addr() {
         access::event(&format!(
-            "pare http: listening on http://{local}, upstream {}, page cache {}",
+            "pare http: listening on {}://{local}, upstream {}, page cache {}",
+            state.opts.scheme(),
             state.opts.upstream.url(),
             state.opts.cache.describe()
         ));
@@ -195,7 +219,36 @@ pub async fn serve_with_metrics(
         let state = state.clone();
         Box::pin(async move { handle(&state, req, peer).await })
     });
-    server::serve(listener, limits, handler, shutdown).await;
+    server::serve_tls(
+        listener,
+        limits,
+        handler,
+        tls.as_ref().map(crate::tls::ServerCert::acceptor),
+        shutdown,
+    )
+    .await;
+}
+
+/// Read the listener's certificate and key again on each SIGHUP; a failed reload keeps the
+/// certificate in use, and the log says why.
+async fn reload_on_hangup(cert: crate::tls::ServerCert) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            match cert.reload() {
+                Ok(()) => access::event("pare http: SIGHUP: certificate reloaded"),
+                Err(e) => access::event(&format!(
+                    "pare http: SIGHUP: certificate not reloaded, the one in use stays: {e}"
+                )),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = cert;
 }
 
 async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
