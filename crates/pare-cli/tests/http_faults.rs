@@ -471,6 +471,28 @@ fn a_body_shaped_once_is_reused_only_while_every_input_is_the_same() {
 }
 
 #[test]
+fn reused_pages_are_stored_for_each_caller_so_their_cursors_work() {
+    let up = Upstream::start();
+    let p = Pare::spawn(&up.url(), &policy(), &[]);
+    let paged = "/entities?pare_max_tokens=400";
+    let alice = [("authorization", "Bearer alice")];
+    let bob = [("authorization", "Bearer bob")];
+    let a1 = request(p.port, "GET", paged, &alice, b"");
+    let b1 = request(p.port, "GET", paged, &bob, b"");
+    assert_eq!(
+        a1.body, b1.body,
+        "the same upstream body, the same first page"
+    );
+    let next = b1.next().expect("paged");
+    // Bob's page 2 comes from the cache under Bob's identity, though his page 1 was reused.
+    let b2 = request(p.port, "GET", &next, &bob, b"");
+    assert_eq!(b2.status, 200, "{}", b2.text());
+    assert_eq!(b2.header("x-pare-cache"), Some("hit"));
+    let log = p.log_with(&["\"reuse\":\"hit\""]);
+    assert!(log.contains("\"reuse\":\"miss\""), "{log}");
+}
+
+#[test]
 fn regression_memory_of_large_bodies_was_never_given_back() {
     let up = Upstream::start();
     let p = pare(&up, &["--reuse-mib", "0"]);
