@@ -8,8 +8,12 @@
 //!
 //! When the result is the walk's, byte for byte and count for count, and so when it is used:
 //! - a `drop` whose every path is `$..` and a key (name or pattern) is decided by the key
-//!   alone, at any depth; the walk drops a member before it looks inside, and so does the
-//!   parser (nothing inside a dropped member is left out or counted). Only when every
+//!   alone, at any depth; one whose paths are `$['a','b']` (the root's members) or
+//!   `$..list[*]['a']` (the members of each item of any `list`) by the key and where the
+//!   object is, which the parser follows (a stack of one word per open container; such a
+//!   text is parsed on one thread, as a helper reads elements before it knows whose they
+//!   are, and not streamed). The walk drops a member before it looks inside, and so does
+//!   the parser (nothing inside a dropped member is left out or counted). Only when every
 //!   dropping op is such a drop: the first op that drops a member counts it.
 //! - a `prune` with no `at` and no `except` removes empty members bottom-up, as the walk
 //!   does — when no other op of the level could make a member empty or not (`hoist`,
@@ -28,7 +32,7 @@
 //! assert_eq!((early.value, early.manifest), (walked.value, walked.manifest));
 //! ```
 
-use crate::json::omit::{MAX_TESTS, Omit, Omitted};
+use crate::json::omit::{MAX_CONTEXT_NAMES, MAX_TESTS, Omit, Omitted, Scope};
 use crate::json::{self, JsonError, Parsed};
 use crate::ops::AtParse;
 use crate::policy::Policy;
@@ -54,7 +58,11 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
     if drops_early {
         for (i, a) in at_parse.iter().enumerate() {
             if let Some(AtParse::Drop(tests)) = a {
-                keys.extend(tests.iter().map(|(t, s)| (t.clone(), i, *s)));
+                keys.extend(
+                    tests
+                        .iter()
+                        .map(|(t, scope, s)| (t.clone(), scope.clone(), i, *s)),
+                );
                 done[i] = true;
             }
         }
@@ -72,7 +80,18 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
             }
         }
     }
-    if !done.contains(&true) || keys.len() > MAX_TESTS || empties.len() > MAX_TESTS {
+    let context_names: std::collections::HashSet<&str> = keys
+        .iter()
+        .flat_map(|(_, scope, _, _)| match scope {
+            Scope::ChildOf(names) => names.iter().map(|n| &**n).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    if !done.contains(&true)
+        || keys.len() > MAX_TESTS
+        || empties.len() > MAX_TESTS
+        || context_names.len() > MAX_CONTEXT_NAMES
+    {
         return None;
     }
     let walked: Vec<usize> = active
@@ -201,6 +220,9 @@ mod tests {
             done(&format!("{PRUNE}{hoist}{DROP_ANYWHERE}")),
             Some(vec![true, false, true])
         );
+        // Drops that say whose members they take: the root's, or a list's items'.
+        let scoped = "[[ops]]\nop = \"drop\"\npaths = [\"$..entities[*]['a','b']\", \"$['c']\"]\n";
+        assert_eq!(done(&format!("{scoped}{PRUNE}")), Some(vec![true, true]));
         // A drop by place: the walk does every drop, and so every prune after them.
         let by_place = "[[ops]]\nop = \"drop\"\npaths = [\"$.x.a\"]\n";
         assert_eq!(done(&format!("{by_place}{DROP_ANYWHERE}{PRUNE}")), None);

@@ -91,6 +91,34 @@ fields = ["id", "type", "entities"]
 "#,
     ),
     (
+        "scoped drops: members of the items of any `tags` or `meta`, and of the root",
+        r#"
+[[ops]]
+op = "drop"
+paths = ["$..['tags','meta'][*]['a','name']", "$..a[*].ty*"]
+if_present = ["$['id','b']"]
+[[ops]]
+op = "prune"
+"#,
+    ),
+    (
+        "a scoped drop after a drop by key, then the walk's ops",
+        r#"
+[[ops]]
+op = "drop"
+paths = ["$..score"]
+[[ops]]
+op = "drop"
+paths = ["$..value[*]['id','score','type']", "$['c']"]
+[[ops]]
+op = "prune"
+empty_object = false
+[[ops]]
+op = "hoist"
+at = ["$..tags"]
+"#,
+    ),
+    (
         "prune with an exception (the walk prunes)",
         r#"
 [[ops]]
@@ -289,11 +317,53 @@ fn a_large_text_parsed_on_two_threads() {
         "lists streamed on two threads"
     );
     // entities.toml drops only the entities' and relationships' own fields (issue 27: a
-    // nested `version` is data), which a key alone cannot decide: the walk does it, and
-    // `check` above holds it equal.
+    // nested `version` is data): the parser drops them knowing whose member each is, on one
+    // thread (a helper parses elements before it knows whose they are), and the stream
+    // leaves such drops to it. `check` above holds it equal to the walk.
     assert!(
         !check_streamed(&self::entities(), 0, &text),
-        "entities.toml's drops need the path, not the key alone"
+        "entities.toml's drops need the path, which the stream does not follow"
+    );
+}
+
+/// Drops that name whose members they take (`$..entities[*]['created_at']`, `$['id']`):
+/// the parser follows where each object is and leaves out what the walk drops, no more.
+#[test]
+fn scoped_drops_are_the_walks_where_the_lists_nest_and_where_they_do_not() {
+    let texts = [
+        // Items of a list; an item's own list; an object of objects under the name.
+        r#"{"entities":[{"id":1,"created_at":"x","entities":[{"created_at":2,"v":1}]}],"created_at":"root"}"#,
+        r#"{"entities":{"a":{"created_at":1,"k":2},"created_at":3}}"#,
+        // A list of lists: its items are lists, which have no members.
+        r#"{"entities":[[{"created_at":1}],{"created_at":2,"metadata":{"created_at":3}}]}"#,
+        // The root is a list: `$['id']` names nothing.
+        r#"[{"id":1,"entities":[{"created_at":1,"id":2}]}]"#,
+        // The name deeper down, under a member that is dropped itself.
+        r#"{"id":9,"metadata":{"entities":[{"created_at":1}]},"x":{"relationships":[{"version":"1","id":3,"created_at":null}]}}"#,
+        // Repeated keys: the last value, at the first place.
+        r#"{"entities":[{"created_at":1,"a":1,"created_at":2}],"entities":[{"version":3,"b":null}]}"#,
+        r#"{"entities":[],"relationships":{},"other":[{"created_at":1}]}"#,
+    ];
+    let policy = Policy::parse(
+        r#"
+[[ops]]
+op = "drop"
+paths = ["$..['entities','relationships'][*]['created_at','version','metadata']"]
+if_present = ["$['id','created_at']"]
+[[ops]]
+op = "prune"
+"#,
+    )
+    .unwrap();
+    for text in texts {
+        check("scoped", &policy, 0, text);
+        check("entities.toml", &self::entities(), 0, text);
+    }
+    let opts = ShapeOptions::new(&policy);
+    let early = pare::shape_text(texts[0], &policy, &opts).unwrap();
+    assert_eq!(
+        json::to_compact(&early.value),
+        r#"{"entities":[{"id":1,"entities":[{"v":1}]}]}"#
     );
 }
 

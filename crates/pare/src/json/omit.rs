@@ -18,6 +18,48 @@ use crate::manifest::Kind;
 use crate::query::selector::Glob;
 use crate::value::Value;
 
+/// Which objects a key test looks in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Scope {
+    /// Every object, at any depth (`$..name`).
+    Anywhere,
+    /// The root object (`$['a','b']`).
+    Root,
+    /// Objects whose container is the value of a member with one of these names, at any
+    /// depth (`$..entities[*]['a']`: the members `a` of each entity).
+    ChildOf(Vec<Box<str>>),
+}
+
+/// Where an object is, as far as [`Scope`]s ask: at the root, and which of the
+/// [`Omit`]'s context names its container's key is (a bit each).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct At {
+    pub root: bool,
+    pub parent: u64,
+}
+
+/// A [`Scope`] compiled against the [`Omit`]'s list of context names.
+#[derive(Debug, Clone, Copy)]
+enum ScopeMask {
+    Anywhere,
+    Root,
+    ChildOf(u64),
+}
+
+impl ScopeMask {
+    #[inline]
+    fn holds(self, at: At) -> bool {
+        match self {
+            ScopeMask::Anywhere => true,
+            ScopeMask::Root => at.root,
+            ScopeMask::ChildOf(mask) => at.parent & mask != 0,
+        }
+    }
+}
+
+/// The most context names (of [`Scope::ChildOf`]) an [`Omit`] tells apart.
+pub(crate) const MAX_CONTEXT_NAMES: usize = 64;
+
 /// How a member's key is tested.
 #[derive(Debug, Clone)]
 pub(crate) enum KeyTest {
@@ -91,6 +133,10 @@ impl Emptiness {
 pub(crate) struct Omit {
     /// Key tests in op order, each with its op and the selector it came from.
     keys: Vec<(KeyTest, usize, usize)>,
+    /// Where each key test looks, beside `keys`.
+    scopes: Vec<ScopeMask>,
+    /// The names of [`Scope::ChildOf`], bit `i` for name `i`.
+    context: Vec<Box<str>>,
     /// Prune ops in op order.
     empties: Vec<(Empties, usize)>,
     /// Bit `n` (`n` < 63) set: some name is `n` bytes long; bit 63: some name is longer, or
@@ -110,13 +156,39 @@ const PRUNED: u16 = 1 << 15;
 pub(crate) const MAX_TESTS: usize = PRUNED as usize - 1;
 
 impl Omit {
-    /// `keys`: (test, op, selector) in op order; `empties`: (which, op) in op order; `ops`:
-    /// how many ops the level has. At most [`MAX_TESTS`] of each.
+    /// `keys`: (test, where it looks, op, selector) in op order; `empties`: (which, op) in
+    /// op order; `ops`: how many ops the level has. At most [`MAX_TESTS`] of each, and
+    /// [`MAX_CONTEXT_NAMES`] names in the scopes.
     pub(crate) fn new(
-        keys: Vec<(KeyTest, usize, usize)>,
+        scoped_keys: Vec<(KeyTest, Scope, usize, usize)>,
         empties: Vec<(Empties, usize)>,
         ops: usize,
     ) -> Omit {
+        let mut context: Vec<Box<str>> = Vec::new();
+        let mut scopes = Vec::with_capacity(scoped_keys.len());
+        let mut keys = Vec::with_capacity(scoped_keys.len());
+        for (test, scope, op, selector) in scoped_keys {
+            scopes.push(match scope {
+                Scope::Anywhere => ScopeMask::Anywhere,
+                Scope::Root => ScopeMask::Root,
+                Scope::ChildOf(names) => {
+                    let mut mask = 0u64;
+                    for n in names {
+                        let i = match context.iter().position(|c| *c == n) {
+                            Some(i) => i,
+                            None => {
+                                context.push(n);
+                                context.len() - 1
+                            }
+                        };
+                        mask |= 1 << i;
+                    }
+                    ScopeMask::ChildOf(mask)
+                }
+            });
+            keys.push((test, op, selector));
+        }
+        assert!(context.len() <= MAX_CONTEXT_NAMES);
         let mut lengths = 0u64;
         for (test, _, _) in &keys {
             lengths |= match test {
@@ -127,15 +199,63 @@ impl Omit {
         assert!(keys.len() <= MAX_TESTS && empties.len() <= MAX_TESTS);
         Omit {
             keys,
+            scopes,
+            context,
             empties,
             lengths,
             ops,
         }
     }
 
-    /// The key test (the first, in op order) that drops a member named `key`.
+    /// Whether a test looks only in some objects: a parse must then say where each object
+    /// is ([`At`]), which only the parser does (not the stream, nor a helper thread).
+    pub(crate) fn scoped(&self) -> bool {
+        self.scopes
+            .iter()
+            .any(|s| !matches!(s, ScopeMask::Anywhere))
+    }
+
+    /// The context names `key` is, a bit each (see [`At::parent`]).
+    #[inline]
+    pub(super) fn context_of(&self, key: &str) -> u64 {
+        let mut mask = 0;
+        for (i, name) in self.context.iter().enumerate() {
+            if **name == *key {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
+    /// The key test (the first, in op order) that drops a member named `key` of an object
+    /// that is `at`.
+    #[inline]
+    pub(super) fn mark_at(&self, key: &str, at: At) -> u16 {
+        let bit = if key.len() < 63 {
+            1 << key.len()
+        } else {
+            1 << 63
+        };
+        if self.lengths & (bit | 1 << 63) == 0 {
+            return KEEP;
+        }
+        let found = self
+            .keys
+            .iter()
+            .zip(&self.scopes)
+            .position(|((t, _, _), s)| s.holds(at) && t.matches(key));
+        match found {
+            // At most MAX_TESTS tests (see `new`), so the index fits below PRUNED.
+            Some(i) => i as u16,
+            None => KEEP,
+        }
+    }
+
+    /// The key test (the first, in op order) that drops a member named `key`, for an
+    /// [`Omit`] whose every test looks anywhere (not [`Omit::scoped`]).
     #[inline]
     pub(super) fn mark(&self, key: &str) -> u16 {
+        debug_assert!(!self.scoped());
         let bit = if key.len() < 63 {
             1 << key.len()
         } else {
@@ -167,16 +287,30 @@ impl Omit {
     }
 
     /// Count a member `key` that does not stay (marked other than [`KEEP`]); `v`: how empty
-    /// its value is.
+    /// its value is. For an [`Omit`] whose every test looks anywhere.
     pub(super) fn count(&self, mark: u16, key: &str, v: Emptiness, omitted: &mut Omitted) {
+        self.count_at(mark, key, v, At::default(), omitted);
+    }
+
+    /// [`Omit::count`] for a member of an object that is `at`.
+    pub(super) fn count_at(
+        &self,
+        mark: u16,
+        key: &str,
+        v: Emptiness,
+        at: At,
+        omitted: &mut Omitted,
+    ) {
         let (op, kind) = if mark >= PRUNED {
             (self.empties[usize::from(mark - PRUNED)].1, Kind::Empty)
         } else {
             let first = usize::from(mark);
             let (_, op, _) = self.keys[first];
             // Every selector that names the member matched it, as in the walk.
-            for (j, (test, _, _)) in self.keys.iter().enumerate().skip(first) {
-                if !omitted.hit[j] && (j == first || test.matches(key)) {
+            for (j, ((test, _, _), scope)) in
+                self.keys.iter().zip(&self.scopes).enumerate().skip(first)
+            {
+                if !omitted.hit[j] && (j == first || (scope.holds(at) && test.matches(key))) {
                     omitted.hit[j] = true;
                 }
             }

@@ -24,7 +24,7 @@ use crate::value::{Key, Map, Number, Str, Value};
 
 use super::find_special;
 use super::fork::Offers;
-use super::omit::{Emptiness, KEEP, Omit, Omitted};
+use super::omit::{At, Emptiness, KEEP, Omit, Omitted};
 
 /// How deep arrays and objects may nest in [`parse`]. Deep enough for any real payload,
 /// shallow enough that neither parsing nor dropping the value can exhaust an 8 MB stack.
@@ -245,12 +245,16 @@ fn parse_full(
     omit: Option<&Omit>,
 ) -> Result<(Value, Vec<usize>, Omitted), JsonError> {
     let start = after_bom(text);
-    let result = if text.len() >= min_fork && max_depth <= MAX_DEPTH && crate::has_second_core() {
-        super::fork::parse_with_help(text, start, max_depth, omit)
-    } else {
-        let mut p = Parser::new(text, start, max_depth, None, omit);
-        p.document().map(|v| (v, p.duplicates, p.omitted))
-    };
+    // A helper parses elements before it knows whose they are: no help with scoped tests.
+    let unscoped = omit.is_none_or(|o| !o.scoped());
+    let result =
+        if text.len() >= min_fork && max_depth <= MAX_DEPTH && unscoped && crate::has_second_core()
+        {
+            super::fork::parse_with_help(text, start, max_depth, omit)
+        } else {
+            let mut p = Parser::new(text, start, max_depth, None, omit);
+            p.document().map(|v| (v, p.duplicates, p.omitted))
+        };
     result
         .map(|(v, mut dups, omitted)| {
             // In order already, unless a helper's elements came in: sort to be sure.
@@ -478,6 +482,12 @@ pub(super) struct Parser<'a> {
     pub(super) omit: Option<&'a Omit>,
     /// With `omit`: each member's mark, beside `members`.
     marks: Vec<u16>,
+    /// `omit` has tests that look only in some objects ([`Omit::scoped`]): the parser then
+    /// keeps, for each open container, which context names its key is...
+    scoped: bool,
+    context: Vec<u64>,
+    /// ...and the key of the member whose value is about to be read.
+    pending: u64,
     /// How many dropped members' values are being parsed: inside them nothing is left out,
     /// as the walk never looks inside what it drops.
     pub(super) suspended: usize,
@@ -529,6 +539,9 @@ impl<'a> Parser<'a> {
             duplicates: Vec::new(),
             omit,
             marks: Vec::new(),
+            scoped: omit.is_some_and(Omit::scoped),
+            context: Vec::new(),
+            pending: 0,
             suspended: 0,
             omitted: omit.map(Omit::nothing_yet).unwrap_or_default(),
             scratch: String::new(),
@@ -872,10 +885,17 @@ impl<'a> Parser<'a> {
         if self.peek() == Some(b']') {
             self.pos += 1;
             self.depth_left += 1;
+            self.pending = 0;
             return Ok(Value::Array(Vec::new()));
+        }
+        if self.scoped {
+            let key = std::mem::take(&mut self.pending);
+            self.context.push(key);
         }
         let base = self.values.len();
         loop {
+            // An element is under no key.
+            self.pending = 0;
             let v = self.value()?;
             self.values.push(v);
             self.skip_ws();
@@ -898,6 +918,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth_left += 1;
+        if self.scoped {
+            self.context.pop();
+        }
         Ok(Value::Array(self.values.split_off(base)))
     }
 
@@ -908,8 +931,10 @@ impl<'a> Parser<'a> {
         if self.peek() == Some(b'}') {
             self.pos += 1;
             self.depth_left += 1;
+            self.pending = 0;
             return Ok(Value::Object(Map::new()));
         }
+        let at = self.enter_scoped();
         let base = self.members.len();
         let mut index: Option<KeyIndex> = None;
         let mut filter: KeyFilter = [0; 4];
@@ -928,6 +953,14 @@ impl<'a> Parser<'a> {
                 None => return Err(Fail::new(self.pos, Code::End)),
             }
             let mark = match self.omit {
+                Some(omit) if self.scoped => {
+                    self.pending = omit.context_of(&key);
+                    if self.suspended == 0 {
+                        omit.mark_at(&key, at)
+                    } else {
+                        KEEP
+                    }
+                }
                 Some(omit) if self.suspended == 0 => omit.mark(&key),
                 _ => KEEP,
             };
@@ -975,16 +1008,38 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth_left += 1;
+        if self.scoped {
+            self.context.pop();
+        }
         let entries = match self.omit {
-            Some(omit) => self.close_omitting(base, omit),
+            Some(omit) => self.close_omitting(base, omit, at),
             None => self.members.split_off(base),
         };
         Ok(Value::Object(Map::from_keyed_unchecked(entries)))
     }
 
+    /// With scoped tests: an object opens; where it is ([`At`]). `At::default()` otherwise.
+    #[inline]
+    fn enter_scoped(&mut self) -> At {
+        if !self.scoped {
+            return At::default();
+        }
+        let key = std::mem::take(&mut self.pending);
+        self.context.push(key);
+        let depth = self.context.len();
+        At {
+            root: depth == 1,
+            parent: if depth >= 2 {
+                self.context[depth - 2]
+            } else {
+                0
+            },
+        }
+    }
+
     /// The members of the object that starts at `base` on the member stack, less those
     /// `omit` leaves out (counted).
-    fn close_omitting(&mut self, base: usize, omit: &Omit) -> Vec<(Key, Value)> {
+    fn close_omitting(&mut self, base: usize, omit: &Omit, at: At) -> Vec<(Key, Value)> {
         let marks = &self.marks[base..];
         let kept = marks.iter().filter(|&&m| m == KEEP).count();
         if kept == marks.len() {
@@ -996,7 +1051,13 @@ impl<'a> Parser<'a> {
             if m == KEEP {
                 entries.push(member);
             } else {
-                omit.count(m, &member.0, Emptiness::of(&member.1), &mut self.omitted);
+                omit.count_at(
+                    m,
+                    &member.0,
+                    Emptiness::of(&member.1),
+                    at,
+                    &mut self.omitted,
+                );
             }
         }
         entries

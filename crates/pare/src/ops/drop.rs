@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::compile::{CompileCx, PolicyError};
 use super::{ApplyCx, AtParse, Op};
-use crate::json::omit::KeyTest;
+use crate::json::omit::{KeyTest, Scope};
 use crate::query::selector::{Item, MatchState, SelectorSet};
 use crate::value::Value;
 
@@ -68,16 +68,33 @@ impl Op for Drop {
     fn at_parse(&self, set: &SelectorSet) -> Option<AtParse> {
         let mut tests = Vec::new();
         for &s in &self.paths {
-            let [segment] = set.selector(s).segments() else {
-                return None;
+            let (scope, last) = match set.selector(s).segments() {
+                // `$..name`: by key alone, anywhere.
+                [last] if last.descendant => (Scope::Anywhere, last),
+                // `$['a','b']`: the root object's members.
+                [last] => (Scope::Root, last),
+                // `$..list[*]['a']`: the members of each item of any `list`.
+                [named, every, last]
+                    if named.descendant
+                        && !every.descendant
+                        && !last.descendant
+                        && matches!(every.items.as_slice(), [Item::Wildcard]) =>
+                {
+                    let mut names = Vec::new();
+                    for item in &named.items {
+                        match item {
+                            Item::Name(n) => names.push(n.as_str().into()),
+                            _ => return None,
+                        }
+                    }
+                    (Scope::ChildOf(names), last)
+                }
+                _ => return None,
             };
-            if !segment.descendant {
-                return None;
-            }
-            for item in &segment.items {
+            for item in &last.items {
                 tests.push(match item {
-                    Item::Name(n) => (KeyTest::Name(n.as_str().into()), s),
-                    Item::Glob(g) => (KeyTest::Glob(g.clone()), s),
+                    Item::Name(n) => (KeyTest::Name(n.as_str().into()), scope.clone(), s),
+                    Item::Glob(g) => (KeyTest::Glob(g.clone()), scope.clone(), s),
                     Item::Index(_) | Item::Wildcard => return None,
                 });
             }

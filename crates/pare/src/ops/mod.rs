@@ -204,8 +204,8 @@ impl ListOp<'_> {
 
 /// An op the parser applies as it reads ([`Op::at_parse`]).
 pub(crate) enum AtParse {
-    /// Drop members by key alone, at any depth: (test, selector) pairs.
-    Drop(Vec<(crate::json::omit::KeyTest, usize)>),
+    /// Drop members by key, in the objects a scope names: (test, scope, selector).
+    Drop(Vec<(crate::json::omit::KeyTest, crate::json::omit::Scope, usize)>),
     /// Prune these empty values from every object.
     Prune(crate::json::omit::Empties),
 }

@@ -228,7 +228,8 @@ fn stream(
     params: &Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Option<Response> {
-    if req.want_value || req.format != Format::Json || req.cursor.is_some() {
+    // Scoped drops need to know where each object is, which only the parser follows.
+    if req.want_value || req.format != Format::Json || req.cursor.is_some() || plan.omit.scoped() {
         return None;
     }
     let (Input::Json(t) | Input::Text(t)) = req.input else {
