@@ -141,10 +141,20 @@ pub async fn answer(
     // One watch on the upstream's gaps: for the read here, and for the rest if it passes on.
     let idle = opts.upstream_idle_timeout;
     let mut incoming = IdleTimeout::new(incoming, idle, "the upstream", Some(call.what()));
-    let mut gathered = body::Gather::new(declared, cap);
     let mut room = Held::default();
-    let mut over_budget = false;
+    // A declared length is charged before a byte is read: the buffer made for it is then
+    // within the budget too (a length that does not fit passes at once, unread).
+    let mut over_budget = declared.is_some_and(|n| {
+        !opts.held.grow(
+            &mut room,
+            (n as usize).saturating_mul(crate::held::SHAPING_COST),
+        )
+    });
+    let mut gathered = body::Gather::new(declared.filter(|_| !over_budget), cap);
     let read = tokio::time::timeout(opts.upstream_timeout, async {
+        if over_budget {
+            return Ok(false);
+        }
         while let Some(frame) = incoming.frame().await {
             if let Ok(data) = frame?.into_data() {
                 gathered.push(data);
