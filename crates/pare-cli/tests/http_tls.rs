@@ -278,17 +278,7 @@ fn tls_listener_answers_curl_and_reloads_its_certificate_on_sighup() {
     let (cert, key) = (pki.path("serving.pem"), pki.path("serving.key"));
     std::fs::copy(&first, &cert).unwrap();
     std::fs::copy(&first_key, &key).unwrap();
-    let up = echo_upstream();
-    let p = Pare::spawn(
-        &format!("http://127.0.0.1:{up}"),
-        &policy(),
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-        ],
-    );
+    let p = tls_listener(&cert, &key, &[]);
     let ca = pki.path("ca.pem");
     let (body, subject) = curl(p.port, &ca);
     assert!(
@@ -322,6 +312,19 @@ fn tls_listener_answers_curl_and_reloads_its_certificate_on_sighup() {
     assert!(subject.contains("second"), "{subject}");
 }
 
+/// `pare http` serving HTTPS with `cert` and `key`, in front of an [`echo_upstream`].
+fn tls_listener(cert: &Path, key: &Path, more: &[&str]) -> Pare {
+    let up = echo_upstream();
+    let mut args = vec![
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    Pare::spawn(&format!("http://127.0.0.1:{up}"), &policy(), &args)
+}
+
 fn hangup(p: &Pare) {
     let status = Command::new("kill")
         .args(["-HUP", &p.pid().to_string()])
@@ -335,20 +338,10 @@ fn hangup(p: &Pare) {
 fn a_client_that_never_finishes_its_tls_handshake_frees_its_slot() {
     let pki = Pki::new("handshake");
     let (cert, key) = pki.issue("srv", "/CN=localhost", "DNS:localhost");
-    let up = echo_upstream();
-    let p = Pare::spawn(
-        &format!("http://127.0.0.1:{up}"),
-        &policy(),
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-            "--max-connections",
-            "1",
-            "--header-timeout",
-            "1",
-        ],
+    let p = tls_listener(
+        &cert,
+        &key,
+        &["--max-connections", "1", "--header-timeout", "1"],
     );
     // Holds the one slot, says nothing.
     let silent = TcpStream::connect(("127.0.0.1", p.port)).unwrap();

@@ -227,16 +227,23 @@ impl Omit {
         mask
     }
 
-    /// The key test (the first, in op order) that drops a member named `key` of an object
-    /// that is `at`.
+    /// Whether some test may name `key`: no name is as long as it (and no glob), and it is
+    /// kept without a comparison.
     #[inline]
-    pub(super) fn mark_at(&self, key: &str, at: At) -> u16 {
+    fn may_name(&self, key: &str) -> bool {
         let bit = if key.len() < 63 {
             1 << key.len()
         } else {
             1 << 63
         };
-        if self.lengths & (bit | 1 << 63) == 0 {
+        self.lengths & (bit | 1 << 63) != 0
+    }
+
+    /// The key test (the first, in op order) that drops a member named `key` of an object
+    /// that is `at`.
+    #[inline]
+    pub(super) fn mark_at(&self, key: &str, at: At) -> u16 {
+        if !self.may_name(key) {
             return KEEP;
         }
         let found = self
@@ -256,12 +263,7 @@ impl Omit {
     #[inline]
     pub(super) fn mark(&self, key: &str) -> u16 {
         debug_assert!(!self.scoped());
-        let bit = if key.len() < 63 {
-            1 << key.len()
-        } else {
-            1 << 63
-        };
-        if self.lengths & (bit | 1 << 63) == 0 {
+        if !self.may_name(key) {
             return KEEP;
         }
         match self.keys.iter().position(|(t, _, _)| t.matches(key)) {
