@@ -115,12 +115,18 @@ pub async fn serve_tls(
             },
             () = &mut shutdown => return,
         };
+        // A TLS client cannot read a plain answer: it is closed at once instead.
+        let plain = tls.is_none();
         let Some(client_slot) = per_client.take(peer.ip()) else {
-            tokio::spawn(refuse_connection(stream, TOO_MANY_FROM_CLIENT));
+            if plain {
+                tokio::spawn(refuse_connection(stream, TOO_MANY_FROM_CLIENT));
+            }
             continue;
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tokio::spawn(refuse_connection(stream, TOO_MANY));
+            if plain {
+                tokio::spawn(refuse_connection(stream, TOO_MANY));
+            }
             continue;
         };
         let handler = handler.clone();
