@@ -359,6 +359,11 @@ op = "prune"
         check("scoped", &policy, 0, text);
         check("entities.toml", &self::entities(), 0, text);
     }
+    // The stream follows where objects are too: this policy is written as the text is read.
+    assert!(
+        check_streamed(&policy, 0, texts[0]),
+        "scoped drops streamed"
+    );
     let opts = ShapeOptions::new(&policy);
     let early = pare::shape_text(texts[0], &policy, &opts).unwrap();
     assert_eq!(

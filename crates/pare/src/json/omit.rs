@@ -288,13 +288,8 @@ impl Omit {
         }
     }
 
-    /// Count a member `key` that does not stay (marked other than [`KEEP`]); `v`: how empty
-    /// its value is. For an [`Omit`] whose every test looks anywhere.
-    pub(super) fn count(&self, mark: u16, key: &str, v: Emptiness, omitted: &mut Omitted) {
-        self.count_at(mark, key, v, At::default(), omitted);
-    }
-
-    /// [`Omit::count`] for a member of an object that is `at`.
+    /// Count a member `key` of an object that is `at` that does not stay (marked other than
+    /// [`KEEP`]); `v`: how empty its value is.
     pub(super) fn count_at(
         &self,
         mark: u16,

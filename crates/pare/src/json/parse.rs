@@ -484,10 +484,10 @@ pub(super) struct Parser<'a> {
     marks: Vec<u16>,
     /// `omit` has tests that look only in some objects ([`Omit::scoped`]): the parser then
     /// keeps, for each open container, which context names its key is...
-    scoped: bool,
-    context: Vec<u64>,
+    pub(super) scoped: bool,
+    pub(super) context: Vec<u64>,
     /// ...and the key of the member whose value is about to be read.
-    pending: u64,
+    pub(super) pending: u64,
     /// How many dropped members' values are being parsed: inside them nothing is left out,
     /// as the walk never looks inside what it drops.
     pub(super) suspended: usize,
@@ -1020,7 +1020,7 @@ impl<'a> Parser<'a> {
 
     /// With scoped tests: an object opens; where it is ([`At`]). `At::default()` otherwise.
     #[inline]
-    fn enter_scoped(&mut self) -> At {
+    pub(super) fn enter_scoped(&mut self) -> At {
         if !self.scoped {
             return At::default();
         }

@@ -71,7 +71,8 @@ pub(crate) fn compact_omitting(
         None => document::<false>(text, start, offers, omit, None),
     };
     // A large text on two threads, as the parser reads one (see [`super::fork`]).
-    if text.len() >= fork::MIN_BYTES && crate::has_second_core() {
+    // A helper writes elements before it knows whose they are: not with scoped tests.
+    if text.len() >= fork::MIN_BYTES && !omit.scoped() && crate::has_second_core() {
         let note_items = lists.is_some();
         fork::stream_with_help(text, start, omit, note_items, |offers| {
             document(Some(offers))
@@ -295,6 +296,11 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         self.out.push('[');
         self.p.skip_ws();
         let mut items = 0usize;
+        let scoped = self.p.scoped;
+        if scoped {
+            let key = std::mem::take(&mut self.p.pending);
+            self.p.context.push(key);
+        }
         if self.p.peek() == Some(b']') {
             self.p.pos += 1;
         } else {
@@ -302,6 +308,8 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                 if items > 0 {
                     self.out.push(',');
                 }
+                // An element is under no key.
+                self.p.pending = 0;
                 self.item(noting)?;
                 items += 1;
                 self.p.skip_ws();
@@ -324,6 +332,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             }
         }
         self.p.depth_left += 1;
+        if scoped {
+            self.p.context.pop();
+        }
         self.out.push(']');
         Ok(if items == 0 {
             Emptiness::Array
@@ -424,6 +435,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         let mut kept = 0usize;
         // On a list op's path: the keys kept, and the members the ops put beside lists.
         let (mut kept_keys, mut siblings) = (Vec::new(), Vec::new());
+        let at = self.p.enter_scoped();
         if self.p.peek() == Some(b'}') {
             self.p.pos += 1;
         } else {
@@ -437,6 +449,14 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                 }
                 self.p.pos += 1;
                 let mark = match self.p.omit {
+                    Some(omit) if self.p.scoped => {
+                        self.p.pending = omit.context_of(&self.keys[k]);
+                        if self.p.suspended == 0 {
+                            omit.mark_at(&self.keys[k], at)
+                        } else {
+                            KEEP
+                        }
+                    }
                     Some(omit) if self.p.suspended == 0 => omit.mark(&self.keys[k]),
                     _ => KEEP,
                 };
@@ -486,7 +506,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                     Some(omit) if self.p.suspended == 0 => {
                         let mark = omit.fate(mark, empty);
                         if mark != KEEP {
-                            omit.count(mark, &self.keys[k], empty, &mut self.p.omitted);
+                            omit.count_at(mark, &self.keys[k], empty, at, &mut self.p.omitted);
                         }
                         mark
                     }
@@ -528,6 +548,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         }
         self.keys.truncate(base);
         self.p.depth_left += 1;
+        if self.p.scoped {
+            self.p.context.pop();
+        }
         self.out.push('}');
         Ok(if kept == 0 {
             Emptiness::Object

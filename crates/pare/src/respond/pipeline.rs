@@ -228,8 +228,7 @@ fn stream(
     params: &Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Option<Response> {
-    // Scoped drops need to know where each object is, which only the parser follows.
-    if req.want_value || req.format != Format::Json || req.cursor.is_some() || plan.omit.scoped() {
+    if req.want_value || req.format != Format::Json || req.cursor.is_some() {
         return None;
     }
     let (Input::Json(t) | Input::Text(t)) = req.input else {
