@@ -68,16 +68,41 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
         }
     }
     // Prune early only if nothing the walk still does could change what is empty.
-    let prune_early = active.iter().zip(&at_parse).enumerate().all(|(i, (o, a))| {
-        done[i] || matches!(a, Some(AtParse::Prune(_))) || o.op.keeps_emptiness()
+    let is_prune =
+        |a: &Option<AtParse>| matches!(a, Some(AtParse::Prune(_) | AtParse::PruneWhere(..)));
+    let prune_early = active
+        .iter()
+        .zip(&at_parse)
+        .enumerate()
+        .all(|(i, (o, a))| done[i] || is_prune(a) || o.op.keeps_emptiness());
+    // A conditional prune is decided as an object closes, on what the drops and plain
+    // prunes left: only drops and prunes before it, no plain prune after it, and no op the
+    // walk still does may add a member it reads (a hoist's sibling).
+    let wheres_early = at_parse.iter().enumerate().all(|(i, a)| match a {
+        Some(AtParse::PruneWhere(_, condition)) => {
+            at_parse[..i]
+                .iter()
+                .enumerate()
+                .all(|(j, b)| done[j] || is_prune(b))
+                && !at_parse[i + 1..]
+                    .iter()
+                    .any(|b| matches!(b, Some(AtParse::Prune(_))))
+                && !active
+                    .iter()
+                    .any(|o| condition.keys().iter().any(|k| o.op.may_add_member(k)))
+        }
+        _ => true,
     });
     let mut empties = Vec::new();
-    if prune_early {
+    let mut wheres = Vec::new();
+    if prune_early && wheres_early {
         for (i, a) in at_parse.iter().enumerate() {
-            if let Some(AtParse::Prune(e)) = a {
-                empties.push((*e, i));
-                done[i] = true;
+            match a {
+                Some(AtParse::Prune(e)) => empties.push((*e, i)),
+                Some(AtParse::PruneWhere(e, condition)) => wheres.push((*e, i, condition.clone())),
+                _ => continue,
             }
+            done[i] = true;
         }
     }
     let context_names: std::collections::HashSet<&str> = keys
@@ -89,7 +114,7 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
         .collect();
     if !done.contains(&true)
         || keys.len() > MAX_TESTS
-        || empties.len() > MAX_TESTS
+        || empties.len() + wheres.len() > MAX_TESTS
         || context_names.len() > MAX_CONTEXT_NAMES
     {
         return None;
@@ -110,7 +135,7 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
     selectors.sort_unstable();
     selectors.dedup();
     Some(Plan {
-        omit: Omit::new(keys, empties, active.len()),
+        omit: Omit::new(keys, empties, active.len()).with_wheres(wheres, opts.params.clone()),
         done,
         selectors,
     })

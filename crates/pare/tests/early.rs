@@ -119,6 +119,31 @@ at = ["$..tags"]
 "#,
     ),
     (
+        "conditional prunes: on a scalar member, on a parameter, on a list (the walk decides)",
+        r#"
+[params]
+least = 1.0
+[[ops]]
+op = "drop"
+paths = ["$..meta[*]['b']"]
+[[ops]]
+op = "prune"
+empty_object = false
+[[ops]]
+op = "prune"
+where = "type != null"
+null = false
+empty_string = false
+empty_array = false
+[[ops]]
+op = "prune"
+where = "score >= $least || tags"
+[[ops]]
+op = "hoist"
+at = ["$..value"]
+"#,
+    ),
+    (
         "prune with an exception (the walk prunes)",
         r#"
 [[ops]]
@@ -317,12 +342,14 @@ fn a_large_text_parsed_on_two_threads() {
         "lists streamed on two threads"
     );
     // entities.toml drops only the entities' and relationships' own fields (issue 27: a
-    // nested `version` is data): the parser drops them knowing whose member each is, on one
-    // thread (a helper parses elements before it knows whose they are), and the stream
-    // leaves such drops to it. `check` above holds it equal to the walk.
+    // nested `version` is data), prunes `{}` from relationships only (`where`), and hoists
+    // and partitions `$..` lists: the stream follows where each object is, decides the
+    // condition as each object closes, and finds the lists at any depth (on one thread: a
+    // helper writes elements before it knows whose they are). `check` above holds the
+    // parser's way equal to the walk; this, the stream's.
     assert!(
-        !check_streamed(&self::entities(), 0, &text),
-        "entities.toml's drops need the path, which the stream does not follow"
+        check_streamed(&self::entities(), 0, &text),
+        "entities.toml is written as the text is read"
     );
 }
 
@@ -637,8 +664,28 @@ fn list_ops_on_written_lists() {
 
 /// Policies whose list ops name lists by other selectors stay with the tree.
 #[test]
+fn list_ops_at_a_name_anywhere_are_done_on_the_written_lists() {
+    let p = Policy::parse(
+        "[[ops]]\nop = \"prune\"\n[[ops]]\nop = \"hoist\"\nat = [\"$..e\"]\n[[ops]]\nop = \"partition\"\nat = [\"$..r\"]\nby = \"t\"\n",
+    )
+    .unwrap();
+    let texts = [
+        r#"{"e":[{"t":1,"n":null},{"t":1}],"r":[{"t":1},{"t":2}]}"#,
+        r#"{"a":{"e":[{"t":1,"u":2},{"t":1,"u":3}]},"b":[{"r":[{"t":"x","v":1}]}]}"#,
+        // A list of the name inside an item of one being noted: the tree's.
+        r#"{"e":[{"t":1,"e":[{"t":2},{"t":2}]},{"t":1}]}"#,
+    ];
+    for text in texts {
+        check("$..e", &p, 0, text);
+    }
+    assert!(check_streamed(&p, 0, texts[0]));
+    assert!(check_streamed(&p, 0, texts[1]));
+    assert!(!check_streamed(&p, 0, texts[2]));
+}
+
+#[test]
 fn list_ops_at_other_selectors_are_left_to_the_tree() {
-    for at in ["$..e", "$.e[*]", "$.*", "$['e','r']", "$", "$.e_*"] {
+    for at in ["$..e.x", "$.e[*]", "$.*", "$['e','r']", "$", "$.e_*"] {
         let p = Policy::parse(&format!(
             "[[ops]]\nop = \"prune\"\n[[ops]]\nop = \"hoist\"\nat = [\"{at}\"]\n"
         ))

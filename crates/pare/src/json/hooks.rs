@@ -23,6 +23,9 @@ pub(crate) trait ListHooks {
     /// The node of member `key` of the object at `node`.
     fn child(&self, node: usize, key: &str) -> Option<usize>;
 
+    /// The node of member `key` of an object off every path: one a `$..key` names.
+    fn anywhere(&self, key: &str) -> Option<usize>;
+
     /// Whether a list op applies at `node`.
     fn has_ops(&self, node: usize) -> bool;
 

@@ -60,6 +60,30 @@ impl ScopeMask {
 /// The most context names (of [`Scope::ChildOf`]) an [`Omit`] tells apart.
 pub(crate) const MAX_CONTEXT_NAMES: usize = 64;
 
+/// When a conditional prune (`prune` with `where`) takes an object's empty members: an
+/// expression that reads only the object's own members, named in `keys`.
+#[derive(Debug, Clone)]
+pub(crate) struct Condition {
+    expr: crate::query::expr::Expr,
+    keys: Vec<String>,
+}
+
+impl Condition {
+    pub(crate) fn new(expr: crate::query::expr::Expr, keys: Vec<String>) -> Condition {
+        Condition { expr, keys }
+    }
+
+    /// The members it reads.
+    pub(crate) fn keys(&self) -> &[String] {
+        &self.keys
+    }
+}
+
+/// A condition read a member whose value only the walk knows in full (not a scalar): the
+/// text is parsed again whole, and the walk does every op.
+#[derive(Debug)]
+pub(crate) struct Undecided;
+
 /// How a member's key is tested.
 #[derive(Debug, Clone)]
 pub(crate) enum KeyTest {
@@ -139,6 +163,11 @@ pub(crate) struct Omit {
     context: Vec<Box<str>>,
     /// Prune ops in op order.
     empties: Vec<(Empties, usize)>,
+    /// Conditional prune ops in op order (after every plain one), decided as each object
+    /// closes; their marks follow the plain ones'.
+    wheres: Vec<(Empties, usize, Condition)>,
+    /// The request's parameters, for the conditions.
+    params: crate::params::Params,
     /// Bit `n` (`n` < 63) set: some name is `n` bytes long; bit 63: some name is longer, or
     /// there is a glob. A key of no such length is kept without a comparison.
     lengths: u64,
@@ -202,9 +231,86 @@ impl Omit {
             scopes,
             context,
             empties,
+            wheres: Vec::new(),
+            params: crate::params::Params::default(),
             lengths,
             ops,
         }
+    }
+
+    /// With conditional prunes (in op order, each after every plain prune), read with
+    /// `params`. At most [`MAX_TESTS`] prunes in all.
+    pub(crate) fn with_wheres(
+        mut self,
+        wheres: Vec<(Empties, usize, Condition)>,
+        params: crate::params::Params,
+    ) -> Omit {
+        assert!(self.empties.len() + wheres.len() <= MAX_TESTS);
+        self.wheres = wheres;
+        self.params = params;
+        self
+    }
+
+    /// Whether it has conditional prunes.
+    #[inline]
+    pub(super) fn has_wheres(&self) -> bool {
+        !self.wheres.is_empty()
+    }
+
+    /// Whether a conditional prune may take a member whose value is `v` (decided as its
+    /// object closes, [`Omit::close_wheres`]).
+    #[inline]
+    pub(super) fn where_may_take(&self, v: Emptiness) -> bool {
+        v != Emptiness::NotEmpty && self.wheres.iter().any(|(e, _, _)| e.takes_kind(v))
+    }
+
+    /// The conditional prunes' marks on an object's members (`keys`, how empty each value
+    /// is, and the marks so far, [`KEEP`] for those still in), as the walk does them after
+    /// the drops and plain prunes: in op order, each on the members left. `value(i)`: member
+    /// `i`'s value, asked only of members a condition reads; it must be a scalar (anything
+    /// else, `None`, leaves it [`Undecided`]).
+    pub(super) fn close_wheres(
+        &self,
+        keys: &[&str],
+        empties: &[Emptiness],
+        marks: &mut [u16],
+        value: &mut dyn FnMut(usize) -> Option<Value>,
+    ) -> Result<(), Undecided> {
+        for (j, (takes, _, condition)) in self.wheres.iter().enumerate() {
+            let taken = |i: usize| marks[i] == KEEP && takes.takes_kind(empties[i]);
+            if !(0..keys.len()).any(taken) {
+                continue;
+            }
+            let mut read = crate::value::Map::new();
+            for name in &condition.keys {
+                // The last of a repeated key is its value (the parser's rule).
+                let Some(i) = (0..keys.len())
+                    .rev()
+                    .find(|&i| marks[i] == KEEP && keys[i] == name)
+                else {
+                    continue;
+                };
+                match value(i) {
+                    Some(v) if !matches!(v, Value::Array(_) | Value::Object(_)) => {
+                        read.insert(name.as_str(), v);
+                    }
+                    _ => return Err(Undecided),
+                }
+            }
+            let params = &self.params;
+            if condition
+                .expr
+                .eval(&Value::Object(read), &|n| params.value(n))
+            {
+                let mark = PRUNED + (self.empties.len() + j) as u16;
+                for i in 0..keys.len() {
+                    if marks[i] == KEEP && takes.takes_kind(empties[i]) {
+                        marks[i] = mark;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether a test looks only in some objects: a parse must then say where each object
@@ -299,7 +405,12 @@ impl Omit {
         omitted: &mut Omitted,
     ) {
         let (op, kind) = if mark >= PRUNED {
-            (self.empties[usize::from(mark - PRUNED)].1, Kind::Empty)
+            let i = usize::from(mark - PRUNED);
+            let op = match self.empties.get(i) {
+                Some((_, op)) => *op,
+                None => self.wheres[i - self.empties.len()].1,
+            };
+            (op, Kind::Empty)
         } else {
             let first = usize::from(mark);
             let (_, op, _) = self.keys[first];
@@ -327,6 +438,7 @@ impl Omit {
         Omitted {
             counts: vec![[0; Kind::ALL.len()]; self.ops],
             hit: vec![false; self.keys.len()],
+            undecided: false,
         }
     }
 
@@ -348,6 +460,9 @@ impl Omit {
 pub(crate) struct Omitted {
     pub counts: Vec<[u64; Kind::ALL.len()]>,
     hit: Vec<bool>,
+    /// A condition could not be decided while parsing ([`Undecided`]): what was left out
+    /// does not stand, and the text is parsed again whole.
+    pub undecided: bool,
 }
 
 impl Omitted {
@@ -361,5 +476,6 @@ impl Omitted {
         for (mine, theirs) in self.hit.iter_mut().zip(other.hit) {
             *mine |= theirs;
         }
+        self.undecided |= other.undecided;
     }
 }

@@ -177,7 +177,7 @@ pub(crate) fn parse_omitting(
 ) -> Result<(Parsed, Option<Omitted>), JsonError> {
     let (value, offsets, omitted) =
         parse_full(text, MAX_DEPTH, super::fork::MIN_BYTES, Some(omit))?;
-    if !offsets.is_empty() {
+    if !offsets.is_empty() || omitted.undecided {
         drop(value);
         return parse_noting_duplicates(text).map(|parsed| (parsed, None));
     }
@@ -1018,6 +1018,32 @@ impl<'a> Parser<'a> {
         Ok(Value::Object(Map::from_keyed_unchecked(entries)))
     }
 
+    /// The conditional prunes of the object that starts at `base` on the member stack,
+    /// onto its marks (see [`Omit::close_wheres`]).
+    fn close_wheres(&mut self, base: usize, omit: &Omit) {
+        let members = &self.members[base..];
+        let marks = &mut self.marks[base..];
+        let may = members
+            .iter()
+            .zip(marks.iter())
+            .any(|((_, v), &m)| m == KEEP && omit.where_may_take(Emptiness::of(v)));
+        if !may {
+            return;
+        }
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        let empties: Vec<Emptiness> = members.iter().map(|(_, v)| Emptiness::of(v)).collect();
+        let mut value = |i: usize| match &members[i].1 {
+            Value::Array(_) | Value::Object(_) => None,
+            v => Some(v.clone()),
+        };
+        if omit
+            .close_wheres(&keys, &empties, marks, &mut value)
+            .is_err()
+        {
+            self.omitted.undecided = true;
+        }
+    }
+
     /// With scoped tests: an object opens; where it is ([`At`]). `At::default()` otherwise.
     #[inline]
     pub(super) fn enter_scoped(&mut self) -> At {
@@ -1040,6 +1066,9 @@ impl<'a> Parser<'a> {
     /// The members of the object that starts at `base` on the member stack, less those
     /// `omit` leaves out (counted).
     fn close_omitting(&mut self, base: usize, omit: &Omit, at: At) -> Vec<(Key, Value)> {
+        if self.suspended == 0 {
+            self.close_wheres(base, omit);
+        }
         let marks = &self.marks[base..];
         let kept = marks.iter().filter(|&&m| m == KEEP).count();
         if kept == marks.len() {

@@ -187,6 +187,16 @@ struct Stream<'a, const LISTS: bool> {
     narrowing: Option<Box<dyn Narrow + 'a>>,
 }
 
+/// A member an object kept, where it was written (after its comma, if any): its key at
+/// `key`, the colon at `colon`, its value up to `end`; `k` in [`Stream::keys`].
+struct Kept {
+    k: usize,
+    empty: Emptiness,
+    key: usize,
+    colon: usize,
+    end: usize,
+}
+
 /// The keys one object has had, beside its stretch of [`Stream::keys`]: a bit filter while
 /// it is short, then a set of their hashes, with random keys (a large object stays linear,
 /// and crafted collisions only cost a scan).
@@ -402,6 +412,10 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             self.node = Some(node);
             return self.value();
         }
+        // A list inside an item of the list being noted: its ops would move what is noted.
+        if self.item_depth.is_some() {
+            return Err(Stop);
+        }
         let start = self.out.len();
         let depth = self.p.depth_left.checked_sub(2).ok_or(Stop)?;
         let rest = self.p.text.len() - self.p.pos;
@@ -429,10 +443,14 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         let noting = LISTS && self.item_depth == Some(self.p.depth_left);
         self.p.pos += 1;
         self.out.push('{');
+        let inside = self.out.len();
         self.p.skip_ws();
         let base = self.keys.len();
         let mut seen = Seen::new();
         let mut kept = 0usize;
+        // With conditional prunes: where each kept member was written, to decide at the end.
+        let wheres = self.p.omit.filter(|o| o.has_wheres());
+        let mut written_members: Vec<Kept> = Vec::new();
         // On a list op's path: the keys kept, and the members the ops put beside lists.
         let (mut kept_keys, mut siblings) = (Vec::new(), Vec::new());
         let at = self.p.enter_scoped();
@@ -474,9 +492,10 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                 }
                 let colon = self.out.len();
                 self.out.push(':');
-                let child = match here {
-                    Some(n) if LISTS => self.lists.and_then(|l| l.child(n, &self.keys[k])),
-                    _ => None,
+                let child = match (LISTS, here) {
+                    (true, Some(n)) => self.lists.and_then(|l| l.child(n, &self.keys[k])),
+                    (true, None) => self.lists.and_then(|l| l.anywhere(&self.keys[k])),
+                    (false, _) => None,
                 };
                 if let Some(c) = child
                     && self.p.suspended == 0
@@ -514,6 +533,15 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                 };
                 if mark == KEEP {
                     kept += 1;
+                    if wheres.is_some() {
+                        written_members.push(Kept {
+                            k,
+                            empty,
+                            key: key_out,
+                            colon,
+                            end: self.out.len(),
+                        });
+                    }
                     if noting {
                         let span = MemberSpan::new(key_out, colon, self.out.len());
                         self.written.members.push(span.ok_or(Stop)?);
@@ -538,6 +566,23 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                 }
             }
         }
+        if let Some(omit) = wheres
+            && self.p.suspended == 0
+            && written_members.iter().any(|m| omit.where_may_take(m.empty))
+        {
+            // A sibling moved the members it was written before: left to the parser.
+            if !siblings.is_empty() {
+                return Err(Stop);
+            }
+            let gone = self.close_wheres(omit, inside, &written_members, at, noting)?;
+            kept -= gone.iter().filter(|&&g| g).count();
+            kept_keys.retain(|k| {
+                written_members
+                    .iter()
+                    .zip(&gone)
+                    .all(|(m, &g)| !(g && m.k == *k))
+            });
+        }
         // The walk would make a sibling's name unique among the object's keys: rare, and
         // left to it.
         for (i, name) in siblings.iter().enumerate().filter(|_| LISTS) {
@@ -557,6 +602,71 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         } else {
             Emptiness::NotEmpty
         })
+    }
+
+    /// The conditional prunes of the object whose members (`kept`) were written from
+    /// `inside` on: the members they take are counted and cut out of the output (and out of
+    /// what was noted of them, `noting`); which went.
+    #[cold]
+    fn close_wheres(
+        &mut self,
+        omit: &Omit,
+        inside: usize,
+        kept: &[Kept],
+        at: super::omit::At,
+        noting: bool,
+    ) -> Step<Vec<bool>> {
+        let keys: Vec<&str> = kept.iter().map(|m| self.keys[m.k].as_ref()).collect();
+        let empties: Vec<Emptiness> = kept.iter().map(|m| m.empty).collect();
+        let mut marks = vec![KEEP; kept.len()];
+        let out = &self.out;
+        let mut value = |i: usize| {
+            let m = &kept[i];
+            match super::parse(&out[m.colon + 1..m.end]) {
+                Ok(Value::Array(_) | Value::Object(_)) | Err(_) => None,
+                Ok(v) => Some(v),
+            }
+        };
+        omit.close_wheres(&keys, &empties, &mut marks, &mut value)
+            .map_err(|_| Stop)?;
+        let gone: Vec<bool> = marks.iter().map(|&m| m != KEEP).collect();
+        if !gone.contains(&true) {
+            return Ok(gone);
+        }
+        for (i, m) in kept.iter().enumerate().filter(|&(i, _)| gone[i]) {
+            omit.count_at(marks[i], &self.keys[m.k], m.empty, at, &mut self.p.omitted);
+        }
+        // The members are written one after another from `inside`; those that stay are
+        // written again, each after a comma but the first.
+        if kept.last().map(|m| m.end) != Some(self.out.len()) {
+            return Err(Stop);
+        }
+        let tail = self.out.split_off(inside);
+        let noted = if noting {
+            let first = self
+                .written
+                .members
+                .len()
+                .checked_sub(kept.len())
+                .ok_or(Stop)?;
+            self.written.members.truncate(first);
+            true
+        } else {
+            false
+        };
+        for (m, _) in kept.iter().zip(&gone).filter(|&(_, &g)| !g) {
+            if self.out.len() > inside {
+                self.out.push(',');
+            }
+            let key = self.out.len();
+            self.out.push_str(&tail[m.key - inside..m.end - inside]);
+            if noted {
+                let shift = |x: usize| x - m.key + key;
+                let span = MemberSpan::new(key, shift(m.colon), self.out.len());
+                self.written.members.push(span.ok_or(Stop)?);
+            }
+        }
+        Ok(gone)
     }
 
     /// The key under the cursor, of the object whose keys start at `base` (and `seen`), onto

@@ -190,4 +190,16 @@ impl Op for Hoist {
     fn keeps_emptiness(&self) -> bool {
         true
     }
+
+    /// Its sibling's name is its template with any list's key in it.
+    fn may_add_member(&self, key: &str) -> bool {
+        match self.name.split_once("{key}") {
+            Some((before, after)) => {
+                key.len() >= before.len() + after.len()
+                    && key.starts_with(before)
+                    && key.ends_with(after)
+            }
+            None => key == self.name,
+        }
+    }
 }

@@ -178,6 +178,11 @@ pub(crate) trait Op: Send + Sync + Debug {
     fn keeps_emptiness(&self) -> bool {
         false
     }
+    /// Whether the op may add a member named `key` to an object (a hoist's sibling): a
+    /// condition that reads such a member is then the walk's to decide.
+    fn may_add_member(&self, _key: &str) -> bool {
+        false
+    }
     /// A list op, which [`crate::json::stream`] can also apply to the items it has written
     /// ([`records`]).
     fn as_list(&self) -> Option<ListOp<'_>> {
@@ -208,6 +213,9 @@ pub(crate) enum AtParse {
     Drop(Vec<(crate::json::omit::KeyTest, crate::json::omit::Scope, usize)>),
     /// Prune these empty values from every object.
     Prune(crate::json::omit::Empties),
+    /// Prune these empty values from the objects a condition on their own members holds
+    /// for.
+    PruneWhere(crate::json::omit::Empties, crate::json::omit::Condition),
 }
 
 /// A member to add next to the node being shaped, in its parent object.

@@ -102,10 +102,19 @@ impl Op for Prune {
         self.at.is_none()
     }
 
-    /// A prune of every object with no exceptions.
+    /// A prune of every object with no exceptions; with `where`, one whose expression reads
+    /// only the object's own members (decided as the object closes).
     fn at_parse(&self, _set: &SelectorSet) -> Option<AtParse> {
-        let plain = self.at.is_none() && self.except.is_empty() && self.where_expr.is_none();
-        plain.then_some(AtParse::Prune(self.empties))
+        if self.at.is_some() || !self.except.is_empty() {
+            return None;
+        }
+        match &self.where_expr {
+            None => Some(AtParse::Prune(self.empties)),
+            Some(expr) => Some(AtParse::PruneWhere(
+                self.empties,
+                crate::json::omit::Condition::new(expr.clone(), expr.member_keys()?),
+            )),
+        }
     }
 
     fn apply(&self, node: &mut Value, cx: &mut ApplyCx<'_, '_>) {

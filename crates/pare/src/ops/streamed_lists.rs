@@ -8,8 +8,9 @@
 //!
 //! The stream does them only where it can know it is exactly where the walk would: every
 //! list an op names is a path of member names from the root (`$.entities`, `$.a.b`), which
-//! the stream follows key by key. Any other selector (`$..x`, `[*]`, a pattern) leaves the
-//! policy to the tree.
+//! the stream follows key by key, or a member name anywhere (`$..entities`), which it looks
+//! up at every member (a list of those inside the items of a list being noted is left to
+//! the tree). Any other selector (`$..a.b`, `[*]`, a pattern) leaves the policy to the tree.
 //!
 //! ```text
 //! hoist $.e:   {"e":[{"t":"A","v":1},{"t":"A","v":2}]}
@@ -28,6 +29,8 @@ use crate::query::selector::{Item, SelectorSet};
 /// Where the list ops of a policy's level apply: a tree of member names from the root.
 pub(crate) struct Lists<'p> {
     nodes: Vec<Node<'p>>,
+    /// Member name → node, for `$..name`: at any depth.
+    anywhere: Vec<(String, usize)>,
 }
 
 #[derive(Default)]
@@ -50,12 +53,31 @@ impl<'p> Lists<'p> {
     ) -> Option<Lists<'p>> {
         let mut lists = Lists {
             nodes: vec![Node::default()],
+            anywhere: Vec::new(),
         };
         for list in ops {
             let list = list?;
             for &s in list.at() {
                 let mut node = ROOT;
-                for segment in set.selector(s).segments() {
+                let mut segments = set.selector(s).segments();
+                if let [only] = segments
+                    && only.descendant
+                {
+                    let [Item::Name(name)] = &only.items[..] else {
+                        return None;
+                    };
+                    node = match lists.anywhere.iter().find(|(k, _)| k == name) {
+                        Some(&(_, n)) => n,
+                        None => {
+                            lists.nodes.push(Node::default());
+                            let n = lists.nodes.len() - 1;
+                            lists.anywhere.push((name.clone(), n));
+                            n
+                        }
+                    };
+                    segments = &[];
+                }
+                for segment in segments {
                     let [Item::Name(name)] = &segment.items[..] else {
                         return None;
                     };
@@ -103,7 +125,15 @@ impl ListHooks for Lists<'_> {
 
     #[inline]
     fn child(&self, node: usize, key: &str) -> Option<usize> {
-        self.child_of(node, key)
+        self.child_of(node, key).or_else(|| self.anywhere(key))
+    }
+
+    #[inline]
+    fn anywhere(&self, key: &str) -> Option<usize> {
+        self.anywhere
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|&(_, n)| n)
     }
 
     fn has_ops(&self, node: usize) -> bool {

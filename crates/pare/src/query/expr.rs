@@ -166,6 +166,34 @@ impl Expr {
         out
     }
 
+    /// The item's own members the predicate reads, each once, when every path it reads is
+    /// one member's key (`relationship_type != null`); `None` when a path goes deeper, reads
+    /// an index or the item itself.
+    pub(crate) fn member_keys(&self) -> Option<Vec<String>> {
+        fn walk(n: &Node, out: &mut Vec<String>) -> Option<()> {
+            let mut add = |o: &Operand| match o {
+                Operand::Path(segs) => match segs.as_slice() {
+                    [Seg::Key(k)] => {
+                        if !out.contains(k) {
+                            out.push(k.clone());
+                        }
+                        Some(())
+                    }
+                    _ => None,
+                },
+                Operand::Literal(_) | Operand::Param(_) => Some(()),
+            };
+            match n {
+                Node::Or(v) | Node::And(v) => v.iter().try_for_each(|c| walk(c, out)),
+                Node::Not(c) => walk(c, out),
+                Node::Cmp(a, _, b) => add(a).and_then(|()| add(b)),
+                Node::Truthy(o) => add(o),
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out).map(|()| out)
+    }
+
     /// Whether `item` satisfies the predicate; `params` supplies `$name` values (`None` is
     /// treated like a missing path).
     pub fn eval(&self, item: &Value, params: &dyn Fn(&str) -> Option<Value>) -> bool {
@@ -742,6 +770,17 @@ mod tests {
         ] {
             assert!(!check(no, item), "{no}");
         }
+    }
+
+    #[test]
+    fn member_keys_are_the_members_an_expression_reads_when_it_reads_only_those() {
+        let keys = |src: &str| Expr::parse(src).unwrap().member_keys();
+        assert_eq!(
+            keys("relationship_type != null && (a > 1 || !b) && a < $max"),
+            Some(vec!["relationship_type".into(), "a".into(), "b".into()])
+        );
+        assert_eq!(keys("a.b == 1"), None);
+        assert_eq!(keys("a[0] == 1"), None);
     }
 
     #[test]
