@@ -414,9 +414,16 @@ impl Omit {
         } else {
             let first = usize::from(mark);
             let (_, op, _) = self.keys[first];
-            // Every selector that names the member matched it, as in the walk.
-            for (j, ((test, _, _), scope)) in
-                self.keys.iter().zip(&self.scopes).enumerate().skip(first)
+            // Every selector that names the member matched it, as in the walk (once each has,
+            // as on most of a large text, nothing is left to test).
+            let unmatched = omitted.hit[first..].contains(&false);
+            for (j, ((test, _, _), scope)) in self
+                .keys
+                .iter()
+                .zip(&self.scopes)
+                .enumerate()
+                .skip(first)
+                .filter(|_| unmatched)
             {
                 if !omitted.hit[j] && (j == first || (scope.holds(at) && test.matches(key))) {
                     omitted.hit[j] = true;
