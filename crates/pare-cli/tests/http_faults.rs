@@ -124,6 +124,8 @@ fn serve(mut c: TcpStream, port: u16, heads: &Mutex<Vec<String>>) {
         .into_bytes();
         r.extend_from_slice(json.as_bytes());
         r
+    } else if path.starts_with("/http10") {
+        b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".to_vec()
     } else if path.starts_with("/redirect") {
         format!(
             "HTTP/1.1 302 Found\r\nLocation: {up}/next\r\nContent-Location: {up}/here\r\nLink: <{up}/page2>; rel=\"next\", <https://elsewhere.example/x>; rel=\"other\"\r\nContent-Length: 0\r\n\r\n"
@@ -287,6 +289,19 @@ fn regression_content_length_beside_chunked_cut_the_body_to_the_length() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body, b"hello world");
     assert_eq!(r.header("content-length"), None);
+}
+
+#[test]
+fn regression_an_http_1_0_upstream_made_pare_answer_http_1_0() {
+    let up = Upstream::start();
+    let p = pare(&up, &[]);
+    let (got, _) = exchange(
+        p.port,
+        b"GET /http10 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        &[],
+    );
+    assert_eq!(status_line(&got), "HTTP/1.1 200 OK");
+    assert!(got.ends_with(b"ok"), "{}", String::from_utf8_lossy(&got));
 }
 
 #[test]

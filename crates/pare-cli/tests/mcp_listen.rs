@@ -835,7 +835,9 @@ fn initialize_request(addr: &str) -> String {
 fn regression_one_client_exhausted_the_listener() {
     let py = python();
     let fake = fake_server();
-    let pare = Listening::spawn(&["--session-unused", "3", "--", &py, &fake, "ok"], &[]);
+    // Sessions unused for 10 s close: long enough that none closes while the 64 below are
+    // opened on a loaded machine (with 3 s, 25 opened instead of 16 on two busy cores).
+    let pare = Listening::spawn(&["--session-unused", "10", "--", &py, &fake, "ok"], &[]);
     let addr = pare.addr.clone();
     let hostile = "127.0.0.2";
     if connect_from(hostile, &addr).is_err() {
@@ -884,7 +886,7 @@ fn regression_one_client_exhausted_the_listener() {
         start.elapsed()
     );
     // The hostile sessions, never used, close within seconds; the used one stays.
-    std::thread::sleep(Duration::from_secs(6));
+    std::thread::sleep(Duration::from_secs(13));
     drop(idle);
     for s in &opened {
         let r = http(&addr, "DELETE", &[("Mcp-Session-Id", s)], "");

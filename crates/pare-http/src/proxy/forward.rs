@@ -346,6 +346,9 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 pub fn pass(resp: Response<Incoming>, opts: &Options, note: String) -> Response<Body> {
     let (mut parts, incoming) = resp.into_parts();
     strip_hop_by_hop(&mut parts.headers);
+    // The version is the connection's, not the message's (RFC 9110 §6.2): pare answers in
+    // its own, whatever the upstream spoke.
+    parts.version = Version::HTTP_11;
     let idle = opts.upstream_idle_timeout;
     let body = IdleTimeout::new(incoming, idle, "the upstream", Some(note));
     Response::from_parts(parts, body.boxed())

@@ -181,6 +181,7 @@ pub async fn answer(
             log.set("pare", "passed");
             let mut parts = parts;
             forward::strip_hop_by_hop(&mut parts.headers);
+            parts.version = hyper::Version::HTTP_11;
             if over_budget {
                 log.set("why", "over --max-held-bytes");
                 let note = format!(
