@@ -10,7 +10,6 @@ use hyper::{Response, StatusCode};
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub type Body = BoxBody<Bytes, BoxError>;
 
-/// `chunks` (`len` bytes in all) as one buffer; a single chunk is not copied.
 /// A body read whole: into one buffer when its length was declared (each chunk freed as it
 /// is copied, so a 52 MB body is held once, not twice), else as chunks joined at the end.
 pub struct Gather {
@@ -66,7 +65,8 @@ impl Gather {
     }
 }
 
-pub fn joined(mut chunks: std::collections::VecDeque<Bytes>, len: usize) -> Bytes {
+/// `chunks` (`len` bytes in all) as one buffer; a single chunk is not copied.
+fn joined(mut chunks: std::collections::VecDeque<Bytes>, len: usize) -> Bytes {
     if chunks.len() <= 1 {
         return chunks.pop_front().unwrap_or_default();
     }

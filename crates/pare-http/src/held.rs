@@ -82,6 +82,12 @@ impl HeldBytes {
         (self.units - self.free.available_permits()) * UNIT
     }
 
+    /// Make `held` cover a body of `body_bytes` in all, charged [`SHAPING_COST`] bytes per
+    /// byte, if the budget has room; `false` (and `held` as it was) if not.
+    pub fn hold_body(&self, held: &mut Held, body_bytes: usize) -> bool {
+        self.grow(held, body_bytes.saturating_mul(SHAPING_COST))
+    }
+
     /// Make `held` cover `bytes` in all, if the budget has room; `false` (and `held` as it
     /// was) if not.
     pub fn grow(&self, held: &mut Held, bytes: usize) -> bool {

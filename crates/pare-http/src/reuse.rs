@@ -47,6 +47,20 @@ pub struct Reuse {
     store: Option<Mutex<Store<Entry>>>,
 }
 
+/// What [`Reuse::lookup`] found.
+pub enum Lookup {
+    /// Reuse is off: nothing is kept.
+    Off,
+    /// Shaped lately, asked for the same way: its pages.
+    Hit(Arc<Shaped>),
+    /// Not kept: what it is shaped into may be kept under this key ([`Reuse::put`]).
+    Miss(Key),
+}
+
+/// Where an input's pages are kept: a hash of every input (computed once per lookup, and
+/// outside the lock).
+pub struct Key(String);
+
 #[derive(Clone)]
 struct Entry(Arc<Kept>);
 
@@ -84,32 +98,30 @@ impl Reuse {
         Reuse { store }
     }
 
-    /// Off: every body is shaped.
-    pub fn off() -> Reuse {
-        Reuse { store: None }
-    }
-
-    /// Whether it keeps anything.
-    pub fn is_on(&self) -> bool {
-        self.store.is_some()
-    }
-
     /// What `input` was shaped into, if it was shaped lately.
-    pub fn get(&self, input: &Input<'_>) -> Option<Arc<Shaped>> {
-        let store = self.store.as_ref()?;
-        let entry = store.lock().expect("reuse").get(&key(input))?;
-        let k = &entry.0;
-        let same = Arc::ptr_eq(&k.route, input.route)
-            && k.ask == *input.ask
-            && k.status == input.status
-            && k.content_type.as_deref() == input.content_type
-            && k.coding == input.coding
-            && k.body == *input.body;
-        same.then(|| k.shaped.clone())
+    pub fn lookup(&self, input: &Input<'_>) -> Lookup {
+        let Some(store) = self.store.as_ref() else {
+            return Lookup::Off;
+        };
+        let key = key(input);
+        let entry = store.lock().expect("reuse").get(&key.0);
+        let same = |k: &Kept| {
+            Arc::ptr_eq(&k.route, input.route)
+                && k.ask == *input.ask
+                && k.status == input.status
+                && k.content_type.as_deref() == input.content_type
+                && k.coding == input.coding
+                && k.body == *input.body
+        };
+        match entry {
+            Some(Entry(k)) if same(&k) => Lookup::Hit(k.shaped.clone()),
+            _ => Lookup::Miss(key),
+        }
     }
 
-    /// Keep what `input` was shaped into. A body larger than the whole budget is not kept.
-    pub fn put(&self, input: &Input<'_>, shaped: Arc<Shaped>) {
+    /// Keep what `input` (which missed under `key`) was shaped into. A body larger than the
+    /// whole budget is not kept.
+    pub fn put(&self, key: Key, input: &Input<'_>, shaped: Arc<Shaped>) {
         let Some(store) = self.store.as_ref() else {
             return;
         };
@@ -122,15 +134,16 @@ impl Reuse {
             body: input.body.clone(),
             shaped,
         }));
+        let bytes = entry.bytes();
         let mut store = store.lock().expect("reuse");
-        if entry.bytes() <= store.limits().max_bytes {
-            store.put(key(input), entry);
+        if bytes <= store.limits().max_bytes {
+            store.put(key.0, entry);
         }
     }
 }
 
 /// A hash of every input: where to look. A hit is then compared in full.
-fn key(input: &Input<'_>) -> String {
+fn key(input: &Input<'_>) -> Key {
     let mut h = Xxh3::new();
     let mut part = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -142,7 +155,7 @@ fn key(input: &Input<'_>) -> String {
     part(input.content_type.unwrap_or("\u{0}none").as_bytes());
     part(input.coding.name().as_bytes());
     part(input.body);
-    format!("{:032x}", h.digest128())
+    Key(format!("{:032x}", h.digest128()))
 }
 
 #[cfg(test)]
@@ -189,9 +202,14 @@ mod tests {
             coding: Coding::Identity,
             body: &body,
         };
-        assert!(reuse.get(&input).is_none());
-        reuse.put(&input, shaped(&route, "{\"a\": 1}"));
-        assert_eq!(reuse.get(&input).unwrap().body, "{\"a\":1}");
+        let Lookup::Miss(key) = reuse.lookup(&input) else {
+            panic!("kept before it was put")
+        };
+        reuse.put(key, &input, shaped(&route, "{\"a\": 1}"));
+        let Lookup::Hit(kept) = reuse.lookup(&input) else {
+            panic!("not kept")
+        };
+        assert_eq!(kept.body, "{\"a\":1}");
 
         let other_body = Bytes::from_static(b"{\"a\":2}");
         let brief = Ask {
@@ -226,7 +244,7 @@ mod tests {
             },
         ];
         for v in &variants {
-            assert!(reuse.get(v).is_none());
+            assert!(matches!(reuse.lookup(v), Lookup::Miss(_)));
         }
     }
 
@@ -244,10 +262,10 @@ mod tests {
             body: &body,
         };
         let off = Reuse::new(0, 16, Duration::from_secs(60));
-        off.put(&input, shaped(&route, "[]"));
-        assert!(!off.is_on() && off.get(&input).is_none());
+        off.put(key(&input), &input, shaped(&route, "[]"));
+        assert!(matches!(off.lookup(&input), Lookup::Off));
         let small = Reuse::new(1024, 16, Duration::from_secs(60));
-        small.put(&input, shaped(&route, "[]"));
-        assert!(small.get(&input).is_none());
+        small.put(key(&input), &input, shaped(&route, "[]"));
+        assert!(matches!(small.lookup(&input), Lookup::Miss(_)));
     }
 }

@@ -18,11 +18,9 @@
 //! under the same gap limit, capped at `max_request_body` (413). A response passed back
 //! streams, cut off when the upstream sends nothing for `upstream_idle_timeout`.
 
-use std::collections::VecDeque;
 use std::error::Error as _;
 use std::net::SocketAddr;
 
-use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -251,8 +249,7 @@ async fn read_ahead(mut incoming: Incoming, opts: &Options) -> Result<Body, Resp
     if incoming.is_end_stream() {
         return Ok(body::empty());
     }
-    let mut read: VecDeque<Bytes> = VecDeque::new();
-    let mut held = 0usize;
+    let mut read = body::Gather::new(None, 0);
     let limit = usize::try_from(opts.max_request_body).unwrap_or(usize::MAX);
     loop {
         let next = tokio::time::timeout(opts.client_body_timeout, incoming.frame()).await;
@@ -281,21 +278,22 @@ async fn read_ahead(mut incoming: Incoming, opts: &Options) -> Result<Body, Resp
         let Ok(data) = frame.into_data() else {
             continue; // trailers: not forwarded
         };
-        held += data.len();
+        read.push(data);
+        let held = read.len();
         if held > limit {
             return Err(body::error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "the request body is larger than --max-request-body",
             ));
         }
-        read.push_back(data);
         if held > opts.request_buffer {
             let rest = Limited::new(incoming, limit - held);
             let rest = IdleTimeout::new(rest, opts.client_body_timeout, "the client", None);
+            let read = read.into_chunks();
             return Ok(Prefixed { read, rest }.boxed());
         }
     }
-    Ok(body::full(body::joined(read, held)))
+    Ok(body::full(read.into_bytes()))
 }
 
 /// The client's answer to a failed upstream request.
@@ -345,13 +343,18 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 /// log's words for it, see [`what`]).
 pub fn pass(resp: Response<Incoming>, opts: &Options, note: String) -> Response<Body> {
     let (mut parts, incoming) = resp.into_parts();
-    strip_hop_by_hop(&mut parts.headers);
-    // The version is the connection's, not the message's (RFC 9110 §6.2): pare answers in
-    // its own, whatever the upstream spoke.
-    parts.version = Version::HTTP_11;
+    own_head(&mut parts);
     let idle = opts.upstream_idle_timeout;
     let body = IdleTimeout::new(incoming, idle, "the upstream", Some(note));
     Response::from_parts(parts, body.boxed())
+}
+
+/// An upstream response's head as pare sends it on: without the hop-by-hop headers, and in
+/// pare's own HTTP version, whatever the upstream spoke (the version is the connection's,
+/// not the message's: RFC 9110 §6.2).
+pub fn own_head(parts: &mut hyper::http::response::Parts) {
+    strip_hop_by_hop(&mut parts.headers);
+    parts.version = Version::HTTP_11;
 }
 
 /// Take out the hop-by-hop headers, and those `Connection` names. A message that came with

@@ -28,7 +28,7 @@ use crate::cache::{self, CachedPage};
 use crate::codec::Coding;
 use crate::held::Held;
 use crate::idle::{Idle, IdleTimeout};
-use crate::reuse;
+use crate::reuse::{self, Lookup};
 
 /// The upstream's headers a shaped body does not keep.
 const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
@@ -144,12 +144,7 @@ pub async fn answer(
     let mut room = Held::default();
     // A declared length is charged before a byte is read: the buffer made for it is then
     // within the budget too (a length that does not fit passes at once, unread).
-    let mut over_budget = declared.is_some_and(|n| {
-        !opts.held.grow(
-            &mut room,
-            (n as usize).saturating_mul(crate::held::SHAPING_COST),
-        )
-    });
+    let mut over_budget = declared.is_some_and(|n| !opts.held.hold_body(&mut room, n as usize));
     let mut gathered = body::Gather::new(declared.filter(|_| !over_budget), cap);
     let read = tokio::time::timeout(opts.upstream_timeout, async {
         if over_budget {
@@ -162,10 +157,7 @@ pub async fn answer(
                 if held > cap {
                     return Ok(false);
                 }
-                if !opts
-                    .held
-                    .grow(&mut room, held.saturating_mul(crate::held::SHAPING_COST))
-                {
+                if !opts.held.hold_body(&mut room, held) {
                     over_budget = true;
                     return Ok(false);
                 }
@@ -180,8 +172,7 @@ pub async fn answer(
             drop(room);
             log.set("pare", "passed");
             let mut parts = parts;
-            forward::strip_hop_by_hop(&mut parts.headers);
-            parts.version = hyper::Version::HTTP_11;
+            forward::own_head(&mut parts);
             if over_budget {
                 log.set("why", "over --max-held-bytes");
                 let note = format!(
@@ -225,12 +216,12 @@ pub async fn answer(
         coding,
         body: &raw,
     };
-    let outcome = match opts.reuse.get(&input) {
-        Some(shaped) => {
+    let outcome = match opts.reuse.lookup(&input) {
+        Lookup::Hit(shaped) => {
             log.set("reuse", "hit");
             Outcome::Shaped(shaped)
         }
-        None => {
+        found => {
             let route = call.route.clone();
             let ask = call.ask.clone();
             let ct = content_type.clone();
@@ -245,11 +236,9 @@ pub async fn answer(
             })
             .await
             .unwrap_or(Outcome::Pass("the shaper failed"));
-            if let Outcome::Shaped(shaped) = &outcome
-                && opts.reuse.is_on()
-            {
+            if let (Outcome::Shaped(shaped), Lookup::Miss(key)) = (&outcome, found) {
                 log.set("reuse", "miss");
-                opts.reuse.put(&input, shaped.clone());
+                opts.reuse.put(key, &input, shaped.clone());
             }
             outcome
         }
