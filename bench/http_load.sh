@@ -17,12 +17,7 @@ cp examples/payloads/entities_systems.json "$dir/www/data.json"
 up=$(bench_free_port); via=$(bench_free_port)
 sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$up|g" crates/pare-cli/tests/rest/nginx.conf.in > "$dir/nginx.conf"
 nginx -p "$dir" -c "$dir/nginx.conf" &
-cat > "$dir/policy.toml" <<TOML
-[http]
-[[http.routes]]
-match = ["GET /data.json"]
-policy = "$PWD/examples/policies/entities.toml"
-TOML
+bench_entities_route "$dir/policy.toml" /data.json
 target/release/pare http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/policy.toml" --quiet &
 pare_pid=$!
 up_now() { curl -sf "http://127.0.0.1:$via/data.json" -o /dev/null; }

@@ -24,7 +24,7 @@ http { access_log off; client_body_temp_path $dir/b; proxy_temp_path $dir/p; fas
   server { listen 127.0.0.1:$up; root $dir/www; } }
 CONF
 nginx -p "$dir" -c "$dir/nginx.conf" &
-printf '[http]\n[[http.routes]]\nmatch = ["GET /big.json"]\npolicy = "%s/examples/policies/entities.toml"\n' "$PWD" > "$dir/p.toml"
+bench_entities_route "$dir/p.toml" /big.json
 "$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/p.toml" --quiet "$@" &
 pid=$!
 # Any HTTP answer means pare listens (curl exits 7 while the port is closed).

@@ -49,12 +49,7 @@ http {
 }
 CONF
 nginx -p "$dir" -c "$dir/nginx.conf" &
-cat > "$dir/policy.toml" <<TOML
-[http]
-[[http.routes]]
-match = ["GET /data.json"]
-policy = "$PWD/examples/policies/entities.toml"
-TOML
+bench_entities_route "$dir/policy.toml" /data.json
 "$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/policy.toml" --quiet &
 "$pare" http --upstream "http://127.0.0.1:$up" --listen "$fresh" --policy "$dir/policy.toml" --quiet --reuse-mib 0 &
 for port in $via $fresh; do

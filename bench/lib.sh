@@ -20,3 +20,9 @@ bench_pare_bin() {
 bench_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+
+# Write to FILE a `pare http` policy that shapes GET PATH by the S1 entities policy.
+#   bench_entities_route FILE PATH
+bench_entities_route() {
+  printf '[http]\n[[http.routes]]\nmatch = ["GET %s"]\npolicy = "%s/examples/policies/entities.toml"\n' "$2" "$PWD" > "$1"
+}

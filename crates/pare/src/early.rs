@@ -1,4 +1,4 @@
-//! Ops applied while parsing: a policy's `$..name` drops and its plain `prune`, done by the
+//! Ops applied while parsing: a policy's drops by key and its prunes, done by the
 //! parser as each object closes (`json/omit.rs`) instead of by the walk afterwards.
 //!
 //! Why: on a large payload most members are dropped or empty, and building them only for
@@ -10,14 +10,18 @@
 //! - a `drop` whose every path is `$..` and a key (name or pattern) is decided by the key
 //!   alone, at any depth; one whose paths are `$['a','b']` (the root's members) or
 //!   `$..list[*]['a']` (the members of each item of any `list`) by the key and where the
-//!   object is, which the parser follows (a stack of one word per open container; such a
-//!   text is parsed on one thread, as a helper reads elements before it knows whose they
-//!   are, and not streamed). The walk drops a member before it looks inside, and so does
+//!   object is, which the parser and the stream follow (a stack of one word per open
+//!   container; such a text is read on one thread, as a helper reads elements before it
+//!   knows whose they are). The walk drops a member before it looks inside, and so does
 //!   the parser (nothing inside a dropped member is left out or counted). Only when every
 //!   dropping op is such a drop: the first op that drops a member counts it.
 //! - a `prune` with no `at` and no `except` removes empty members bottom-up, as the walk
 //!   does — when no other op of the level could make a member empty or not (`hoist`,
-//!   `partition`, and the drops above; `Op::keeps_emptiness`).
+//!   `partition`, and the drops above; `Op::keeps_emptiness`). With `where`, as each
+//!   object closes, when the expression reads only the object's own members, only drops
+//!   and prunes come before it and no plain prune after, and no op the walk still does may
+//!   add a member it reads; a member it reads that is not a scalar leaves the text to the
+//!   walk, parsed again whole.
 //! - not with paths tracked, `_omitted` notes or match counts (they need the paths the
 //!   parser does not follow), nor when the value is shaped at more than one level.
 //!
@@ -32,7 +36,7 @@
 //! assert_eq!((early.value, early.manifest), (walked.value, walked.manifest));
 //! ```
 
-use crate::json::omit::{MAX_CONTEXT_NAMES, MAX_TESTS, Omit, Omitted, Scope};
+use crate::json::omit::{Omit, Omitted};
 use crate::json::{self, JsonError, Parsed};
 use crate::ops::AtParse;
 use crate::policy::Policy;
@@ -105,20 +109,10 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
             done[i] = true;
         }
     }
-    let context_names: std::collections::HashSet<&str> = keys
-        .iter()
-        .flat_map(|(_, scope, _, _)| match scope {
-            Scope::ChildOf(names) => names.iter().map(|n| &**n).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
-    if !done.contains(&true)
-        || keys.len() > MAX_TESTS
-        || empties.len() + wheres.len() > MAX_TESTS
-        || context_names.len() > MAX_CONTEXT_NAMES
-    {
+    if !done.contains(&true) {
         return None;
     }
+    let omit = Omit::new(keys, empties, (wheres, opts.params.clone()), active.len())?;
     let walked: Vec<usize> = active
         .iter()
         .zip(&done)
@@ -135,7 +129,7 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
     selectors.sort_unstable();
     selectors.dedup();
     Some(Plan {
-        omit: Omit::new(keys, empties, active.len()).with_wheres(wheres, opts.params.clone()),
+        omit,
         done,
         selectors,
     })
@@ -146,8 +140,11 @@ pub(crate) fn plan(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
 /// the level runs an op, or the policy packs.
 pub(crate) fn nothing_to_do(policy: &Policy, opts: &ShapeOptions) -> Option<Plan> {
     let idle = crate::shape::ops_run(policy, opts).next().is_none();
-    (idle && policy.options().pack.is_none()).then(|| Plan {
-        omit: Omit::new(Vec::new(), Vec::new(), 0),
+    if !idle || policy.options().pack.is_some() {
+        return None;
+    }
+    Some(Plan {
+        omit: Omit::new(Vec::new(), Vec::new(), Default::default(), 0)?,
         done: Vec::new(),
         selectors: Vec::new(),
     })
@@ -224,6 +221,7 @@ fn settle_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::omit::MAX_TESTS;
 
     /// Per op: done by the parser.
     fn done(policy: &str) -> Option<Vec<bool>> {

@@ -58,7 +58,7 @@ impl ScopeMask {
 }
 
 /// The most context names (of [`Scope::ChildOf`]) an [`Omit`] tells apart.
-pub(crate) const MAX_CONTEXT_NAMES: usize = 64;
+const MAX_CONTEXT_NAMES: usize = 64;
 
 /// When a conditional prune (`prune` with `where`) takes an object's empty members: an
 /// expression that reads only the object's own members, named in `keys`.
@@ -186,13 +186,18 @@ pub(crate) const MAX_TESTS: usize = PRUNED as usize - 1;
 
 impl Omit {
     /// `keys`: (test, where it looks, op, selector) in op order; `empties`: (which, op) in
-    /// op order; `ops`: how many ops the level has. At most [`MAX_TESTS`] of each, and
-    /// [`MAX_CONTEXT_NAMES`] names in the scopes.
+    /// op order; `wheres`: the conditional prunes (each after every plain prune), read with
+    /// `params`; `ops`: how many ops the level has. `None` past what marks can name: more
+    /// than [`MAX_TESTS`] key tests or prunes, or [`MAX_CONTEXT_NAMES`] names in the scopes.
     pub(crate) fn new(
         scoped_keys: Vec<(KeyTest, Scope, usize, usize)>,
         empties: Vec<(Empties, usize)>,
+        (wheres, params): (Vec<(Empties, usize, Condition)>, crate::params::Params),
         ops: usize,
-    ) -> Omit {
+    ) -> Option<Omit> {
+        if scoped_keys.len() > MAX_TESTS || empties.len() + wheres.len() > MAX_TESTS {
+            return None;
+        }
         let mut context: Vec<Box<str>> = Vec::new();
         let mut scopes = Vec::with_capacity(scoped_keys.len());
         let mut keys = Vec::with_capacity(scoped_keys.len());
@@ -205,10 +210,11 @@ impl Omit {
                     for n in names {
                         let i = match context.iter().position(|c| *c == n) {
                             Some(i) => i,
-                            None => {
+                            None if context.len() < MAX_CONTEXT_NAMES => {
                                 context.push(n);
                                 context.len() - 1
                             }
+                            None => return None,
                         };
                         mask |= 1 << i;
                     }
@@ -217,7 +223,6 @@ impl Omit {
             });
             keys.push((test, op, selector));
         }
-        assert!(context.len() <= MAX_CONTEXT_NAMES);
         let mut lengths = 0u64;
         for (test, _, _) in &keys {
             lengths |= match test {
@@ -225,30 +230,16 @@ impl Omit {
                 _ => 1 << 63,
             };
         }
-        assert!(keys.len() <= MAX_TESTS && empties.len() <= MAX_TESTS);
-        Omit {
+        Some(Omit {
             keys,
             scopes,
             context,
             empties,
-            wheres: Vec::new(),
-            params: crate::params::Params::default(),
+            wheres,
+            params,
             lengths,
             ops,
-        }
-    }
-
-    /// With conditional prunes (in op order, each after every plain prune), read with
-    /// `params`. At most [`MAX_TESTS`] prunes in all.
-    pub(crate) fn with_wheres(
-        mut self,
-        wheres: Vec<(Empties, usize, Condition)>,
-        params: crate::params::Params,
-    ) -> Omit {
-        assert!(self.empties.len() + wheres.len() <= MAX_TESTS);
-        self.wheres = wheres;
-        self.params = params;
-        self
+        })
     }
 
     /// Whether it has conditional prunes.

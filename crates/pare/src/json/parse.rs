@@ -485,7 +485,7 @@ pub(super) struct Parser<'a> {
     /// `omit` has tests that look only in some objects ([`Omit::scoped`]): the parser then
     /// keeps, for each open container, which context names its key is...
     pub(super) scoped: bool,
-    pub(super) context: Vec<u64>,
+    context: Vec<u64>,
     /// ...and the key of the member whose value is about to be read.
     pub(super) pending: u64,
     /// How many dropped members' values are being parsed: inside them nothing is left out,
@@ -888,10 +888,7 @@ impl<'a> Parser<'a> {
             self.pending = 0;
             return Ok(Value::Array(Vec::new()));
         }
-        if self.scoped {
-            let key = std::mem::take(&mut self.pending);
-            self.context.push(key);
-        }
+        self.enter_scoped();
         let base = self.values.len();
         loop {
             // An element is under no key.
@@ -918,9 +915,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth_left += 1;
-        if self.scoped {
-            self.context.pop();
-        }
+        self.leave_scoped();
         Ok(Value::Array(self.values.split_off(base)))
     }
 
@@ -1008,9 +1003,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth_left += 1;
-        if self.scoped {
-            self.context.pop();
-        }
+        self.leave_scoped();
         let entries = match self.omit {
             Some(omit) => self.close_omitting(base, omit, at),
             None => self.members.split_off(base),
@@ -1044,7 +1037,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// With scoped tests: an object opens; where it is ([`At`]). `At::default()` otherwise.
+    /// With scoped tests: a container opens (under the key just read, if any); where it is
+    /// ([`At`], what an object's members are tested by). `At::default()` otherwise.
     #[inline]
     pub(super) fn enter_scoped(&mut self) -> At {
         if !self.scoped {
@@ -1060,6 +1054,14 @@ impl<'a> Parser<'a> {
             } else {
                 0
             },
+        }
+    }
+
+    /// With scoped tests: the container [`Parser::enter_scoped`] opened closes.
+    #[inline]
+    pub(super) fn leave_scoped(&mut self) {
+        if self.scoped {
+            self.context.pop();
         }
     }
 

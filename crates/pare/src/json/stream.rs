@@ -306,11 +306,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         self.out.push('[');
         self.p.skip_ws();
         let mut items = 0usize;
-        let scoped = self.p.scoped;
-        if scoped {
-            let key = std::mem::take(&mut self.p.pending);
-            self.p.context.push(key);
-        }
+        self.p.enter_scoped();
         if self.p.peek() == Some(b']') {
             self.p.pos += 1;
         } else {
@@ -342,9 +338,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             }
         }
         self.p.depth_left += 1;
-        if scoped {
-            self.p.context.pop();
-        }
+        self.p.leave_scoped();
         self.out.push(']');
         Ok(if items == 0 {
             Emptiness::Array
@@ -574,14 +568,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             if !siblings.is_empty() {
                 return Err(Stop);
             }
-            let gone = self.close_wheres(omit, inside, &written_members, at, noting)?;
-            kept -= gone.iter().filter(|&&g| g).count();
-            kept_keys.retain(|k| {
-                written_members
-                    .iter()
-                    .zip(&gone)
-                    .all(|(m, &g)| !(g && m.k == *k))
-            });
+            let cut = self.close_wheres(omit, inside, &written_members, at, noting)?;
+            kept -= cut.len();
+            kept_keys.retain(|k| !cut.contains(k));
         }
         // The walk would make a sibling's name unique among the object's keys: rare, and
         // left to it.
@@ -593,9 +582,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         }
         self.keys.truncate(base);
         self.p.depth_left += 1;
-        if self.p.scoped {
-            self.p.context.pop();
-        }
+        self.p.leave_scoped();
         self.out.push('}');
         Ok(if kept == 0 {
             Emptiness::Object
@@ -606,7 +593,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
 
     /// The conditional prunes of the object whose members (`kept`) were written from
     /// `inside` on: the members they take are counted and cut out of the output (and out of
-    /// what was noted of them, `noting`); which went.
+    /// what was noted of them, `noting`); their keys ([`Kept::k`]).
     #[cold]
     fn close_wheres(
         &mut self,
@@ -615,7 +602,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         kept: &[Kept],
         at: super::omit::At,
         noting: bool,
-    ) -> Step<Vec<bool>> {
+    ) -> Step<Vec<usize>> {
         let keys: Vec<&str> = kept.iter().map(|m| self.keys[m.k].as_ref()).collect();
         let empties: Vec<Emptiness> = kept.iter().map(|m| m.empty).collect();
         let mut marks = vec![KEEP; kept.len()];
@@ -629,11 +616,15 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         };
         omit.close_wheres(&keys, &empties, &mut marks, &mut value)
             .map_err(|_| Stop)?;
-        let gone: Vec<bool> = marks.iter().map(|&m| m != KEEP).collect();
-        if !gone.contains(&true) {
-            return Ok(gone);
+        let gone = |i: usize| marks[i] != KEEP;
+        let cut: Vec<usize> = (0..kept.len())
+            .filter(|&i| gone(i))
+            .map(|i| kept[i].k)
+            .collect();
+        if cut.is_empty() {
+            return Ok(cut);
         }
-        for (i, m) in kept.iter().enumerate().filter(|&(i, _)| gone[i]) {
+        for (i, m) in kept.iter().enumerate().filter(|&(i, _)| gone(i)) {
             omit.count_at(marks[i], &self.keys[m.k], m.empty, at, &mut self.p.omitted);
         }
         // The members are written one after another from `inside`; those that stay are
@@ -642,31 +633,23 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             return Err(Stop);
         }
         let tail = self.out.split_off(inside);
-        let noted = if noting {
-            let first = self
-                .written
-                .members
-                .len()
-                .checked_sub(kept.len())
-                .ok_or(Stop)?;
-            self.written.members.truncate(first);
-            true
-        } else {
-            false
-        };
-        for (m, _) in kept.iter().zip(&gone).filter(|&(_, &g)| !g) {
+        if noting {
+            let first = self.written.members.len().checked_sub(kept.len());
+            self.written.members.truncate(first.ok_or(Stop)?);
+        }
+        for m in (0..kept.len()).filter(|&i| !gone(i)).map(|i| &kept[i]) {
             if self.out.len() > inside {
                 self.out.push(',');
             }
             let key = self.out.len();
             self.out.push_str(&tail[m.key - inside..m.end - inside]);
-            if noted {
+            if noting {
                 let shift = |x: usize| x - m.key + key;
                 let span = MemberSpan::new(key, shift(m.colon), self.out.len());
                 self.written.members.push(span.ok_or(Stop)?);
             }
         }
-        Ok(gone)
+        Ok(cut)
     }
 
     /// The key under the cursor, of the object whose keys start at `base` (and `seen`), onto

@@ -66,15 +66,7 @@ impl<'p> Lists<'p> {
                     let [Item::Name(name)] = &only.items[..] else {
                         return None;
                     };
-                    node = match lists.anywhere.iter().find(|(k, _)| k == name) {
-                        Some(&(_, n)) => n,
-                        None => {
-                            lists.nodes.push(Node::default());
-                            let n = lists.nodes.len() - 1;
-                            lists.anywhere.push((name.clone(), n));
-                            n
-                        }
-                    };
+                    node = lists.anywhere_or_new(name);
                     segments = &[];
                 }
                 for segment in segments {
@@ -108,6 +100,16 @@ impl<'p> Lists<'p> {
         let child = self.nodes.len() - 1;
         self.nodes[node].children.push((name.to_owned(), child));
         child
+    }
+
+    fn anywhere_or_new(&mut self, name: &str) -> usize {
+        if let Some(node) = self.anywhere(name) {
+            return node;
+        }
+        self.nodes.push(Node::default());
+        let node = self.nodes.len() - 1;
+        self.anywhere.push((name.to_owned(), node));
+        node
     }
 
     /// The node of member `key` of the object at `node`.
