@@ -1,0 +1,150 @@
+// Shape an in-process MCP server's tool results, as `pare mcp` shapes them through a proxy.
+//
+//   const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
+//   const { Policy, mcp } = require("pare-llm");
+//   const server = new McpServer({ name: "entities", version: "1.0.0" });
+//   server.registerTool("list_entities", { description: "…" }, async () => ({ content: [...] }));
+//   mcp.shape(server, Policy.fromFile("entities.toml"), { maxTokens: 20000 });
+//
+// One call wraps the server's `tools/list` and `tools/call` handlers with the engine's MCP
+// mapping (`pare::mcp`, the code `pare mcp` runs): shaped tools gain the `detail` argument
+// (where the policy's levels differ), results are shaped at the tool's level, lowered to fit
+// the budget or paged, a result shown in part names its original, and `pare_more` (listed
+// once needed) returns later pages and originals. Nothing is rewritten here: messages cross
+// to the engine as the JSON the wire would carry, so the bytes are `pare mcp`'s.
+//
+// Works with the TypeScript SDK's `McpServer` and its low-level `Server` (anything with the
+// SDK's request-handler table). Call it after the server's first tool is registered (the
+// SDK installs the tools handlers then); tools registered later are shaped too.
+"use strict";
+
+const INVALID_PARAMS = -32602;
+
+function lowLevel(server) {
+  for (const c of [server, server && server.server]) {
+    if (c && c._requestHandlers instanceof Map && typeof c.setRequestHandler === "function") return c;
+  }
+  throw new TypeError(
+    "mcp.shape: not an MCP server of the TypeScript SDK (an McpServer, or its low-level Server)",
+  );
+}
+
+function makeShape({ native, Policy, typed }) {
+  /**
+   * Shape `server`'s tool results with `policy` (its `[mcp]` section; without a policy, the
+   * built-in one, which is lossless) under `maxTokens` (and `maxChars4`, by chars/4) per
+   * result page. Returns `server`.
+   */
+  function shape(server, policy, options = {}) {
+    const allowed = ["maxTokens", "maxChars4", "tokenizer", "onWarning"];
+    for (const k of Object.keys(options ?? {})) {
+      if (!allowed.includes(k)) throw new TypeError(`mcp.shape: unknown option ${JSON.stringify(k)}; allowed: ${allowed.join(", ")}`);
+    }
+    if (policy !== undefined && policy !== null && !(policy instanceof Policy)) {
+      throw new TypeError("mcp.shape: the policy must be a Policy (Policy.fromFile, …) or null");
+    }
+    const maxTokens = options.maxTokens ?? 20000;
+    const maxChars4 = options.maxChars4 ?? 25000;
+    for (const [name, v] of [["maxTokens", maxTokens], ["maxChars4", maxChars4]]) {
+      if (!Number.isSafeInteger(v) || v < 1 || v > 0xffffffff) throw new TypeError(`mcp.shape: ${name} must be a whole number >= 1`);
+    }
+    const warn = options.onWarning ?? ((m) => console.error(`pare: ${m}`));
+    const low = lowLevel(server);
+    const handlers = low._requestHandlers;
+    const listing = handlers.get("tools/list");
+    const calling = handlers.get("tools/call");
+    if (!listing || !calling) {
+      throw new Error("mcp.shape: the server has no tools/list or tools/call handler yet (register its tools first)");
+    }
+    const session = call(typed, () =>
+      new native.McpSession(policy ? policy._native : undefined, maxTokens, maxChars4, options.tokenizer ?? "o200k_base"),
+    );
+    let learned = false;
+
+    handlers.set("tools/list", async (request, extra) => {
+      const result = await listing(request, extra);
+      const listed = call(typed, () => session.listTools(JSON.stringify(result)));
+      learned = true;
+      for (const w of listed.warnings) warn(w);
+      return JSON.parse(listed.result);
+    });
+
+    // What pare adds to each tool (`detail`, parameters) is learned from the server's own
+    // list when a call comes before any `tools/list` in this process (a restarted server):
+    // otherwise the tool would get arguments it does not take.
+    async function learn(extra) {
+      let cursor;
+      do {
+        const request = { method: "tools/list", params: cursor === undefined ? {} : { cursor } };
+        const result = await listing(request, extra);
+        call(typed, () => session.listTools(JSON.stringify(result)));
+        cursor = result && result.nextCursor;
+      } while (cursor);
+      learned = true;
+    }
+
+    handlers.set("tools/call", async (request, extra) => {
+      if (!learned) await learn(extra);
+      const params = request.params ?? {};
+      const args = params.arguments === undefined ? undefined : JSON.stringify(params.arguments);
+      const asked = call(typed, () => session.callRequest(String(params.name), args));
+      if (asked.kind === "more") return JSON.parse(asked.text);
+      if (asked.kind === "invalid") {
+        const e = new Error(asked.text);
+        e.code = INVALID_PARAMS;
+        throw e;
+      }
+      const forwarded =
+        asked.text == null ? request : { ...request, params: { ...params, arguments: JSON.parse(asked.text) } };
+      const handle = asked.handle ?? null;
+      let result;
+      try {
+        result = await calling(forwarded, extra);
+      } catch (e) {
+        if (handle !== null) session.forget(handle);
+        throw e;
+      }
+      if (handle === null || result === null || typeof result !== "object" || !("content" in result)) {
+        if (handle !== null) session.forget(handle);
+        return result;
+      }
+      const out = call(typed, () => session.callResult(handle, JSON.stringify(result)));
+      if (out.kind === "unchanged") warn(`\`${params.name}\` result sent unchanged: ${out.text}`);
+      if (out.kind !== "shaped") return result;
+      if (out.listChanged) tellListChanged(low, warn);
+      return JSON.parse(out.text);
+    });
+    advertiseListChanged(low, warn);
+    return server;
+  }
+  return shape;
+}
+
+function call(typed, f) {
+  try {
+    return f();
+  } catch (e) {
+    throw typed(e);
+  }
+}
+
+/** `notifications/tools/list_changed`: `pare_more` joined the list. */
+function tellListChanged(low, warn) {
+  if (typeof low.sendToolListChanged !== "function") return;
+  Promise.resolve()
+    .then(() => low.sendToolListChanged())
+    .catch((e) => warn(`could not send tools/list_changed: ${e && e.message}`));
+}
+
+/** `capabilities.tools.listChanged: true`, as `pare mcp` sets it in `initialize`. */
+function advertiseListChanged(low, warn) {
+  try {
+    const caps = typeof low.getCapabilities === "function" ? low.getCapabilities() : undefined;
+    if (caps && caps.tools && caps.tools.listChanged) return;
+    low.registerCapabilities({ tools: { listChanged: true } });
+  } catch (e) {
+    warn(`could not advertise tools.listChanged (shape the server before connecting it): ${e && e.message}`);
+  }
+}
+
+module.exports = { makeShape };
