@@ -147,3 +147,37 @@ export declare function stats(value: Input, options?: { tokenizer?: TokenizerNam
 export declare const version: string;
 /** `debug` or `release`. */
 export declare const build: "debug" | "release";
+
+/** Options of `mcp.shape`. */
+export interface McpShapeOptions {
+  /** Each result page's hard limit by `tokenizer` (default 20000), as `pare mcp --max-tokens`. */
+  maxTokens?: number;
+  /** Each page's limit by chars/4 (default 25000), as `pare mcp --max-chars4`. */
+  maxChars4?: number;
+  tokenizer?: TokenizerName;
+  /** Where warnings go (default: stderr, `pare: …`). */
+  onWarning?: (message: string) => void;
+}
+
+/** The MCP TypeScript SDK integration (mcp.js). */
+export declare const mcp: {
+  /**
+   * Shape every tool result of an `McpServer` (or its low-level `Server`) by the policy's
+   * `[mcp]` section, as `pare mcp` does through a proxy. Call it after the first tool is
+   * registered. Returns `server`.
+   */
+  shape<S extends object>(server: S, policy?: Policy | null, options?: McpShapeOptions): S;
+};
+
+/** A Connect-style middleware: Express, or a plain `node:http` server's handler chain. */
+export type PareMiddleware = (
+  req: import("node:http").IncomingMessage & { originalUrl?: string },
+  res: import("node:http").ServerResponse,
+  next: (err?: unknown) => void,
+) => void;
+
+/**
+ * Express middleware shaping JSON responses by the policy's `[http]` routes, with the same
+ * bodies and `X-Pare-*` headers as `pare http` in front of the app. Mount it before the routes.
+ */
+export declare function express(policy: Policy, options?: { maxBody?: number }): PareMiddleware;

@@ -445,6 +445,8 @@ function stats(value, options) {
 
 /** The MCP TypeScript SDK integration: `mcp.shape(server, policy, options)` (mcp.js). */
 const mcp = { shape: require("./mcp.js").makeShape({ native, Policy, typed }) };
+/** The Express middleware: `app.use(express(policy, { maxBody }))` (express.js). */
+const express = require("./express.js").makeExpress({ native, Policy, typed });
 
 module.exports = {
   Policy,
@@ -461,6 +463,7 @@ module.exports = {
   pack,
   stats,
   mcp,
+  express,
   version: native.version(),
   build: native.buildProfile(),
 };

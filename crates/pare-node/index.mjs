@@ -18,6 +18,7 @@ export const {
   pack,
   stats,
   mcp,
+  express,
   version,
   build,
 } = pare;

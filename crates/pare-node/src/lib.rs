@@ -17,6 +17,7 @@ mod errors;
 mod functions;
 mod mcp;
 mod policy;
+mod rest;
 
 use napi_derive::napi;
 

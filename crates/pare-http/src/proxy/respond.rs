@@ -52,8 +52,6 @@ const NOT_REPLAYED: [&str; 4] = [
     "proxy-authentication-info",
 ];
 
-const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
-
 /// What becomes of the upstream's body: the engine's [`response::Outcome`], with the shaped
 /// pages shared (they may be [`reuse`]d).
 enum Outcome {
@@ -393,7 +391,7 @@ fn send(call: &Call, page: CachedPage, cache_state: Option<&str>) -> Response<Bo
     if let Some(state) = cache_state {
         set(&mut headers, "x-pare-cache", state);
     }
-    headers.append(header::VARY, HeaderValue::from_static(VARY));
+    headers.append(header::VARY, HeaderValue::from_static(response::VARY));
     let coding = Coding::preferred(call.accept_encoding.as_deref());
     let bytes = if coding == Coding::Identity {
         Bytes::from(page.body.into_bytes())

@@ -35,3 +35,12 @@ policy.pages("{}", {});
 policy.shape("{}", { format: "yaml" });
 
 export { back, counts, explain, later, next, omitted, packed, pages, tokens, where };
+
+import { express as pareExpress, mcp } from "pare-llm";
+import expressApp from "express";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+const app = expressApp();
+app.use(pareExpress(policy, { maxBody: 1 << 20 }));
+const server: McpServer = mcp.shape(new McpServer({ name: "s", version: "1" }), policy, { maxTokens: 5000, onWarning: (m: string) => void m });
+export { app, server };

@@ -92,6 +92,10 @@ pub fn passes(
     }
 }
 
+/// The `Vary` a shaped response carries (every REST door appends it): what chose its bytes
+/// besides the URL.
+pub const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
+
 /// Shape a response of `route` as `ask` asks. `encoded`: the body carries a
 /// `Content-Encoding` the door did not decode.
 pub fn shape(
