@@ -99,6 +99,19 @@ pub fn not_utf8(offset: usize) -> napi::Error {
     )
 }
 
+/// A JavaScript string with a lone surrogate, given as text: not Unicode text. Node-API
+/// would have written U+FFFD for it, a character the text does not hold.
+pub fn lone_surrogate(offset: usize) -> napi::Error {
+    typed(
+        "JsonError",
+        format!(
+            "the text has a lone surrogate after byte {offset} of its UTF-8: it is not \
+             Unicode text (a surrogate has no UTF-8 form)"
+        ),
+        json!({"offset": offset}),
+    )
+}
+
 pub fn respond_error(e: RespondError) -> napi::Error {
     match e {
         RespondError::Json(e) => json_error(&e),

@@ -8,7 +8,7 @@
 //! expand("rows[2]{a}:\n  1\n  2")                             // { rows: [{ a: 1 }, { a: 2 }] }
 //! ```
 
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Utf16String};
 use napi::{Env, Task, Unknown};
 use napi_derive::napi;
 use pare::pack::cache::PreviewCache;
@@ -32,9 +32,9 @@ fn value_of(env: &Env, input: Unknown<'_>) -> napi::Result<(pare::Value, Option<
 
 /// Exact tokens of `text` by a real tokenizer (`o200k_base`, `cl100k_base`, or `chars4`).
 #[napi]
-pub fn count_tokens(text: String, tokenizer: Option<String>) -> napi::Result<u32> {
+pub fn count_tokens(text: Unknown<'_>, tokenizer: Option<String>) -> napi::Result<u32> {
     let tok = policy::tokenizer(tokenizer.as_deref().unwrap_or("o200k_base"))?;
-    Ok(tok.count(&text) as u32)
+    Ok(tok.count(&policy::js_text(text)?) as u32)
 }
 
 /// Tokens of a value as minified JSON (what `JSON.stringify` would give): the count a
@@ -51,9 +51,9 @@ pub fn count_value_tokens(
     Ok(tok.count(&text) as u32)
 }
 
-/// `countTokens` on the thread pool.
+/// `countTokens` on the thread pool (the text copied out as UTF-16, made UTF-8 there).
 pub struct CountTask {
-    text: String,
+    units: Utf16String,
     tokenizer: &'static dyn pare::tokens::Tokenizer,
 }
 
@@ -62,7 +62,8 @@ impl Task for CountTask {
     type JsValue = u32;
 
     fn compute(&mut self) -> napi::Result<u32> {
-        Ok(self.tokenizer.count(&self.text) as u32)
+        let text = policy::text_of_units(&self.units)?;
+        Ok(self.tokenizer.count(&text) as u32)
     }
 
     fn resolve(&mut self, _env: Env, n: u32) -> napi::Result<u32> {
@@ -72,11 +73,14 @@ impl Task for CountTask {
 
 #[napi(ts_return_type = "Promise<number>")]
 pub fn count_tokens_async(
-    text: String,
+    text: Utf16String,
     tokenizer: Option<String>,
 ) -> napi::Result<AsyncTask<CountTask>> {
     let tokenizer = policy::tokenizer(tokenizer.as_deref().unwrap_or("o200k_base"))?;
-    Ok(AsyncTask::new(CountTask { text, tokenizer }))
+    Ok(AsyncTask::new(CountTask {
+        units: text,
+        tokenizer,
+    }))
 }
 
 /// What `encode` wrote, and the numbers TOON could not carry exactly.

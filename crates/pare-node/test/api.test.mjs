@@ -123,6 +123,17 @@ test("input that is not JSON raises JsonError with line, column and offset", () 
   assert.equal(Policy.builtin().shape(new TextEncoder().encode("[1, 2]")).text, "[1,2]");
 });
 
+test("regression: a lone surrogate in JSON text became U+FFFD", async () => {
+  const lone = '["a\ud800"]';
+  assert.throws(() => Policy.builtin().shape(lone), (e) => e instanceof JsonError && e.offset === 3 && /lone surrogate/.test(e.message));
+  await assert.rejects(Policy.builtin().shapeAsync(lone), (e) => e instanceof JsonError && e.offset === 3);
+  assert.throws(() => countTokens("x\udc00"), JsonError);
+  await assert.rejects(countTokensAsync("x\udc00"), JsonError);
+  // A real U+FFFD is text like any other.
+  assert.equal(Policy.builtin().shape('["\ufffd"]').text, '["\ufffd"]');
+  assert.equal((await Policy.builtin().shapeAsync('["\ufffd"]')).text, '["\ufffd"]');
+});
+
 test("cursors and budgets have their own errors", () => {
   const text = read("entities_systems.json");
   assert.throws(() => entities().shape(text, { budget: 1500, cursor: "nonsense" }), CursorError);
