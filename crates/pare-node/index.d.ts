@@ -167,7 +167,21 @@ export declare const mcp: {
    * registered. Returns `server`.
    */
   shape<S extends object>(server: S, policy?: Policy | null, options?: McpShapeOptions): S;
+  /** The handler-level integration: shape chosen tool handlers (one session for them and `pare_more`). */
+  tools(policy?: Policy | null, options?: McpShapeOptions): McpToolShaper;
 };
+
+/** Shapes chosen tool handlers of a server, as `pare mcp` shapes those tools. */
+export interface McpToolShaper {
+  /** What pare adds to tool `name`'s input schema (`detail`, parameters), as JSON Schema properties. */
+  jsonSchema(name: string): Record<string, Record<string, unknown>>;
+  /** The same as a zod raw shape to spread into the tool's `inputSchema`; pass your `z`. */
+  arguments(name: string, z: unknown): Record<string, any>;
+  /** `handler`, shaped: it receives the arguments without pare's, and its result is shaped and paged. */
+  handler<A, X, R>(name: string, handler: (args: A, extra: X) => R | Promise<R>): (args: A, extra: X) => Promise<R>;
+  /** Register `pare_more` (later pages and originals) on an `McpServer`; pass your `z`. */
+  registerMore(server: { registerTool: (...args: any[]) => unknown }, z: unknown): unknown;
+}
 
 /** A Connect-style middleware: Express, or a plain `node:http` server's handler chain. */
 export type PareMiddleware = (

@@ -512,8 +512,8 @@ function stats(value, options) {
   return JSON.parse(withInput(value, (v) => native.stats(v, tokenizer, o.top))[0]);
 }
 
-/** The MCP TypeScript SDK integration: `mcp.shape(server, policy, options)` (mcp.js). */
-const mcp = { shape: require("./mcp.js").makeShape({ native, Policy, typed }) };
+/** The MCP TypeScript SDK integration (mcp.js): `mcp.shape(server, policy, options)` for a whole server, `mcp.tools(policy, options)` for chosen tool handlers. */
+const mcp = require("./mcp.js").makeMcp({ native, Policy, typed });
 /** The Express middleware: `app.use(express(policy, { maxBody }))` (express.js). */
 const express = require("./express.js").makeExpress({ native, Policy, typed });
 

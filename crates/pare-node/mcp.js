@@ -29,7 +29,7 @@ function lowLevel(server) {
   );
 }
 
-function makeShape({ native, Policy, typed }) {
+function makeMcp({ native, Policy, typed }) {
   /**
    * Shape `server`'s tool results with `policy` (its `[mcp]` section; without a policy, the
    * built-in one, which is lossless) under `maxTokens` (and `maxChars4`, by chars/4) per
@@ -117,6 +117,123 @@ function makeShape({ native, Policy, typed }) {
     advertiseListChanged(low, warn);
     return server;
   }
+  /**
+   * The handler-level integration: for a server whose tools are registered one by one (or
+   * a framework on the SDK), shape chosen tool handlers instead of the whole server.
+   *
+   *   const shaper = mcp.tools(policy, { maxTokens: 20000 });
+   *   server.registerTool("search", { inputSchema: { q: z.string(), ...shaper.arguments("search", z) } },
+   *     shaper.handler("search", async ({ q }) => ({ content: [...] })));
+   *   shaper.registerMore(server, z);   // pare_more, for later pages and originals
+   */
+  function tools(policy, options = {}) {
+    const allowed = ["maxTokens", "maxChars4", "tokenizer", "onWarning"];
+    for (const k of Object.keys(options ?? {})) {
+      if (!allowed.includes(k)) throw new TypeError(`mcp.tools: unknown option ${JSON.stringify(k)}; allowed: ${allowed.join(", ")}`);
+    }
+    if (policy !== undefined && policy !== null && !(policy instanceof Policy)) {
+      throw new TypeError("mcp.tools: the policy must be a Policy (Policy.fromFile, …) or null");
+    }
+    const maxTokens = options.maxTokens ?? 20000;
+    const maxChars4 = options.maxChars4 ?? 25000;
+    for (const [name, v] of [["maxTokens", maxTokens], ["maxChars4", maxChars4]]) {
+      if (!Number.isSafeInteger(v) || v < 1 || v > 0xffffffff) throw new TypeError(`mcp.tools: ${name} must be a whole number >= 1`);
+    }
+    const warn = options.onWarning ?? ((m) => console.error(`pare: ${m}`));
+    const session = call(typed, () =>
+      new native.McpSession(policy ? policy._native : undefined, maxTokens, maxChars4, options.tokenizer ?? "o200k_base"),
+    );
+    // What pare adds to each tool's input schema, learned from the engine as `tools/list`
+    // would show it: the session then knows the tool as `pare mcp` would.
+    const added = new Map();
+    const learn = (name) => {
+      if (!added.has(name)) {
+        const listing = { tools: [{ name, inputSchema: { type: "object", properties: {} } }] };
+        const listed = JSON.parse(call(typed, () => session.listTools(JSON.stringify(listing))).result);
+        added.set(name, listed.tools[0].inputSchema.properties ?? {});
+      }
+      return added.get(name);
+    };
+    return {
+      /** The properties pare adds to tool `name`'s input schema (`detail`, parameters), as JSON Schema. */
+      jsonSchema(name) {
+        return structuredClone(learn(String(name)));
+      },
+      /** The same as a zod raw shape, to spread into the tool's `inputSchema` (pass the `z` you use). */
+      arguments(name, z) {
+        return zodShape(learn(String(name)), z, false);
+      },
+      /** `handler`, shaped as `pare mcp` shapes tool `name`'s results. */
+      handler(name, handler) {
+        name = String(name);
+        if (typeof handler !== "function") throw new TypeError("mcp.tools(…).handler(name, handler): handler must be a function");
+        learn(name);
+        return async (args, extra) => {
+          const asked = call(typed, () => session.callRequest(name, args === undefined ? undefined : JSON.stringify(args)));
+          if (asked.kind === "more") return JSON.parse(asked.text);
+          if (asked.kind === "invalid") {
+            // Inside a handler the SDK turns a throw into an `isError` result.
+            const e = new Error(asked.text);
+            e.code = INVALID_PARAMS;
+            throw e;
+          }
+          const forwarded = asked.text == null ? args : JSON.parse(asked.text);
+          const handle = asked.handle ?? null;
+          let result;
+          try {
+            result = await handler(forwarded, extra);
+          } catch (e) {
+            if (handle !== null) session.forget(handle);
+            throw e;
+          }
+          if (handle === null || result === null || typeof result !== "object" || !("content" in result)) {
+            if (handle !== null) session.forget(handle);
+            return result;
+          }
+          const out = call(typed, () => session.callResult(handle, JSON.stringify(result)));
+          if (out.kind === "unchanged") warn(`\`${name}\` result sent unchanged: ${out.text}`);
+          return out.kind === "shaped" ? JSON.parse(out.text) : result;
+        };
+      },
+      /** Register `pare_more` on an `McpServer` (later pages and originals), described as `pare mcp` lists it. */
+      registerMore(server, z) {
+        if (!server || typeof server.registerTool !== "function") throw new TypeError("registerMore(server, z): server must be an McpServer");
+        const tool = JSON.parse(native.pareMoreTool());
+        const properties = tool.inputSchema.properties;
+        const shape = zodShape(properties, z, tool.inputSchema.required ?? []);
+        return server.registerTool(
+          tool.name,
+          { description: tool.description, inputSchema: shape, annotations: tool.annotations },
+          async (args) => {
+            const asked = call(typed, () => session.callRequest(tool.name, JSON.stringify(args ?? {})));
+            if (asked.kind === "more") return JSON.parse(asked.text);
+            const e = new Error(asked.text ?? "pare_more: nothing to answer");
+            e.code = INVALID_PARAMS;
+            throw e;
+          },
+        );
+      },
+    };
+  }
+
+  return { shape, tools };
+}
+
+/** JSON Schema properties of the simple kinds pare adds, as a zod raw shape. */
+function zodShape(properties, z, required) {
+  if (!z || typeof z.string !== "function") throw new TypeError("pass the zod module (`import { z } from \"zod\"`) the server's schemas use");
+  const shape = {};
+  for (const [name, p] of Object.entries(properties)) {
+    let t;
+    if (Array.isArray(p.enum) && p.enum.every((v) => typeof v === "string") && p.enum.length > 0) t = z.enum(p.enum);
+    else if (p.type === "string") t = z.string();
+    else if (p.type === "number" || p.type === "integer") t = z.number();
+    else if (p.type === "boolean") t = z.boolean();
+    else t = z.any();
+    if (p.description) t = t.describe(p.description);
+    if (!(Array.isArray(required) && required.includes(name))) t = t.optional();
+    shape[name] = t;
+  }
   return shape;
 }
 
@@ -147,4 +264,4 @@ function advertiseListChanged(low, warn) {
   }
 }
 
-module.exports = { makeShape };
+module.exports = { makeMcp };

@@ -202,3 +202,9 @@ impl McpSession {
         self.session.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// The `pare_more` tool as `pare mcp` lists it, as JSON.
+#[napi]
+pub fn pare_more_tool() -> String {
+    pare::mcp::tools_list::pare_more_tool().to_string()
+}

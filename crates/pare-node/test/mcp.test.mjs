@@ -25,10 +25,10 @@ async function connect(command, args) {
 }
 
 /** The same conversation with a client: every tool listed, called, and paged to the end. */
-async function conversation(client) {
+async function conversation(client, { listings = true } = {}) {
   const said = [];
   const tools = await client.listTools();
-  said.push(JSON.stringify(tools));
+  if (listings) said.push(JSON.stringify(tools));
   const calls = [
     ["list_entities", {}],
     ["list_entities", { limit: 2, detail: "full" }],
@@ -56,7 +56,7 @@ async function conversation(client) {
       cursor = more._meta?.pare?.nextCursor;
     }
   }
-  said.push(JSON.stringify(await client.listTools()));
+  if (listings) said.push(JSON.stringify(await client.listTools()));
   return said;
 }
 
@@ -78,6 +78,42 @@ for (const [policy, maxTokens] of [
       if (maxTokens < 20000) assert.ok(ours.filter((m) => m.includes("\"page\":")).length > 10, "nothing was paged");
     } finally {
       await inProcess.close();
+      await proxied.close();
+    }
+  });
+}
+
+for (const [policy, maxTokens] of [
+  ["entities.toml", 20000],
+  ["entities.toml", 1500],
+]) {
+  test(`mcp.tools handlers give pare mcp's result bytes (${policy}, ${maxTokens} tokens)`, async () => {
+    const policyPath = path.join(POLICIES, policy);
+    const handlers = await connect(process.execPath, [SERVER, "--tools", policyPath, "--max-tokens", String(maxTokens)]);
+    const proxied = await connect(pareBin(), ["mcp", "--policy", policyPath, "--max-tokens", String(maxTokens), "--", process.execPath, SERVER]);
+    try {
+      // The listings differ in form (the SDK writes zod's JSON Schema, and pare_more is
+      // registered from the start); every call's result is the same bytes.
+      const ours = await conversation(handlers, { listings: false });
+      const theirs = await conversation(proxied, { listings: false });
+      assert.equal(ours.length, theirs.length);
+      // A bad level: pare mcp answers a JSON-RPC error; here the tool's own schema (with
+      // `detail`'s levels as an enum) refuses it first, as an isError result naming them.
+      for (let i = 0; i < ours.length; i++) {
+        if (theirs[i].startsWith("error -32602: ")) {
+          assert.match(theirs[i], /`detail` must be one of: standard, full/);
+          assert.match(ours[i], /"isError":true/);
+          assert.match(ours[i], /standard.*full.*detail/);
+          continue;
+        }
+        assert.equal(ours[i], theirs[i], `message ${i} differs`);
+      }
+      const listed = await handlers.listTools();
+      const entities = listed.tools.find((t) => t.name === "list_entities");
+      assert.deepEqual(entities.inputSchema.properties.detail.enum, ["standard", "full"]);
+      assert.ok(listed.tools.some((t) => t.name === "pare_more"));
+    } finally {
+      await handlers.close();
       await proxied.close();
     }
   });

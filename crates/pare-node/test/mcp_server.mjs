@@ -19,22 +19,36 @@ const opt = (name) => {
 
 const server = new McpServer({ name: "corpus", version: "1.0.0" });
 const payload = (name) => fs.readFileSync(path.join(PAYLOADS, name), "utf8");
+// `--tools POLICY`: the handler-level integration, each tool's handler shaped by itself.
+const toolsPolicy = opt("--tools");
+const shaper = toolsPolicy ? mcp.tools(Policy.fromFile(toolsPolicy), { maxTokens: Number(opt("--max-tokens") ?? 20000) }) : null;
+const own = (name, schema = {}) => (shaper ? { ...schema, ...shaper.arguments(name, z) } : schema);
+const shaped = (name, handler) => (shaper ? shaper.handler(name, handler) : handler);
 server.registerTool(
   "list_entities",
-  { description: "Every entity and relationship.", inputSchema: { limit: z.number().optional() } },
-  async ({ limit }) => {
+  { description: "Every entity and relationship.", inputSchema: own("list_entities", { limit: z.number().optional() }) },
+  shaped("list_entities", async ({ limit }) => {
     const doc = JSON.parse(payload("entities_systems.json"));
     if (limit !== undefined) doc.entities = doc.entities.slice(0, limit);
     return { content: [{ type: "text", text: JSON.stringify(doc) }] };
-  },
+  }),
 );
-server.registerTool("search_memory", { description: "Search the memory graph." }, async () => ({
-  content: [{ type: "text", text: payload("search_memory.json") }],
-}));
-server.registerTool("narrative", { description: "A day's narrative." }, async () => {
-  const doc = JSON.parse(payload("narrative_day.json"));
-  return { content: [{ type: "text", text: JSON.stringify(doc, null, 2) }], structuredContent: doc };
-});
+server.registerTool(
+  "search_memory",
+  { description: "Search the memory graph.", inputSchema: own("search_memory") },
+  shaped("search_memory", async () => ({
+    content: [{ type: "text", text: payload("search_memory.json") }],
+  })),
+);
+server.registerTool(
+  "narrative",
+  { description: "A day's narrative.", inputSchema: own("narrative") },
+  shaped("narrative", async () => {
+    const doc = JSON.parse(payload("narrative_day.json"));
+    return { content: [{ type: "text", text: JSON.stringify(doc, null, 2) }], structuredContent: doc };
+  }),
+);
+if (shaper) shaper.registerMore(server, z);
 server.registerTool("ping", { description: "Plain text." }, async () => ({ content: [{ type: "text", text: "pong" }] }));
 server.registerTool("fails", { description: "Always an error." }, async () => {
   throw new Error("upstream is down");

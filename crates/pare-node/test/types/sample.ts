@@ -43,4 +43,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 const app = expressApp();
 app.use(pareExpress(policy, { maxBody: 1 << 20 }));
 const server: McpServer = mcp.shape(new McpServer({ name: "s", version: "1" }), policy, { maxTokens: 5000, onWarning: (m: string) => void m });
-export { app, server };
+import { z } from "zod";
+const shaper = mcp.tools(policy, { maxTokens: 5000 });
+server.registerTool(
+  "search",
+  { description: "Search.", inputSchema: { q: z.string(), ...shaper.arguments("search", z) } },
+  shaper.handler("search", async ({ q }: { q: string }) => ({ content: [{ type: "text" as const, text: q }] })),
+);
+shaper.registerMore(server, z);
+const detail: Record<string, unknown> = shaper.jsonSchema("search");
+export { app, detail, server };

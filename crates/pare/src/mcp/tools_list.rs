@@ -237,7 +237,9 @@ fn dialect_sensitive(v: &Json) -> bool {
     }
 }
 
-fn pare_more_tool() -> Json {
+/// The `pare_more` tool as `tools/list` lists it (a door that registers it itself, such as
+/// the Node package's handler-level integration, describes it the same).
+pub fn pare_more_tool() -> Json {
     json!({
         "name": PARE_MORE,
         "description": "Next page of a result, or the original a pare note names. Pass its cursor.",
