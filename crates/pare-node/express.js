@@ -25,27 +25,13 @@
 //   describe the handler's body go.
 "use strict";
 
-const NOT_OF_THE_SHAPED_BODY = new Set([
-  "content-length",
-  "content-encoding",
-  "content-type",
-  "etag",
-  "content-md5",
-  "digest",
-  "content-digest",
-  "repr-digest",
-  "accept-ranges",
-]);
+const { tooLong, checkMaxBody, setShapedHeaders, headerPairs, splitUrl } = require("./rest.js");
 
 function makeExpress({ native, Policy, typed }) {
   /** Middleware shaping the JSON responses of an Express (or plain `node:http`) app. */
   function middleware(policy, options = {}) {
     if (!(policy instanceof Policy)) throw new TypeError("express(policy): the policy must be a Policy (Policy.fromFile, …)");
-    for (const k of Object.keys(options ?? {})) {
-      if (k !== "maxBody") throw new TypeError(`express(policy, options): unknown option ${JSON.stringify(k)}; allowed: maxBody`);
-    }
-    const maxBody = options.maxBody ?? 64 * 1024 * 1024;
-    if (!Number.isSafeInteger(maxBody) || maxBody < 0) throw new TypeError("express(policy, options): maxBody must be a whole number of bytes");
+    const maxBody = checkMaxBody(options, "express(policy, options)");
     let rest;
     try {
       rest = new native.Rest(policy._native);
@@ -55,13 +41,8 @@ function makeExpress({ native, Policy, typed }) {
     const vary = native.shapedVary();
 
     return function pare(req, res, next) {
-      const url = req.originalUrl ?? req.url;
-      const q = url.indexOf("?");
-      const pathname = q < 0 ? url : url.slice(0, q);
-      const query = q < 0 ? "" : url.slice(q + 1);
-      const headers = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
-      const call = rest.begin(req.method, pathname, query, headers);
+      const [pathname, query] = splitUrl(req.originalUrl ?? req.url);
+      const call = rest.begin(req.method, pathname, query, headerPairs(req.rawHeaders));
       if (!call) return next();
       if (call.errorStatus != null) {
         const body = Buffer.from(call.errorBody);
@@ -83,8 +64,6 @@ function makeExpress({ native, Policy, typed }) {
   }
   return middleware;
 }
-
-const tooLong = (maxBody) => `not shaped: the body is longer than the middleware's maxBody (${maxBody} bytes)`;
 
 /** Hold the response's head and body until its end, to shape it whole. */
 function hold(native, call, res, maxBody, vary) {
@@ -183,22 +162,17 @@ function hold(native, call, res, maxBody, vary) {
       res.setHeader("content-length", out.body.length);
       return end.call(res, out.body, cb);
     }
-    for (const name of res.getHeaderNames()) {
-      if (NOT_OF_THE_SHAPED_BODY.has(name)) res.removeHeader(name);
-    }
-    const paged = out.headers.some(([k]) => k.toLowerCase() === "link");
-    if (paged && res.hasHeader("link")) {
-      // While pare's pages go on, pare's `next` is the next page; the handler's own follows pare's last.
-      const kept = [].concat(res.getHeader("link")).map((v) => native.linkWithoutNext(String(v))).filter((v) => v != null);
-      if (kept.length) res.setHeader("link", kept);
-      else res.removeHeader("link");
-    }
-    res.setHeader("content-type", out.contentType);
-    for (const [k, v] of out.headers) {
-      if (k.toLowerCase() === "link" && res.hasHeader("link")) res.setHeader("link", [].concat(res.getHeader("link"), v));
-      else res.setHeader(k, v);
-    }
-    res.appendHeader ? res.appendHeader("vary", vary) : res.setHeader("vary", [].concat(res.getHeader("vary") ?? [], vary));
+    setShapedHeaders(
+      {
+        names: () => res.getHeaderNames(),
+        get: (k) => res.getHeader(k),
+        set: (k, v) => res.setHeader(k, v),
+        remove: (k) => res.removeHeader(k),
+      },
+      out,
+      native,
+      vary,
+    );
     res.setHeader("content-length", out.body.length);
     return end.call(res, out.body, cb);
   };

@@ -195,3 +195,9 @@ export type PareMiddleware = (
  * bodies and `X-Pare-*` headers as `pare http` in front of the app. Mount it before the routes.
  */
 export declare function express(policy: Policy, options?: { maxBody?: number }): PareMiddleware;
+
+/** A Fastify plugin (registered on the whole app) with the same rules as `express`. */
+export declare function fastify(
+  policy: Policy,
+  options?: { maxBody?: number },
+): (app: any, options: unknown, done: (err?: Error) => void) => void;

@@ -516,6 +516,8 @@ function stats(value, options) {
 const mcp = require("./mcp.js").makeMcp({ native, Policy, typed });
 /** The Express middleware: `app.use(express(policy, { maxBody }))` (express.js). */
 const express = require("./express.js").makeExpress({ native, Policy, typed });
+/** The Fastify plugin: `await app.register(fastify(policy, { maxBody }))` (fastify.js). */
+const fastify = require("./fastify.js").makeFastify({ native, Policy, typed });
 
 module.exports = {
   Policy,
@@ -533,6 +535,7 @@ module.exports = {
   stats,
   mcp,
   express,
+  fastify,
   version: native.version(),
   build: native.buildProfile(),
 };

@@ -19,6 +19,7 @@ export const {
   stats,
   mcp,
   express,
+  fastify,
   version,
   build,
 } = pare;

@@ -52,4 +52,8 @@ server.registerTool(
 );
 shaper.registerMore(server, z);
 const detail: Record<string, unknown> = shaper.jsonSchema("search");
-export { app, detail, server };
+import Fastify from "fastify";
+import { fastify as pareFastify } from "pare-llm";
+const fapp = Fastify();
+void fapp.register(pareFastify(policy, { maxBody: 1 << 20 }));
+export { app, detail, fapp, server };

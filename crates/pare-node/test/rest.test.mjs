@@ -14,12 +14,12 @@ import { Policy, express as pareExpress } from "../index.mjs";
 import { pareBin } from "./support.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const APP = path.join(HERE, "express_app.mjs");
+const APPS = { express: path.join(HERE, "express_app.mjs"), fastify: path.join(HERE, "fastify_app.mjs") };
 const POLICY = path.join(HERE, "fixtures", "service.toml");
 const children = [];
 
-function startApp(...args) {
-  const child = spawn(process.execPath, [APP, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+function startApp(app, ...args) {
+  const child = spawn(process.execPath, [app, ...args], { stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.on("exit", (code) => reject(new Error(`the app exited (${code})`)));
@@ -53,14 +53,21 @@ async function waitFor(port) {
 
 let viaProxy;
 let viaMiddleware;
-before(async () => {
-  const plain = await startApp();
+let viaFastifyProxy;
+let viaFastify;
+async function proxyFor(app) {
+  const plain = await startApp(app);
   const port = await freePort();
   const proxy = spawn(pareBin(), ["http", "--upstream", `http://127.0.0.1:${plain}`, "--policy", POLICY, "--listen", `127.0.0.1:${port}`, "--quiet"], { stdio: "inherit" });
   children.push(proxy);
   await waitFor(port);
-  viaProxy = `http://127.0.0.1:${port}`;
-  viaMiddleware = `http://127.0.0.1:${await startApp("--shape", POLICY)}`;
+  return `http://127.0.0.1:${port}`;
+}
+before(async () => {
+  viaProxy = await proxyFor(APPS.express);
+  viaMiddleware = `http://127.0.0.1:${await startApp(APPS.express, "--shape", POLICY)}`;
+  viaFastifyProxy = await proxyFor(APPS.fastify);
+  viaFastify = `http://127.0.0.1:${await startApp(APPS.fastify, "--shape", POLICY)}`;
 });
 after(() => {
   for (const c of children) c.kill();
@@ -99,12 +106,35 @@ const REQUESTS = [
   ["/api/entities?pare_detail=full&pare_max_tokens=10"],
 ];
 
-test("every request gives pare http's status, body and X-Pare-* headers", async () => {
+test("every request gives pare http's status, body and X-Pare-* headers (Express)", async () => {
   for (const [url, headers] of REQUESTS) {
     const want = await get(viaProxy, url, headers);
     const got = await get(viaMiddleware, url, headers);
     assert.deepEqual(got, want, `${url} ${JSON.stringify(headers ?? {})}`);
   }
+});
+
+test("every request gives pare http's status, body and X-Pare-* headers (Fastify)", async () => {
+  for (const [url, headers] of REQUESTS) {
+    const want = await get(viaFastifyProxy, url, headers);
+    const got = await get(viaFastify, url, headers);
+    assert.deepEqual(got, want, `${url} ${JSON.stringify(headers ?? {})}`);
+  }
+  // The handler's own view, through the plugin.
+  const r = await get(viaFastify, "/api/headers?pare_detail=full&keep=1&pare_format=toon", { "x-pare-detail": "full", "X-Pare-Max-Tokens": "300" });
+  assert.deepEqual(JSON.parse(r.body), { seen: [], query: { keep: "1" } });
+  let url = "/api/paged";
+  let pages = 0;
+  while (url) {
+    const want = await get(viaFastifyProxy, url);
+    const got = await get(viaFastify, url);
+    assert.deepEqual(got, want, url);
+    pages++;
+    const next = /<([^>]+)>;\s*rel="next"/.exec(got.headers.link ?? "");
+    url = next ? next[1] : null;
+    assert.ok(pages < 50);
+  }
+  assert.ok(pages > 2);
 });
 
 test("pages and cursors: every page is pare http's, and Link walks them", async () => {
@@ -159,5 +189,26 @@ test("regression: a body sent in one end() call was shaped past maxBody", async 
     assert.match(pieces.headers["x-pare-note"], /maxBody \(1000 bytes\)/);
   } finally {
     server.close();
+  }
+});
+
+test("the Fastify plugin: maxBody and bad arguments", async () => {
+  const { default: Fastify } = await import("fastify");
+  const { fastify: pareFastify } = await import("../index.mjs");
+  assert.throws(() => pareFastify("service.toml"), /must be a Policy/);
+  assert.throws(() => pareFastify(Policy.builtin(), { max: 1 }), /unknown option "max"; allowed: maxBody/);
+  const app = Fastify();
+  await app.register(pareFastify(Policy.fromFile(POLICY), { maxBody: 1000 }));
+  const doc = { entities: Array.from({ length: 100 }, (_, i) => ({ id: i, empty: null })) };
+  app.get("/api/entities", async () => doc);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  try {
+    const r = await get(`http://127.0.0.1:${app.server.address().port}`, "/api/entities");
+    assert.equal(r.body, JSON.stringify(doc));
+    assert.match(r.headers["x-pare-note"], /maxBody \(1000 bytes\)/);
+    const small = await get(`http://127.0.0.1:${app.server.address().port}`, "/api/entities/x");
+    assert.equal(small.status, 404);
+  } finally {
+    await app.close();
   }
 });
