@@ -90,12 +90,12 @@ async function later(f) {
 // several times faster than Node-API can walk an object (1 MB: 1.9 ms against 14 ms). A
 // quick walk first looks for what `JSON.stringify` would write differently or not at all:
 // a non-finite number (it writes `null`), a `toJSON` other than `Date`'s (its result is not
-// walked), a boxed primitive, nesting near the addon's limit. Any of those, and anything
+// walked), a boxed primitive, nesting near the engine's limit. Any of those, and anything
 // `JSON.stringify` throws on or the engine refuses in its text, goes to the addon's
 // conversion, which says exactly what and where.
 const DATE_TO_JSON = Date.prototype.toJSON;
 const hasOwn = Object.prototype.hasOwnProperty;
-const FAST_DEPTH = 500; // the addon refuses past 512
+const FAST_DEPTH = 200; // the addon (and pare's JSON parser) refuse past 256
 
 function plain(v, depth) {
   if (typeof v === "number") return Number.isFinite(v);

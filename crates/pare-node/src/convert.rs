@@ -34,8 +34,9 @@ use pare::{Map, Number, Value};
 
 use crate::errors;
 
-/// Deeper than this is refused: a cycle would otherwise recurse until the stack ran out.
-pub const MAX_DEPTH: usize = 512;
+/// Deeper than this is refused, as pare's JSON parser refuses the text of it (so an object
+/// gives what `pare compact` gives for its `JSON.stringify`); a cycle stops here too.
+pub const MAX_DEPTH: usize = pare::json::MAX_DEPTH;
 
 /// Convert a JavaScript value to a value.
 pub fn to_value(env: &Env, value: Unknown<'_>) -> napi::Result<Value> {
@@ -172,8 +173,8 @@ impl Converter<'_> {
     ) -> Result<Option<Value>, Failed> {
         if depth >= MAX_DEPTH {
             return Err(refused(format!(
-                "the value at {{at}} nests deeper than {MAX_DEPTH} levels \
-                 (a circular structure?)"
+                "the value at {{at}} nests deeper than {MAX_DEPTH} levels, the most pare's JSON \
+                 parser reads (a circular structure?)"
             )));
         }
         let to_json: Unknown<'_> = obj.get_property(self.to_json)?;

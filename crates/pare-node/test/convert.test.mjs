@@ -9,6 +9,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { Policy, encode } from "../index.mjs";
+import { compact } from "./support.mjs";
 
 const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const native = createRequire(import.meta.url)(process.env.PARE_NODE_ADDON || path.join(PKG, "pare.node"));
@@ -62,7 +63,7 @@ test("what the text would get wrong goes to the addon, which says what and where
   assert.throws(() => encode({ n: 1n }), { message: /BigInt at \$\.n/ });
   const cycle = {};
   cycle.self = [cycle];
-  assert.throws(() => encode(cycle), { message: /nests deeper than 512 levels/ });
+  assert.throws(() => encode(cycle), { message: /nests deeper than 256 levels/ });
   // A toJSON other than Date's is called once, by the addon, and its result checked.
   let calls = 0;
   assert.throws(
@@ -78,10 +79,15 @@ test("what the text would get wrong goes to the addon, which says what and where
     { message: /NaN at \$\.t\.v/ },
   );
   assert.equal(calls, 1);
-  // Deep but legal: past the quick walk's depth, the addon converts it.
+  // Deep but legal: past the quick walk's depth, the addon converts it; one level more is
+  // refused, as pare compact refuses the text of it.
   let deep = 1;
-  for (let i = 0; i < 505; i++) deep = [deep];
+  for (let i = 0; i < 256; i++) deep = [deep];
   assert.equal(encode(deep, { format: "json" }), direct(deep));
+  assert.equal(encode(deep, { format: "json" }), JSON.stringify(deep));
+  assert.equal(compact(JSON.stringify(deep), []), JSON.stringify(deep));
+  assert.throws(() => encode([deep]), { message: /nests deeper than 256 levels/ });
+  assert.throws(() => compact(JSON.stringify([deep]), []), /nesting deeper than 256 levels/);
 });
 
 test("a shaped object's tokensBefore counts JSON.stringify's text", () => {

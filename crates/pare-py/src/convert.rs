@@ -24,9 +24,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-/// Deeper than this is refused (Python's own recursion limit is near 1000; a cycle would
-/// otherwise recurse forever).
-const MAX_DEPTH: usize = 512;
+/// Deeper than this is refused, as pare's JSON parser refuses the text of it (so a dict
+/// gives what `pare compact` gives for its `json.dumps`); a cycle stops here too.
+const MAX_DEPTH: usize = pare::json::MAX_DEPTH;
 
 /// Convert a Python object to a value.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -122,13 +122,19 @@ impl Hasher for AddressHasher {
     }
 }
 
+/// A container at `depth` (the root is 0) is one level more than pare's JSON parser reads.
+fn too_deep(depth: usize) -> Result<(), Failed> {
+    if depth >= MAX_DEPTH {
+        return Err(failed(Failure::Value(format!(
+            "nested deeper than {MAX_DEPTH} levels at {{at}}, the most pare's JSON parser \
+             reads (a cycle?)"
+        ))));
+    }
+    Ok(())
+}
+
 impl Converter {
     fn convert(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failed> {
-        if depth > MAX_DEPTH {
-            return Err(failed(Failure::Value(format!(
-                "nested deeper than {MAX_DEPTH} levels at {{at}} (a cycle?)"
-            ))));
-        }
         if obj.is_none() {
             return Ok(Value::Null);
         }
@@ -140,6 +146,7 @@ impl Converter {
             return Ok(Value::String(s.to_cow()?.as_ref().into()));
         }
         if let Ok(d) = obj.cast::<PyDict>() {
+            too_deep(depth)?;
             let mut entries: Vec<(Key, Value)> = Vec::with_capacity(d.len());
             for (k, v) in d.iter() {
                 let key = self.key(&k)?;
@@ -201,6 +208,7 @@ impl Converter {
         len: usize,
         depth: usize,
     ) -> Result<Value, Failed> {
+        too_deep(depth)?;
         let mut out = Vec::with_capacity(len);
         for (i, item) in items.enumerate() {
             match self.convert(&item, depth + 1) {

@@ -67,6 +67,29 @@ def test_what_json_cannot_hold_is_refused_with_where_it_was():
         pare.encode(cycle, format="json")
 
 
+def test_regression_a_dict_deeper_than_the_parser_reads_was_shaped():
+    """A value nested one level deeper than pare's JSON parser reads was shaped from a dict
+    while `pare compact` refused its `json.dumps`: both refuse it now, and both take one
+    level less."""
+    deep: object = 1
+    for _ in range(256):
+        deep = [deep]
+    assert pare.Policy.builtin().shape(deep).text == json.dumps(deep, separators=(",", ":"))
+    with pytest.raises(ValueError, match=r"nested deeper than 256 levels"):
+        pare.Policy.builtin().shape([deep])
+    with pytest.raises(ValueError, match=r"nested deeper than 256 levels"):
+        pare.Policy.builtin().shape({"a": _nest_dicts(256)})
+    with pytest.raises(pare.JsonError, match=r"nesting deeper than 256 levels"):
+        pare.Policy.builtin().shape(json.dumps([deep]))
+
+
+def _nest_dicts(n: int) -> dict:
+    d: dict = {}
+    for _ in range(n):
+        d = {"k": d}
+    return d
+
+
 def test_shape_value_returns_python_objects():
     policy = pare.Policy.from_str(PRUNE)
     assert policy.shape_value({"a": 1.5, "b": None, "c": [2**70, {}]}) == {"a": 1.5, "c": [2**70, {}]}  # array items are positional: kept
