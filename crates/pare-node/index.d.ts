@@ -140,7 +140,7 @@ export interface Packed {
 }
 export declare function pack(
   results: Input,
-  options: { budget: number; policy?: Policy; level?: string; tokenizer?: TokenizerName; cursor?: string },
+  options: { budget: number; policy?: Policy; level?: string; tokenizer?: TokenizerName; cursor?: string; query?: string },
 ): Packed;
 export declare function stats(value: Input, options?: { tokenizer?: TokenizerName; top?: number }): Record<string, unknown>;
 

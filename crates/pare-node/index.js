@@ -480,7 +480,7 @@ function expand(text, options) {
  * section names the response's fields (default: `id`, `score`, `text`, `path` under `results`).
  */
 function pack(results, options) {
-  const o = checkKeys(options, ["budget", "policy", "level", "tokenizer", "cursor"], "pack");
+  const o = checkKeys(options, ["budget", "policy", "level", "tokenizer", "cursor", "query"], "pack");
   const budget = optBudget(o.budget);
   if (budget === undefined) throw new TypeError("pack: options.budget is required");
   if (o.policy !== undefined && o.policy !== null && !(o.policy instanceof Policy)) {
@@ -489,7 +489,8 @@ function pack(results, options) {
   const level = optString(o.level, "level");
   const tokenizer = optString(o.tokenizer, "tokenizer");
   const cursor = optString(o.cursor, "cursor");
-  const [out] = withInput(results, (r) => native.pack(r, budget, o.policy ? o.policy._native : undefined, level, tokenizer, cursor));
+  const query = optString(o.query, "query");
+  const [out] = withInput(results, (r) => native.pack(r, budget, o.policy ? o.policy._native : undefined, level, tokenizer, cursor, query));
 
   return {
     text: out.text,

@@ -72,6 +72,12 @@ pub struct Args {
     /// with the same input, budget, level and policy).
     #[arg(long, value_name = "CURSOR")]
     pub cursor: Option<String>,
+    /// The question the results are for: chunks are ranked by their relevance to it (BM25
+    /// over path, heading and text) blended with the response's score, a chunk with its
+    /// words is not demoted by `score_threshold`, and the metrics (and envelope data) say
+    /// which of its words matched. Pages of one query need the same query.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
     /// Tokenizer: o200k_base, cl100k_base, chars4.
     #[arg(long, default_value = "o200k_base")]
     pub tokenizer: String,
@@ -159,6 +165,7 @@ pub fn run(args: Args) -> Result<()> {
                     args.budget,
                     tok,
                     cursor,
+                    args.query.as_deref(),
                     &mut cache,
                 )
                 .map_err(|e| match e {
@@ -265,6 +272,7 @@ fn pack_chunks(
         level,
         total: None,
         cursor_in_text: true,
+        query: args.query.as_deref(),
     };
     Ok(match &args.cursor {
         Some(cursor) => pack_from_cursor(list, &settings, cache, cursor)

@@ -330,3 +330,98 @@ fn pack_envelope_and_cursor_page_through() {
     );
     assert!(err.contains("not a pare pack cursor"), "{err}");
 }
+
+#[test]
+fn pack_query_ranks_by_relevance_and_says_which_words_matched() {
+    let policy = "examples/policies/search.toml";
+    let plain = ok(
+        &[
+            "pack", "--policy", policy, "--budget", "500", "--format", "json",
+        ],
+        SEARCH_IN,
+    );
+    let asked = ok(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "500",
+            "--format",
+            "json",
+            "--query",
+            "how do I install the guide? kubernetes",
+        ],
+        SEARCH_IN,
+    );
+    let plain: serde_json::Value = serde_json::from_str(&plain).expect("JSON");
+    let asked: serde_json::Value = serde_json::from_str(&asked).expect("JSON");
+    assert!(plain.get("query_analysis").is_none());
+    assert_eq!(plain["chunks"][0]["id"], "1");
+    // The guide scored 0.35, under search.toml's threshold of 0.4: with the question it is
+    // first, and shown, not demoted to metadata; its score is still the response's.
+    assert_eq!(asked["chunks"][0]["id"], "2");
+    assert_eq!(asked["chunks"][0]["tier"], "full");
+    assert_eq!(asked["chunks"][0]["score"], 0.35);
+    assert_eq!(
+        asked["query_analysis"]["matched_terms"],
+        serde_json::json!(["install", "guide"])
+    );
+    assert_eq!(
+        asked["query_analysis"]["unmatched_terms"],
+        serde_json::json!(["kubernetes"])
+    );
+    // A cursor of the query's pages is refused without the query, and taken with it.
+    let first = ok(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "120",
+            "--query",
+            "guide",
+            "--envelope",
+        ],
+        SEARCH_IN,
+    );
+    let envelope: serde_json::Value =
+        serde_json::from_str(first.lines().next().expect("an envelope")).expect("JSON");
+    let cursor = envelope["next_cursor"]
+        .as_str()
+        .expect("more pages at 120 tokens");
+    assert_eq!(
+        envelope["query_analysis"]["matched_terms"],
+        serde_json::json!(["guide"])
+    );
+    let (code, _, stderr) = run(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "120",
+            "--cursor",
+            cursor,
+            "--envelope",
+        ],
+        SEARCH_IN,
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--cursor"), "{stderr}");
+    ok(
+        &[
+            "pack",
+            "--policy",
+            policy,
+            "--budget",
+            "120",
+            "--query",
+            "guide",
+            "--cursor",
+            cursor,
+            "--envelope",
+        ],
+        SEARCH_IN,
+    );
+}

@@ -154,6 +154,7 @@ pub struct Packed {
 /// section names the response's fields (default: `id`, `score`, `text`, `path` under
 /// `results`).
 #[napi]
+#[allow(clippy::too_many_arguments)]
 pub fn pack(
     env: Env,
     results: Unknown<'_>,
@@ -162,6 +163,7 @@ pub fn pack(
     level: Option<String>,
     tokenizer: Option<String>,
     cursor: Option<String>,
+    query: Option<String>,
 ) -> napi::Result<Packed> {
     let tok = policy::tokenizer(tokenizer.as_deref().unwrap_or("o200k_base"))?;
     let (options, level) = match policy {
@@ -206,6 +208,7 @@ pub fn pack(
         budget as usize,
         tok,
         cursor.as_deref(),
+        query.as_deref(),
         &mut cache,
     )
     .map_err(|e| match e {

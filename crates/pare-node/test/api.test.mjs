@@ -202,6 +202,10 @@ test("encode, expand, stats and pack are the commands' own", () => {
   assert.equal(s.tokens, countTokens(read("entities.json")));
   const search = read("semantic_search_full.json");
   const packed = pack(search, { budget: 400, policy: Policy.fromFile(path.join(POLICIES, "search.toml")) });
+  const question = "release index embedding deploy nonexistentword";
+  const asked = pack(search, { budget: 1500, policy: Policy.fromFile(path.join(POLICIES, "search.toml")), query: question });
+  assert.deepEqual(asked.metrics.queryAnalysis.unmatched_terms, ["nonexistentword"]);
+  assert.equal(`${asked.text}`, asked.text);
   assert.ok(packed.tokens <= 400 && packed.tokens === countTokens(packed.text));
   assert.equal(typeof packed.metrics, "object");
 });

@@ -103,7 +103,8 @@ pub fn expand<'py>(
 /// section names the response's fields (default: `id`, `score`, `text`, `path` under
 /// `results`).
 #[pyfunction]
-#[pyo3(signature = (results, budget, policy=None, level=None, tokenizer="o200k_base", cursor=None))]
+#[pyo3(signature = (results, budget, policy=None, level=None, tokenizer="o200k_base", cursor=None, query=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn pack(
     py: Python<'_>,
     results: &Bound<'_, PyAny>,
@@ -112,6 +113,7 @@ pub fn pack(
     level: Option<String>,
     tokenizer: &str,
     cursor: Option<String>,
+    query: Option<String>,
 ) -> PyResult<Packed> {
     let tok = policy::tokenizer(tokenizer)?;
     let (options, level) = match policy {
@@ -159,6 +161,7 @@ pub fn pack(
                 budget,
                 tok,
                 cursor.as_deref(),
+                query.as_deref(),
                 &mut cache,
             )
         })

@@ -242,6 +242,13 @@ def test_pack_matches_pare_pack(pare_bin):
         assert packed.metrics["budget"] == budget
     with pytest.raises(pare.PareError, match=r"\[pack\]"):
         pare.pack("{}", budget=100, policy=pare.Policy.from_str(PRUNE))
+    # With a question, the same text as `pare pack --query`, and which words matched.
+    question = "release index embedding deploy nonexistentword"
+    r = run_pare(pare_bin, "pack", str(payload), "--policy", str(policy_path), "--budget", "1500", "--query", question)
+    packed = pare.pack(payload.read_text(), budget=1500, policy=policy, query=question)
+    assert packed.text == r.stdout.decode()
+    assert packed.metrics["queryAnalysis"]["unmatched_terms"] == ["nonexistentword"]
+    assert "queryAnalysis" not in pare.pack(payload.read_text(), budget=1500, policy=policy).metrics
 
 
 def test_count_tokens_matches_the_reference_counter(node_peers, tmp_path):

@@ -61,6 +61,7 @@ fn bench_pack(c: &mut Criterion) {
             level: "full",
             total: None,
             cursor_in_text: true,
+            query: None,
         };
         group.bench_with_input(BenchmarkId::new("cold", budget), &budget, |b, _| {
             b.iter(|| pack(black_box(&list), &settings, &mut PreviewCache::new(256)))

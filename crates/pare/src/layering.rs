@@ -16,6 +16,7 @@ const ORDER: &[&str] = &[
     "rank_table",
     "cursor",
     "scan",
+    "relevance",
     "manifest",
     "params",
     "tokens",

@@ -59,6 +59,7 @@ pub(crate) mod params;
 pub mod policy;
 pub mod query;
 pub(crate) mod rank_table;
+pub mod relevance;
 pub mod report;
 pub mod respond;
 pub mod rest;

@@ -29,6 +29,7 @@ fn run(list: &[Chunk], opts: &PackOptions, budget: usize, cache: &mut PreviewCac
         level: "full",
         total: None,
         cursor_in_text: true,
+        query: None,
     };
     pack(list, &settings, cache)
 }
@@ -444,6 +445,7 @@ fn a_chunk_without_a_score_is_unscored_not_zero() {
         500,
         tok,
         None,
+        None,
         &mut pare::pack::cache::PreviewCache::new(8),
     )
     .unwrap();
@@ -470,6 +472,7 @@ fn pack_search(json: &str, budget: usize) -> pare::pack::Packed {
         "standard",
         budget,
         tok,
+        None,
         None,
         &mut pare::pack::cache::PreviewCache::new(8),
     )

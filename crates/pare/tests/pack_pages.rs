@@ -33,6 +33,7 @@ fn settings<'a>(opts: &'a PackOptions, budget: usize, total: Option<usize>) -> P
         level: "full",
         total,
         cursor_in_text: true,
+        query: None,
     }
 }
 

@@ -13,6 +13,7 @@ mod lossless;
 mod outline;
 mod pack;
 mod pack_pages;
+mod pack_query;
 mod pack_source;
 mod pages;
 mod properties;

@@ -157,8 +157,10 @@ def pack(
     level: Optional[str] = None,
     tokenizer: TokenizerName = "o200k_base",
     cursor: Optional[str] = None,
+    query: Optional[str] = None,
 ) -> Packed:
-    """Search results packed under a hard token budget, as ``pare pack`` packs them."""
+    """Search results packed under a hard token budget, as ``pare pack`` packs them; with
+    ``query``, ranked by relevance to it blended with the upstream score (``--query``)."""
 
 def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20) -> Dict[str, Any]:
     """Where a payload's tokens go, as ``pare stats --json`` reports it: ``top`` leaf paths

@@ -34,6 +34,9 @@ pub(crate) struct Envelope {
     pub total: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// With a query: which of its words the chunks have (seed 004).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_analysis: Option<super::QueryAnalysis>,
 }
 
 impl Envelope {

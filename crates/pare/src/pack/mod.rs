@@ -18,6 +18,7 @@
 //! let tok = pare::tokens::builtin("o200k_base").unwrap();
 //! let settings = PackSettings {
 //!     options: &opts, budget: 200, tokenizer: tok, max_tier: Tier::Full, level: "full", total: None, cursor_in_text: true,
+//!     query: None,
 //! };
 //! let packed = pack(&list, &settings, &mut PreviewCache::new(64));
 //! assert!(packed.tokens <= 200);
@@ -144,6 +145,21 @@ pub struct PackSettings<'a> {
     /// prints it. The response pipeline says no: each door's page note says how to go on,
     /// in that door's words (`pare_more`, `pare_cursor`, `--cursor`).
     pub cursor_in_text: bool,
+    /// The caller's question: chunks are ranked by its relevance (BM25) blended with the
+    /// upstream score, a chunk with its words is not demoted by the score threshold, and the
+    /// metrics and envelope say which of its words matched. `None`: by score alone.
+    pub query: Option<&'a str>,
+}
+
+/// Which of a query's words the chunks have (seed 004's `query_analysis`).
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryAnalysis {
+    /// The query as given.
+    pub query: String,
+    /// Its words (stop words left out) that some chunk has.
+    pub matched_terms: Vec<String>,
+    /// Its words no chunk has.
+    pub unmatched_terms: Vec<String>,
 }
 
 /// The packed text, its exact token count, and the metrics.
@@ -171,7 +187,7 @@ impl Packed {
             .iter()
             .filter(|s| s.tier == Tier::Out.name())
             .count();
-        serde_json::json!({
+        let mut data = serde_json::json!({
             "mode": level,
             "tokenizer": self.metrics.tokenizer,
             "budget": self.metrics.budget,
@@ -182,7 +198,11 @@ impl Packed {
             "has_more": self.next_cursor.is_some(),
             "next_cursor": self.next_cursor,
             "chunks": self.shown,
-        })
+        });
+        if let (Some(q), Some(m)) = (&self.metrics.query_analysis, data.as_object_mut()) {
+            m.insert("query_analysis".into(), serde_json::json!(q));
+        }
+        data
     }
 }
 
@@ -242,6 +262,9 @@ pub struct Metrics {
     pub tokenizer: String,
     /// Every chunk, ranked ones by rank, then those skipped for having no text.
     pub items: Vec<ItemMetric>,
+    /// With a query: which of its words matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_analysis: Option<QueryAnalysis>,
 }
 
 impl Metrics {

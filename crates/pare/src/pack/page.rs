@@ -5,10 +5,11 @@
 use super::cache::PreviewCache;
 use super::chunks::{self, Chunk};
 use super::{
-    ItemMetric, Metrics, PackError, PackSettings, Packed, Shown, Tier, dedup, envelope, fill,
-    overlap, render,
+    ItemMetric, Metrics, PackError, PackSettings, Packed, QueryAnalysis, Shown, Tier, dedup,
+    envelope, fill, overlap, render,
 };
 use crate::cursor as codec;
+use crate::relevance::Relevance;
 
 /// Pack `chunks` within `settings.budget` tokens: the first page.
 pub fn pack(chunks: &[Chunk], settings: &PackSettings, cache: &mut PreviewCache) -> Packed {
@@ -29,7 +30,7 @@ pub fn pack_from_cursor(
     if parsed.check != check {
         return Err(PackError::Cursor(format!(
             "cursor `{cursor}` does not fit this response: a cursor is good for the same \
-             chunks, budget, level, tokenizer and [pack] settings it came from"
+             chunks, budget, level, tokenizer, query and [pack] settings it came from"
         )));
     }
     Ok(pack_page(
@@ -44,12 +45,17 @@ pub fn pack_from_cursor(
 /// What a cursor is checked against: the chunks and everything that decides the pages.
 pub(crate) fn cursor_check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
     let options = serde_json::to_string(settings.options).expect("options serialize");
-    let head = format!(
+    let mut head = format!(
         "{}\u{1}{}\u{1}{}",
         settings.budget,
         settings.level,
         settings.tokenizer.name()
     );
+    // A query orders the pages; without one the check (and so every cursor) is as before.
+    if let Some(q) = settings.query {
+        head.push_str("\u{1}query\u{1}");
+        head.push_str(q);
+    }
     let scores: Vec<[u8; 8]> = chunks.iter().map(|c| c.score.to_le_bytes()).collect();
     let parts = [head.as_bytes(), options.as_bytes()].into_iter().chain(
         chunks.iter().zip(&scores).flat_map(|(c, s)| {
@@ -83,14 +89,23 @@ fn pack_page(
     let (mut merged, absorbed) = overlap::merge(with_text.clone());
     let common = render::common_line(&chunks::said_once(&mut merged));
     let chunks = &merged[..];
+    let asked = settings.query.map(|q| asked(chunks, q));
+    let key: Vec<f64> = match &asked {
+        Some(a) => a.key.clone(),
+        None => chunks.iter().map(|c| c.score).collect(),
+    };
     let mut ranked: Vec<usize> = (0..chunks.len()).collect();
-    // Best first; equal scores keep the response's order (a stable sort).
-    ranked.sort_by(|&a, &b| chunks[b].score.total_cmp(&chunks[a].score));
+    // Best first; equal keys keep the response's order (a stable sort).
+    ranked.sort_by(|&a, &b| key[b].total_cmp(&key[a]));
     let mut rank_of = vec![0; chunks.len()];
     for (k, &i) in ranked.iter().enumerate() {
         rank_of[i] = k + 1;
     }
-    let caps = caps(chunks, &ranked, &rank_of, settings);
+    let relevant: Vec<bool> = match &asked {
+        Some(a) => a.relevance.scores.iter().map(|&r| r > 0.0).collect(),
+        None => vec![false; chunks.len()],
+    };
+    let caps = caps(chunks, &ranked, &rank_of, &relevant, settings);
     let full_tokens = {
         let full: Vec<String> = ranked
             .iter()
@@ -99,6 +114,11 @@ fn pack_page(
         cache.count(settings.tokenizer, &full.join("\n\n"))
     };
 
+    let query_analysis = asked.as_ref().map(|a| QueryAnalysis {
+        query: settings.query.unwrap_or_default().to_owned(),
+        matched_terms: a.relevance.matched.clone(),
+        unmatched_terms: a.relevance.unmatched.clone(),
+    });
     let mut on_earlier_page = vec![false; chunks.len()];
     let mut page_no = 1;
     let (decisions, text, tokens, next_cursor, this_page) = loop {
@@ -134,6 +154,7 @@ fn pack_page(
                 page: page_no,
                 total: settings.total.unwrap_or(input.len()),
                 warnings: Vec::new(),
+                query_analysis: query_analysis.clone(),
             };
             // chars/4 as clients estimate it, of this line and the blocks it heads.
             let chars = line.line().chars().count() + tokens * 4;
@@ -226,6 +247,7 @@ fn pack_page(
         budget: settings.budget,
         tokenizer: settings.tokenizer.name().to_owned(),
         items,
+        query_analysis,
     };
     metrics.record_output(tokens);
     let shown = shown(chunks, &this_page, &decisions, &rank_of, settings, cache);
@@ -307,10 +329,61 @@ fn has_more(this_page: &[usize], decisions: &[fill::Decision]) -> bool {
 }
 
 /// Per chunk: the most detailed tier it may take, and why.
+/// A query's ranking of the chunks: the relevance of each, and the key they are ranked by.
+struct Asked {
+    relevance: Relevance,
+    key: Vec<f64>,
+}
+
+/// How much the query's relevance weighs against the upstream score in the ranking key.
+const RELEVANCE_WEIGHT: f64 = 0.7;
+
+/// Rank `chunks` for `query`: BM25 over each chunk's path, heading, extra fields and text
+/// ([`crate::relevance`]), scaled to 0–1 by the best, blended with the upstream score scaled
+/// to 0–1 over the scored chunks (an unscored chunk adds nothing from it).
+fn asked(chunks: &[Chunk], query: &str) -> Asked {
+    let docs: Vec<String> = chunks
+        .iter()
+        .map(|c| {
+            let mut d = format!("{} {}", c.path, c.header.as_deref().unwrap_or(""));
+            for (_, v) in &c.fields {
+                d.push(' ');
+                d.push_str(v);
+            }
+            d.push('\n');
+            d.push_str(&c.text);
+            d
+        })
+        .collect();
+    let relevance = Relevance::score(query, &docs);
+    let best = relevance.scores.iter().copied().fold(0.0, f64::max);
+    let scored = chunks.iter().filter(|c| c.scored).map(|c| c.score);
+    let (lo, hi) = scored.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+        (lo.min(s), hi.max(s))
+    });
+    let key = chunks
+        .iter()
+        .zip(&relevance.scores)
+        .map(|(c, &r)| {
+            let rel = if best > 0.0 { r / best } else { 0.0 };
+            let up = if !c.scored {
+                0.0
+            } else if hi > lo {
+                (c.score - lo) / (hi - lo)
+            } else {
+                1.0
+            };
+            RELEVANCE_WEIGHT * rel + (1.0 - RELEVANCE_WEIGHT) * up
+        })
+        .collect();
+    Asked { relevance, key }
+}
+
 fn caps(
     chunks: &[Chunk],
     ranked: &[usize],
     rank_of: &[usize],
+    relevant: &[bool],
     settings: &PackSettings,
 ) -> Vec<(Tier, &'static str)> {
     let opts = settings.options;
@@ -324,7 +397,8 @@ fn caps(
                     Tier::Duplicate(rank_of[k]),
                     "near-duplicate of a better chunk",
                 )
-            } else if c.scored && c.score < opts.score_threshold {
+            } else if c.scored && c.score < opts.score_threshold && !relevant[i] {
+                // A chunk with the query's words is not demoted for its upstream score.
                 (Tier::Metadata, "below the score threshold")
             } else if c.text.chars().count() > opts.max_chars {
                 (Tier::Preview(0), "longer than max_chars: preview")

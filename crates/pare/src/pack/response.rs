@@ -9,7 +9,7 @@
 //! let input = pare::json::parse(r#"{"results":[{"id":"a","score":0.9,"text":"hello"}]}"#).unwrap();
 //! let tok = pare::tokens::builtin("o200k_base").unwrap();
 //! let opts = PackOptions::default();
-//! let packed = pack_response(&input, &opts, "full", 200, tok, None, &mut PreviewCache::new(8)).unwrap();
+//! let packed = pack_response(&input, &opts, "full", 200, tok, None, None, &mut PreviewCache::new(8)).unwrap();
 //! assert!(packed.text.contains("hello") && packed.tokens <= 200);
 //! ```
 
@@ -19,7 +19,9 @@ use crate::schema::pack::PackOptions;
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
-/// Pack the search response `input` (see the module doc).
+/// Pack the search response `input` (see the module doc); with `query`, ranked by its
+/// relevance blended with the upstream score ([`PackSettings::query`]).
+#[allow(clippy::too_many_arguments)]
 pub fn pack_response(
     input: &Value,
     options: &PackOptions,
@@ -27,6 +29,7 @@ pub fn pack_response(
     budget: usize,
     tokenizer: &dyn Tokenizer,
     cursor: Option<&str>,
+    query: Option<&str>,
     cache: &mut PreviewCache,
 ) -> Result<Packed, PackError> {
     let list = chunks::from_response(input, options)?;
@@ -38,6 +41,7 @@ pub fn pack_response(
         level,
         total: chunks::total(input, options),
         cursor_in_text: true,
+        query,
     };
     match cursor {
         Some(c) => pack_from_cursor(&list, &settings, cache, c),

@@ -133,6 +133,9 @@ pub struct Request<'a> {
     /// prints ([`crate::pack::Packed::data`]), within the budget, instead of packed text
     /// (a client that reads only JSON). The record's format says which: `json` or `pack`.
     pub pack_data: bool,
+    /// The caller's question, for a `[pack]` policy: chunks are ranked by their relevance
+    /// to it blended with the upstream score ([`crate::pack::PackSettings::query`]).
+    pub query: Option<&'a str>,
 }
 
 impl<'a> Request<'a> {
@@ -156,6 +159,7 @@ impl<'a> Request<'a> {
             reject_duplicate_keys: false,
             want_value: true,
             pack_data: false,
+            query: None,
         }
     }
 }

@@ -32,6 +32,7 @@ impl<'a> Run<'_, 'a> {
                 total: chunks::total(value, options),
                 // Every door's page note says how to go on, in its own words.
                 cursor_in_text: false,
+                query: req.query,
             };
             let mut packs = vec![pack::pack(&list, &settings, &mut cache)];
             while let Some(next) = packs.last().and_then(|p| p.next_cursor.clone()) {
