@@ -28,6 +28,8 @@ export interface ShapeOptions {
   cursor?: string;
   /** Say what the policy left out in `_omitted` notes (default: the policy's choice). */
   omitted?: boolean;
+  /** The caller's question: a `[pack]` policy ranks the results by their relevance to it. */
+  query?: string;
 }
 
 export interface ValueOptions {

@@ -157,7 +157,7 @@ async function withInputLater(input, f) {
 
 // ---- options ------------------------------------------------------------------------
 
-const SHAPE_OPTIONS = ["level", "params", "format", "tokenizer", "budget", "cursor", "omitted"];
+const SHAPE_OPTIONS = ["level", "params", "format", "tokenizer", "budget", "cursor", "omitted", "query"];
 
 function checkKeys(options, allowed, what) {
   if (options === undefined || options === null) return {};
@@ -222,6 +222,7 @@ function callOptions(options, what, allowed = SHAPE_OPTIONS) {
     budget: optBudget(o.budget),
     cursor: optString(o.cursor, "cursor"),
     omitted: optBool(o.omitted, "omitted"),
+    query: optString(o.query, "query"),
   };
 }
 

@@ -75,6 +75,10 @@ pub struct Args {
     /// level, parameters, format and --budget).
     #[arg(long, value_name = "CURSOR", requires = "budget")]
     pub cursor: Option<String>,
+    /// The question the response is for: a policy with a [pack] section ranks the results by
+    /// their relevance to it blended with their score (as `pare pack --query`).
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
 }
 
 struct Setup {
@@ -145,6 +149,7 @@ pub fn run(args: Args) -> Result<()> {
         tokenizer: setup.tok(),
         budget,
         cursor: args.cursor.as_deref(),
+        query: args.query.as_deref(),
         omitted_notes: setup.opts.notes,
         measure: setup.reporting,
         hint: Hint::Flags,

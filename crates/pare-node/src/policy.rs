@@ -130,6 +130,8 @@ pub struct CallOptions {
     pub budget: Option<u32>,
     pub cursor: Option<String>,
     pub omitted: Option<bool>,
+    /// The caller's question, for a `[pack]` policy.
+    pub query: Option<String>,
 }
 
 pub fn format(name: &str) -> napi::Result<Format> {
@@ -163,6 +165,7 @@ pub struct Options {
     pub budget: Option<usize>,
     pub cursor: Option<String>,
     pub omitted: Option<bool>,
+    pub query: Option<String>,
 }
 
 impl Options {
@@ -175,6 +178,7 @@ impl Options {
             budget: None,
             cursor: None,
             omitted: None,
+            query: None,
         });
         let params = o
             .params
@@ -195,6 +199,7 @@ impl Options {
             budget: o.budget.map(|b| b as usize),
             cursor: o.cursor,
             omitted: o.omitted,
+            query: o.query,
         })
     }
 
@@ -207,6 +212,7 @@ impl Options {
             budget: self.budget.map(Budget::tokens),
             cursor: self.cursor.as_deref(),
             omitted_notes: self.omitted,
+            query: self.query.as_deref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
             ..Request::new(input, policy)

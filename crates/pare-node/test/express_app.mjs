@@ -27,6 +27,8 @@ app.get("/api/entities/:id", (req, res) => {
   res.json(e);
 });
 app.get("/api/paged", (req, res) => res.json(entities));
+const search = payload("semantic_search_full.json");
+app.get("/api/search", (req, res) => res.json(search));
 app.get("/api/text", (req, res) => res.type("text/plain").send("plain text stays"));
 app.get("/api/streamed", (req, res) => {
   // Written in pieces, as a handler that streams JSON does.

@@ -27,6 +27,8 @@ app.get("/api/entities/:id", async (req, reply) => {
   return e;
 });
 app.get("/api/paged", async () => entities);
+const search = payload("semantic_search_full.json");
+app.get("/api/search", async () => search);
 app.get("/api/text", async (req, reply) => reply.type("text/plain").send("plain text stays"));
 app.get("/api/streamed", async (req, reply) => reply.type("application/json").send(JSON.stringify(entities)));
 app.get("/api/headers", async (req) => ({ seen: Object.keys(req.headers).filter((h) => h.startsWith("x-pare")), query: req.query }));

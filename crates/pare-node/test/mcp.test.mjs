@@ -119,6 +119,28 @@ for (const [policy, maxTokens] of [
   });
 }
 
+test("a tool's own query argument ranks its packed results, as through pare mcp", async () => {
+  const policyPath = path.join(HERE, "fixtures", "search_mcp.toml");
+  const inProcess = await connect(process.execPath, [SERVER, "--shape", policyPath, "--max-tokens", "1200"]);
+  const proxied = await connect(pareBin(), ["mcp", "--policy", policyPath, "--max-tokens", "1200", "--", process.execPath, SERVER]);
+  try {
+    const texts = [];
+    for (const query of ["region report timeout", "release index embedding deploy"]) {
+      const ours = await inProcess.callTool({ name: "search_code", arguments: { query } });
+      const theirs = await proxied.callTool({ name: "search_code", arguments: { query } });
+      assert.equal(JSON.stringify(ours), JSON.stringify(theirs), query);
+      texts.push(ours.content[0].text);
+    }
+    assert.notEqual(texts[0], texts[1], "the question changed nothing");
+    // The argument is the tool's own: listed as the server lists it.
+    const tool = (await proxied.listTools()).tools.find((t) => t.name === "search_code");
+    assert.equal(tool.inputSchema.properties.query.type, "string");
+  } finally {
+    await inProcess.close();
+    await proxied.close();
+  }
+});
+
 test("mcp.shape refuses what is not an SDK server, or a server with no tools yet", async () => {
   const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
   assert.throws(() => mcp.shape({}, null), /not an MCP server of the TypeScript SDK/);

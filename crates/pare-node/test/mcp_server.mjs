@@ -48,6 +48,11 @@ server.registerTool(
     return { content: [{ type: "text", text: JSON.stringify(doc, null, 2) }], structuredContent: doc };
   }),
 );
+server.registerTool(
+  "search_code",
+  { description: "Search the code base.", inputSchema: own("search_code", { query: z.string() }) },
+  shaped("search_code", async () => ({ content: [{ type: "text", text: payload("semantic_search_full.json") }] })),
+);
 if (shaper) shaper.registerMore(server, z);
 server.registerTool("ping", { description: "Plain text." }, async () => ({ content: [{ type: "text", text: "pong" }] }));
 server.registerTool("fails", { description: "Always an error." }, async () => {

@@ -152,3 +152,20 @@ test("generated payloads of the corpus shapes", () => {
     }
   }
 });
+
+test("a question reaches a [pack] policy as pare compact --query gives it", () => {
+  const policyPath = path.join(POLICIES, "search.toml");
+  const policy = Policy.fromFile(policyPath);
+  const text = read("semantic_search_full.json");
+  for (const query of ["release index embedding deploy", "region report timeout"]) {
+    for (const opts of [{ query }, { query, budget: 700 }, { query, format: "json" }]) {
+      const args = ["--policy", policyPath, "--query", query];
+      if (opts.budget) args.push("--budget", String(opts.budget));
+      if (opts.format) args.push("--format", opts.format);
+      const want = compact(text, args);
+      assert.equal(policy.shape(text, opts).text, want, JSON.stringify(opts));
+      assert.equal(policy.shape(JSON.parse(text), opts).text, want, JSON.stringify(opts));
+    }
+  }
+  assert.notEqual(policy.shape(text, { query: "region report timeout" }).text, policy.shape(text).text);
+});

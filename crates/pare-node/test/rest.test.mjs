@@ -104,6 +104,9 @@ const REQUESTS = [
   ["/other"],
   ["/api/entities?pare_param_x=2"],
   ["/api/entities?pare_detail=full&pare_max_tokens=10"],
+  ["/api/search"],
+  ["/api/search?pare_query=release%20index%20embedding&pare_max_tokens=600"],
+  ["/api/search", { "x-pare-query": "region report timeout", "x-pare-max-tokens": "500" }],
 ];
 
 test("every request gives pare http's status, body and X-Pare-* headers (Express)", async () => {
@@ -135,6 +138,23 @@ test("every request gives pare http's status, body and X-Pare-* headers (Fastify
     assert.ok(pages < 50);
   }
   assert.ok(pages > 2);
+});
+
+test("pages and cursors of a question: every page is pare http's, and Link keeps the question", async () => {
+  let url = "/api/search?pare_query=release%20index%20embedding&pare_max_tokens=400";
+  let pages = 0;
+  while (url) {
+    const want = await get(viaProxy, url);
+    const got = await get(viaMiddleware, url);
+    assert.deepEqual(got, want, url);
+    assert.equal(got.status, 200, url);
+    pages++;
+    const next = /<([^>]+)>;\s*rel="next"/.exec(got.headers.link ?? "");
+    url = next ? next[1] : null;
+    if (url) assert.match(url, /pare_query=release%20index%20embedding/);
+    assert.ok(pages < 50);
+  }
+  assert.ok(pages > 2, `only ${pages} pages`);
 });
 
 test("pages and cursors: every page is pare http's, and Link walks them", async () => {

@@ -171,6 +171,8 @@ pub struct Options {
     pub budget: Option<usize>,
     pub cursor: Option<String>,
     pub omitted: Option<bool>,
+    /// The caller's question, for a `[pack]` policy.
+    pub query: Option<String>,
 }
 
 impl Options {
@@ -183,6 +185,7 @@ impl Options {
             budget: self.budget.map(Budget::tokens),
             cursor: self.cursor.as_deref(),
             omitted_notes: self.omitted,
+            query: self.query.as_deref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
             ..Request::new(input, policy)
@@ -263,7 +266,7 @@ impl PyPolicy {
     /// Shape a response: a Python value (dict, list, str, int, float, bool, None), or JSON
     /// text (`str`, `bytes`). Returns the page's text and its record ([`Shaped`]); the text
     /// is what `pare compact` prints with the same options, without the final newline.
-    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None))]
+    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None, query=None))]
     #[allow(clippy::too_many_arguments)]
     fn shape(
         &self,
@@ -276,8 +279,10 @@ impl PyPolicy {
         budget: Option<usize>,
         cursor: Option<String>,
         omitted: Option<bool>,
+        query: Option<String>,
     ) -> PyResult<Shaped> {
-        let opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
+        let mut opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
+        opts.query = query;
         let given = Given::read(value)?;
         // No budget: the engine counts nothing, and `tokens_before` is counted from this
         // when it is first read.
@@ -295,7 +300,7 @@ impl PyPolicy {
 
     /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
     /// and together they merge back to the whole.
-    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None))]
+    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, query=None))]
     #[allow(clippy::too_many_arguments)]
     fn pages(
         &self,
@@ -307,8 +312,9 @@ impl PyPolicy {
         format: &str,
         tokenizer: &str,
         omitted: Option<bool>,
+        query: Option<String>,
     ) -> PyResult<Vec<Shaped>> {
-        let opts = self::options(
+        let mut opts = self::options(
             level,
             params,
             format,
@@ -317,6 +323,7 @@ impl PyPolicy {
             None,
             omitted,
         )?;
+        opts.query = query;
         let given = Given::read(value)?;
         let policy = &*self.policy;
         let pages = py
@@ -478,6 +485,7 @@ pub fn options(
         budget,
         cursor,
         omitted,
+        query: None,
     })
 }
 

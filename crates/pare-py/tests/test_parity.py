@@ -152,3 +152,16 @@ def test_generated_payloads_of_the_corpus_shapes(pare_bin, tmp_path):
             got_text, got_dict = both_inputs(policy, path, format=fmt)
             assert got_text == want, (n, fmt)
             assert got_dict == want, (n, fmt)
+
+
+def test_a_question_reaches_a_pack_policy_as_pare_compact_query_gives_it(pare_bin):
+    policy_path, payload = POLICIES / "search.toml", PAYLOADS / "semantic_search_full.json"
+    policy = pare.Policy.from_file(policy_path)
+    text = payload.read_text()
+    for query in ("release index embedding deploy", "region report timeout"):
+        for budget in (None, 700):
+            extra = ["--query", query] + (["--budget", str(budget)] if budget else [])
+            want = cli(pare_bin, payload, policy_path, *extra)
+            assert policy.shape(text, query=query, budget=budget).text == want
+            assert policy.shape(json.loads(text), query=query, budget=budget).text == want
+    assert policy.shape(text, query="region report timeout").text != policy.shape(text).text

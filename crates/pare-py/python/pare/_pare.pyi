@@ -60,6 +60,7 @@ class Policy:
         budget: Optional[int] = None,
         cursor: Optional[str] = None,
         omitted: Optional[bool] = None,
+        query: Optional[str] = None,
     ) -> Shaped:
         """Shape a response through the engine's response pipeline.
 
@@ -69,6 +70,9 @@ class Policy:
         pass ``next_cursor`` back as ``cursor`` (same input and options) for the next page.
         ``Shaped.text`` is exactly what ``pare compact`` prints with the same options,
         without the final newline.
+
+        ``query``: the caller's question; a policy with a ``[pack]`` section ranks the results
+        by their relevance to it (as ``pare compact --query``).
 
         Raises ``JsonError`` (line, column), ``PolicyError`` (a bad level or parameter),
         ``CursorError``, ``BudgetError``, ``TypeError`` (a value that is not JSON-like)."""
@@ -81,6 +85,7 @@ class Policy:
         format: Format = "json",
         tokenizer: TokenizerName = "o200k_base",
         omitted: Optional[bool] = None,
+        query: Optional[str] = None,
     ) -> List[Shaped]:
         """Every page under ``budget``, page 1 first; each decodes alone, and they merge back."""
     def shape_lines(

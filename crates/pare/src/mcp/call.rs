@@ -44,6 +44,9 @@ pub struct Pending {
     pub params: Vec<(String, String)>,
     /// The tool's text passes byte for byte ([`crate::mcp::verbatim`]).
     pub verbatim: bool,
+    /// The caller's question: the value of the tool's own argument `[[mcp.tools]] query`
+    /// names, when it is text (forwarded to the tool unchanged).
+    pub query: Option<String>,
 }
 
 impl Pending {
@@ -57,6 +60,7 @@ impl Pending {
             params: &self.params,
             verbatim: self.verbatim,
             error: false,
+            query: self.query.as_deref(),
         }
     }
 }
@@ -126,8 +130,16 @@ pub fn prepare(
             None => {}
         }
     }
+    // The tool's own argument: read, never taken out.
+    let query = tool
+        .query_argument
+        .as_deref()
+        .and_then(|a| args.get(a))
+        .and_then(Json::as_str)
+        .map(str::to_owned);
     Prepared::Forward {
         pending: Some(Pending {
+            query,
             detail_arg: learned.detail.unwrap_or_else(|| "detail".to_owned()),
             tool_name: name.to_owned(),
             tool,

@@ -58,6 +58,8 @@ pub struct ToolPolicy {
     pub params: Vec<(String, Scalar)>,
     /// What becomes of the result's `structuredContent`.
     pub structured: StructuredContent,
+    /// The tool's own argument that holds the caller's question (`[[mcp.tools]] query`).
+    pub query_argument: Option<String>,
 }
 
 impl ToolPolicy {
@@ -162,6 +164,7 @@ impl Config {
                     verbatim: t.verbatim,
                     params,
                     structured: t.structured_content.unwrap_or(mcp.structured_content),
+                    query_argument: t.query.clone(),
                 })),
             });
         }
@@ -173,6 +176,7 @@ impl Config {
                 verbatim: None,
                 params: Vec::new(),
                 structured: mcp.structured_content,
+                query_argument: None,
             })
         });
         Ok(Config {

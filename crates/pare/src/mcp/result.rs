@@ -135,6 +135,9 @@ pub struct Call<'a> {
     /// The server's result says `isError`: its text passes byte for byte, as a verbatim
     /// tool's, and every page of it says `isError` too.
     pub error: bool,
+    /// The caller's question, from the tool's own argument `[[mcp.tools]] query` names: a
+    /// `[pack]` policy ranks the results by it.
+    pub query: Option<&'a str>,
 }
 
 impl Call<'_> {
@@ -163,6 +166,7 @@ impl Call<'_> {
             hint: self.hint(),
             // Only the pages go back: a policy the stream can do is written as it reads.
             want_value: false,
+            query: self.query,
             ..Request::new(input, &tool.policy)
         }
     }
@@ -821,6 +825,7 @@ pub(crate) fn original_result(
         params: &original.params,
         verbatim: false,
         error: false,
+        query: None,
     };
     if let Ask::Level(l) = ask {
         tool.policy.level_index(l).map_err(|_| {
@@ -961,6 +966,7 @@ mod tests {
             verbatim: None,
             params: Vec::new(),
             structured: Default::default(),
+            query_argument: None,
         };
         (tool, json!({"content": [{"type": "text", "text": text}]}))
     }
@@ -998,6 +1004,7 @@ mod tests {
             params: &[],
             verbatim,
             error: false,
+            query: None,
         }
     }
 

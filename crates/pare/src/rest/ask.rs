@@ -7,6 +7,7 @@
 //! | `pare_format` | `X-Pare-Format` | `json`, `pretty`, `toon`, `auto` (or `Accept: text/toon`) |
 //! | `pare_max_tokens` | `X-Pare-Max-Tokens` | a budget (tokens), at most the route's |
 //! | `pare_cursor` | — | the page a `Link: rel="next"` named |
+//! | `pare_query` | `X-Pare-Query` | the question, for a `[pack]` route: results ranked by relevance to it |
 //!
 //! The query wins over a header. A bad value is an error naming the parameter, the value
 //! and the allowed values (a door answers `400` with [`AskError::body`]).
@@ -26,6 +27,8 @@ pub struct Ask {
     pub max_tokens: Option<usize>,
     /// `pare_cursor`: the page to send; `None`: the first.
     pub cursor: Option<String>,
+    /// `pare_query`: the caller's question; a `[pack]` route ranks results by it.
+    pub query: Option<String>,
     /// The caller's `Accept` names JSON only (`application/json`, `application/*+json`):
     /// a body that is not JSON (packed search results) is sent as data instead.
     pub accepts_only_json: bool,
@@ -79,6 +82,7 @@ impl Ask {
                 "pare_detail" => ask.level = Some(value),
                 "pare_format" => ask.format = Some(format(name, &value)?),
                 "pare_max_tokens" => ask.max_tokens = Some(tokens(name, &value)?),
+                "pare_query" => ask.query = Some(value),
                 _ => ask.cursor = Some(value),
             }
             Ok(())
@@ -92,7 +96,7 @@ impl Ask {
             }
             if matches!(
                 name.as_str(),
-                "pare_detail" | "pare_format" | "pare_max_tokens" | "pare_cursor"
+                "pare_detail" | "pare_format" | "pare_max_tokens" | "pare_cursor" | "pare_query"
             ) {
                 from_query(&name, decode(v), &mut ask)?;
             } else {
@@ -117,6 +121,7 @@ impl Ask {
             }
             match lower.as_str() {
                 "x-pare-detail" if ask.level.is_none() => ask.level = Some(value.to_owned()),
+                "x-pare-query" if ask.query.is_none() => ask.query = Some(value.to_owned()),
                 "x-pare-format" if ask.format.is_none() => ask.format = Some(format(name, value)?),
                 "x-pare-max-tokens" if ask.max_tokens.is_none() => {
                     ask.max_tokens = Some(tokens(name, value)?)
@@ -192,7 +197,7 @@ pub fn is_pare_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     matches!(
         n.as_str(),
-        "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens"
+        "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens" | "x-pare-query"
     ) || n.starts_with(PARAM_HEADER)
 }
 

@@ -144,6 +144,7 @@ pub fn shape(
         // Packed search results are text; a caller that asked for JSON gets them as data.
         pack_data: matches!(ask.format, Some(Format::Json | Format::Pretty))
             || ask.accepts_only_json,
+        query: ask.query.as_deref(),
         ..Request::new(Input::Json(text), &route.policy)
     };
     let (page, rest) = match respond::respond(request) {
@@ -328,6 +329,10 @@ pub fn link(path: &str, query: &str, ask: &Ask, next: &str) -> String {
     }
     if let Some(n) = ask.max_tokens {
         q.push(format!("pare_max_tokens={n}"));
+    }
+    // The next page belongs to the same question.
+    if let Some(question) = &ask.query {
+        q.push(format!("pare_query={}", encode_component(question)));
     }
     q.push(format!("pare_cursor={next}"));
     format!("<{path}?{}>; rel=\"next\"", q.join("&"))
@@ -516,10 +521,11 @@ mod tests {
             cursor: Some("old".into()),
             accepts_only_json: false,
             params: Vec::new(),
+            query: Some("a b&c".into()),
         };
         assert_eq!(
             link("/a", "", &asked, "C9"),
-            "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_cursor=C9>; rel=\"next\""
+            "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_query=a%20b%26c&pare_cursor=C9>; rel=\"next\""
         );
         assert_eq!(header_text("é\nb"), "\\u{e9} | b");
     }

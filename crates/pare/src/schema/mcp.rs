@@ -109,6 +109,11 @@ pub struct McpTool {
     /// What becomes of these tools' `structuredContent`. Default: `[mcp] structured_content`.
     #[serde(default)]
     pub structured_content: Option<StructuredContent>,
+    /// The tool's own argument that holds the caller's question (say `query`): a `[pack]`
+    /// policy ranks the results by their relevance to it, blended with their score. The
+    /// argument stays the tool's and is forwarded unchanged. Default: none.
+    #[serde(default)]
+    pub query: Option<String>,
 }
 
 /// What a shaped tool's `structuredContent` becomes. Clients increasingly show it to the
