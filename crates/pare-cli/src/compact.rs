@@ -120,6 +120,8 @@ fn setup(args: &Args) -> Result<Setup> {
     let notes = args.omitted.then_some(true);
     let opts = ShapeOptions {
         track_paths: reporting,
+        // One string for the life of the command (the options are `'static`).
+        query: args.query.clone().map(|q| &*Box::leak(q.into_boxed_str())),
         ..policy_cmd::shape_options(&policy, args.level.as_deref(), &overrides, tok, notes)?
     };
     Ok(Setup {

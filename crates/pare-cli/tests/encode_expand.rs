@@ -425,3 +425,35 @@ fn pack_query_ranks_by_relevance_and_says_which_words_matched() {
         SEARCH_IN,
     );
 }
+
+#[test]
+fn compact_query_reaches_limit_relevant_whole_in_jsonl_and_in_the_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let policy = dir.path().join("logs.toml");
+    std::fs::write(
+        &policy,
+        "[[ops]]\nop = \"limit\"\nat = [\"$.logs\"]\nmax = 1\nkeep = \"relevant\"\n",
+    )
+    .expect("write");
+    let policy = policy.to_str().expect("UTF-8 path");
+    let input = r#"{"logs":[{"msg":"started"},{"msg":"request timeout"},{"msg":"ok"},{"msg":"disk","level":"error"}]}"#;
+    let want =
+        r#"{"logs":[{"msg":"request timeout"},{"msg":"disk","level":"error"}],"logs_more":2}"#;
+    for extra in [&[][..], &["--report"][..]] {
+        let mut args = vec!["compact", "--policy", policy, "--query", "timeout"];
+        args.extend_from_slice(extra);
+        assert_eq!(ok(&args, input), format!("{want}\n"));
+    }
+    let jsonl = ok(
+        &[
+            "compact", "--policy", policy, "--query", "timeout", "--jsonl",
+        ],
+        format!("{input}\n{input}\n"),
+    );
+    assert_eq!(jsonl, format!("{want}\n{want}\n"));
+    // No question: the first item, and the error.
+    assert_eq!(
+        ok(&["compact", "--policy", policy], input),
+        "{\"logs\":[{\"msg\":\"started\"},{\"msg\":\"disk\",\"level\":\"error\"}],\"logs_more\":2}\n"
+    );
+}

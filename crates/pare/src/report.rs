@@ -271,6 +271,7 @@ pub fn measure(
                     op_limit: Some(k + 1),
                     notes: opts.notes,
                     count_matches: false,
+                    query: opts.query,
                 };
                 count(&shape(input.clone(), policy, &prefix).value)
             };

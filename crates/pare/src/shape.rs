@@ -53,6 +53,8 @@ pub struct ShapeOptions<'a> {
     /// Count the nodes each selector selects ([`Shaped::matches`]; `pare policy check
     /// --sample`). Whether each selected any is always noted.
     pub count_matches: bool,
+    /// The caller's question: `limit` with `keep = "relevant"` keeps the items that answer it.
+    pub query: Option<&'a str>,
 }
 
 impl<'a> ShapeOptions<'a> {
@@ -75,6 +77,7 @@ impl<'a> ShapeOptions<'a> {
             op_limit: None,
             notes,
             count_matches: false,
+            query: None,
         })
     }
 
@@ -90,6 +93,7 @@ impl<'a> ShapeOptions<'a> {
             op_limit: None,
             notes: None,
             count_matches: false,
+            query: None,
         }
     }
 }
@@ -196,6 +200,7 @@ pub(crate) fn shape_planned(
         ops: walked,
         params: &opts.params,
         tokenizer: opts.tokenizer,
+        query: opts.query,
         rec: Recorder::new(
             active.iter().map(|(n, _)| *n).collect(),
             opts.track_paths || notes,
@@ -254,6 +259,7 @@ struct Walker<'p> {
     everywhere: bool,
     params: &'p Params,
     tokenizer: &'p dyn Tokenizer,
+    query: Option<&'p str>,
     rec: Recorder,
     siblings: Vec<Sibling>,
     legend: Vec<(String, String)>,
@@ -288,6 +294,7 @@ impl Walker<'_> {
                 set,
                 params: self.params,
                 tokenizer: self.tokenizer,
+                query: self.query,
                 rec: &mut self.rec,
                 key,
                 root_is_object: self.root_is_object,
@@ -395,6 +402,7 @@ impl<'p> Walker<'p> {
             everywhere: self.everywhere,
             params: self.params,
             tokenizer: self.tokenizer,
+            query: self.query,
             rec: self.rec.fork(),
             siblings: Vec::new(),
             legend: Vec::new(),

@@ -78,6 +78,7 @@ impl<'a> Request<'a> {
             op_limit: None,
             notes: self.notes,
             count_matches: false,
+            query: None,
         };
         Ok(shape(input, policy, &opts))
     }

@@ -51,6 +51,23 @@
 //!
 //! In: `{"time":{"created":"2010-01-03","1.0.0":"2010-01-03","2.0.0":"2014-05-01","modified":"2024-10-08"}}`
 //! Out: `{"time":{"2.0.0":"2014-05-01","modified":"2024-10-08"},"time_more":2}`
+//!
+//! With `keep = "relevant"`, the N items that best answer the caller's question
+//! (`--query`, `pare_query`, a tool's query argument; BM25 over each item's text, see
+//! [`crate::relevance`]) stay, in document order, and so do items that look like errors or
+//! outliers (the rules are at [`LimitKeep::Relevant`]); without a question, the first N and
+//! those. With the question `timeout`:
+//!
+//! ```toml
+//! [[ops]]
+//! op = "limit"
+//! at = ["$.logs"]
+//! max = 1
+//! keep = "relevant"
+//! ```
+//!
+//! In: `{"logs":[{"msg":"started"},{"msg":"request timeout"},{"msg":"ok"},{"msg":"disk","level":"error"}]}`
+//! Out: `{"logs":[{"msg":"request timeout"},{"msg":"disk","level":"error"}],"logs_more":2}`
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -109,6 +126,20 @@ pub enum LimitKeep {
     Largest,
     /// The N that rank lowest by `by` (or by the item itself).
     Smallest,
+    /// The N that best answer the caller's question (BM25 over each item's string and
+    /// number values; ties keep the earlier item), or the first N without a question; and,
+    /// besides them, up to N items that look like errors or outliers:
+    /// - an error: an object item with a member `error`, `errors`, `exception`, `failure` or
+    ///   `fault` that is not empty (`null`, `false`, `""`, `[]`, `{}`), or a member
+    ///   `status`, `level`, `severity`, `state`, `outcome` or `result` whose text is `error`,
+    ///   `err`, `failed`, `failure`, `fatal`, `critical`, `exception`, `crashed`, `panic`
+    ///   or `timeout` (any case), or a member `status`, `status_code` or `code` that is a
+    ///   number from 500 to 599;
+    /// - an outlier: an object item whose number in a member that at least 8 items have lies
+    ///   more than 3.5 robust standard deviations from those items' median (|x − median| >
+    ///   3.5 × 1.4826 × the median absolute deviation; a member whose deviation is 0 flags
+    ///   nothing).
+    Relevant,
 }
 
 #[derive(Debug)]
@@ -132,6 +163,15 @@ impl LimitSpec {
                  `\"smallest\"` does; allowed: largest, smallest"
             );
             // Reported at `by`, the key that asks for the ranking; `keep`'s choices that rank.
+            let allowed = ["largest", "smallest"];
+            let fault = Fault::not_one_of(InvalidKind::BadValue, None, &allowed, message);
+            return Err(cx.fault("by", fault));
+        }
+        if let (Some(by), LimitKeep::Relevant) = (&self.by, self.keep) {
+            let message = format!(
+                "`by = \"{by}\"` ranks items by a member, but `keep = \"relevant\"` ranks them by \
+                 the caller's question; allowed with `by`: largest, smallest"
+            );
             let allowed = ["largest", "smallest"];
             let fault = Fault::not_one_of(InvalidKind::BadValue, None, &allowed, message);
             return Err(cx.fault("by", fault));
@@ -162,7 +202,16 @@ impl Op for Limit {
         if len <= self.max || !cx.matches_any(&self.at) || self.already_limited(node, cx.key) {
             return;
         }
-        let more = len - self.max;
+        // Which stay; `relevant` may keep flagged items beyond `max`.
+        let kept = match node {
+            Value::Array(items) => self.chosen(items.iter(), len, cx.query),
+            Value::Object(map) => self.chosen(map.values(), len, cx.query),
+            _ => unreachable!("checked above"),
+        };
+        let more = kept.iter().filter(|k| !**k).count();
+        if more == 0 {
+            return;
+        }
         let word = if self.keep == LimitKeep::Last {
             "earlier"
         } else {
@@ -170,7 +219,6 @@ impl Op for Limit {
         };
         match node {
             Value::Array(items) => {
-                let kept = self.chosen(items.iter(), len);
                 let mut i = 0;
                 items.retain(|_| {
                     i += 1;
@@ -186,7 +234,6 @@ impl Op for Limit {
                 }
             }
             Value::Object(map) => {
-                let kept = self.chosen(map.values(), len);
                 let mut i = 0;
                 map.retain(|_, _| {
                     i += 1;
@@ -217,6 +264,107 @@ impl Op for Limit {
 
 /// The member that holds the count in a limited map with no parent object to hold a sibling.
 const MARKER_KEY: &str = "…";
+
+/// An item's words for relevance: its string and number values, depth first.
+fn item_text(v: &Value) -> String {
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push(' ');
+            }
+            Value::Number(n) => {
+                out.push_str(n.as_str());
+                out.push(' ');
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(map) => map.values().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    walk(v, &mut out);
+    out
+}
+
+const ERROR_MEMBERS: [&str; 5] = ["error", "errors", "exception", "failure", "fault"];
+const STATUS_MEMBERS: [&str; 6] = ["status", "level", "severity", "state", "outcome", "result"];
+const ERROR_WORDS: [&str; 10] = [
+    "error",
+    "err",
+    "failed",
+    "failure",
+    "fatal",
+    "critical",
+    "exception",
+    "crashed",
+    "panic",
+    "timeout",
+];
+const CODE_MEMBERS: [&str; 3] = ["status", "status_code", "code"];
+
+/// Items that look like errors or outliers ([`LimitKeep::Relevant`]'s rules).
+fn flagged(items: &[&Value]) -> Vec<bool> {
+    let mut out: Vec<bool> = items.iter().map(|v| looks_like_error(v)).collect();
+    // Outliers, member by member, over the items that have a number there.
+    let mut numbers: Vec<(&str, Vec<(usize, f64)>)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(map) = item.as_object() else {
+            continue;
+        };
+        for (k, v) in map.iter() {
+            let Some(x) = v.as_f64() else { continue };
+            match numbers.iter_mut().find(|(name, _)| *name == k.as_str()) {
+                Some((_, xs)) => xs.push((i, x)),
+                None => numbers.push((k.as_str(), vec![(i, x)])),
+            }
+        }
+    }
+    for (_, xs) in numbers.iter().filter(|(_, xs)| xs.len() >= 8) {
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            }
+        };
+        let m = median(xs.iter().map(|(_, x)| *x).collect());
+        let mad = median(xs.iter().map(|(_, x)| (x - m).abs()).collect());
+        if mad == 0.0 {
+            continue;
+        }
+        for (i, x) in xs {
+            if (x - m).abs() > 3.5 * 1.4826 * mad {
+                out[*i] = true;
+            }
+        }
+    }
+    out
+}
+
+fn looks_like_error(item: &Value) -> bool {
+    let Some(map) = item.as_object() else {
+        return false;
+    };
+    map.iter().any(|(k, v)| {
+        let k = k.as_str().to_ascii_lowercase();
+        let filled = match v {
+            Value::Null | Value::Bool(false) => false,
+            Value::String(s) => !s.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+            _ => true,
+        };
+        (ERROR_MEMBERS.contains(&k.as_str()) && filled)
+            || (STATUS_MEMBERS.contains(&k.as_str())
+                && v.as_str()
+                    .is_some_and(|s| ERROR_WORDS.contains(&s.to_ascii_lowercase().as_str())))
+            || (CODE_MEMBERS.contains(&k.as_str())
+                && v.as_f64().is_some_and(|x| (500.0..600.0).contains(&x)))
+    })
+}
 
 /// How an item ranks for `largest` / `smallest`.
 #[derive(Clone, Copy, PartialEq)]
@@ -262,10 +410,40 @@ impl Limit {
         }
     }
 
-    /// Which of the `len` items stay (`max` of them), by position.
-    fn chosen<'v>(&self, items: impl Iterator<Item = &'v Value>, len: usize) -> Vec<bool> {
+    /// Which of the `len` items stay (`max` of them, and with `relevant` the flagged ones),
+    /// by position.
+    fn chosen<'v>(
+        &self,
+        items: impl Iterator<Item = &'v Value>,
+        len: usize,
+        query: Option<&str>,
+    ) -> Vec<bool> {
         let mut kept = vec![false; len];
         match self.keep {
+            LimitKeep::Relevant => {
+                let items: Vec<&Value> = items.collect();
+                match query {
+                    Some(q) => {
+                        let texts: Vec<String> = items.iter().map(|v| item_text(v)).collect();
+                        let scores = crate::relevance::Relevance::score(q, &texts).scores;
+                        let mut order: Vec<usize> = (0..len).collect();
+                        // Stable: ties keep document order.
+                        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+                        for &i in &order[..self.max] {
+                            kept[i] = true;
+                        }
+                    }
+                    None => kept[..self.max].fill(true),
+                }
+                let flagged = flagged(&items);
+                let extra: Vec<usize> = (0..len)
+                    .filter(|&i| flagged[i] && !kept[i])
+                    .take(self.max)
+                    .collect();
+                for i in extra {
+                    kept[i] = true;
+                }
+            }
             LimitKeep::First => kept[..self.max].fill(true),
             LimitKeep::Last => kept[len - self.max..].fill(true),
             LimitKeep::Largest | LimitKeep::Smallest => {
@@ -342,7 +520,7 @@ mod tests {
         assert_eq!(key, "ops[0].keep");
         assert_eq!(
             message,
-            "unknown variant `newest`, expected one of `first`, `last`, `largest`, `smallest`"
+            "unknown variant `newest`, expected one of `first`, `last`, `largest`, `smallest`, `relevant`"
         );
         let (key, message) = error(&format!("{base}keep = \"last\"\nby = \"downloads\"\n"));
         assert_eq!(key, "ops[0].by");
@@ -443,5 +621,87 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod relevant_tests {
+    use crate::policy::Policy;
+    use crate::shape::{ShapeOptions, shape};
+
+    fn run(policy: &str, input: &str, query: Option<&str>) -> String {
+        let policy = Policy::parse(policy).unwrap();
+        let opts = ShapeOptions {
+            query,
+            ..ShapeOptions::new(&policy)
+        };
+        crate::json::to_compact(&shape(crate::json::parse(input).unwrap(), &policy, &opts).value)
+    }
+
+    const LOGS: &str = "[[ops]]\nop = \"limit\"\nat = [\"$.logs\"]\nmax = 1\nkeep = \"relevant\"\n";
+
+    #[test]
+    fn the_doc_example_keeps_the_answer_and_the_error_in_document_order() {
+        let input = r#"{"logs":[{"msg":"started"},{"msg":"request timeout"},{"msg":"ok"},{"msg":"disk","level":"error"}]}"#;
+        assert_eq!(
+            run(LOGS, input, Some("timeout")),
+            r#"{"logs":[{"msg":"request timeout"},{"msg":"disk","level":"error"}],"logs_more":2}"#
+        );
+        // Without a question: the first N, and the error still.
+        assert_eq!(
+            run(LOGS, input, None),
+            r#"{"logs":[{"msg":"started"},{"msg":"disk","level":"error"}],"logs_more":2}"#
+        );
+    }
+
+    #[test]
+    fn errors_by_member_status_word_and_5xx_code() {
+        let input = r#"{"logs":[{"m":"a"},{"m":"b","error":null},{"m":"c","error":{"why":"x"}},{"m":"d","status":"FAILED"},{"m":"e","status_code":503},{"m":"f","status_code":404}]}"#;
+        let policy = LOGS.replace("max = 1", "max = 3");
+        assert_eq!(
+            run(&policy, input, None),
+            r#"{"logs":[{"m":"a"},{"m":"b","error":null},{"m":"c","error":{"why":"x"}},{"m":"d","status":"FAILED"},{"m":"e","status_code":503}],"logs_more":1}"#
+        );
+    }
+
+    #[test]
+    fn an_outlier_is_kept_and_a_flat_member_flags_nothing() {
+        let mut items: Vec<String> = (0..10)
+            .map(|i| format!(r#"{{"i":{i},"ms":{},"same":1}}"#, 100 + i))
+            .collect();
+        items[7] = r#"{"i":7,"ms":9000,"same":1}"#.into();
+        let input = format!(r#"{{"logs":[{}]}}"#, items.join(","));
+        let out = run(LOGS, &input, None);
+        assert_eq!(
+            out,
+            r#"{"logs":[{"i":0,"ms":100,"same":1},{"i":7,"ms":9000,"same":1}],"logs_more":8}"#
+        );
+    }
+
+    #[test]
+    fn flagged_items_beyond_max_are_capped_at_max_and_a_second_run_changes_nothing() {
+        let items: Vec<String> = (0..6)
+            .map(|i| format!(r#"{{"i":{i},"level":"error"}}"#))
+            .collect();
+        let input = format!(r#"{{"logs":[{}]}}"#, items.join(","));
+        let policy = LOGS.replace("max = 1", "max = 2");
+        let once = run(&policy, &input, Some("nothing matches"));
+        assert_eq!(
+            once,
+            r#"{"logs":[{"i":0,"level":"error"},{"i":1,"level":"error"},{"i":2,"level":"error"},{"i":3,"level":"error"}],"logs_more":2}"#
+        );
+        let twice = run(&policy, &once, Some("nothing matches"));
+        assert!(twice.starts_with(r#"{"logs":[{"i":0,"level":"error"},{"i":1,"level":"error"},{"i":2,"level":"error"},{"i":3,"level":"error"}]"#), "{twice}");
+    }
+
+    #[test]
+    fn by_with_relevant_is_refused_naming_the_key() {
+        let err = Policy::parse(&format!("{LOGS}by = \"x\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("ops[0].by") && err.contains("ranks them by the caller's question"),
+            "{err}"
+        );
     }
 }

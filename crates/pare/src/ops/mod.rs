@@ -234,6 +234,8 @@ pub(crate) struct ApplyCx<'w, 'k> {
     pub set: &'w SelectorSet,
     pub params: &'w Params,
     pub tokenizer: &'w dyn Tokenizer,
+    /// The caller's question, if any (`limit`'s `keep = "relevant"`).
+    pub query: Option<&'w str>,
     pub rec: &'w mut Recorder,
     /// This node's key when its parent is an object.
     pub key: Option<&'k str>,

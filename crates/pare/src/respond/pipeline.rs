@@ -363,6 +363,7 @@ fn shape_options<'a>(req: &Request<'a>, params: &Params, level: usize) -> ShapeO
         op_limit: None,
         notes: req.omitted_notes,
         count_matches: false,
+        query: req.query,
     }
 }
 
