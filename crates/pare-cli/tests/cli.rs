@@ -310,7 +310,7 @@ fn error_policy_bad_key_pattern_and_options() {
     assert_eq!(
         err,
         "pare: error: in policy p.toml: policy error at `ops[0].keep`: unknown variant `top`, \
-         expected one of `first`, `last`, `largest`, `smallest`\n"
+         expected one of `first`, `last`, `largest`, `smallest`, `relevant`\n"
     );
     let err = policy_error(
         "[[ops]]\nop = \"pluck\"\nat = [\"$.a\"]\nfield = \"n\"\nmissing = \"skip\"\n",
