@@ -171,3 +171,57 @@ fn a_cursor_belongs_to_its_query() {
     );
     assert!(matches!(other, Err(pare::pack::PackError::Cursor(_))));
 }
+
+/// Seed 004's ranking context, opt-in: percentile, what the rank rests on, and the
+/// near-duplicates a chunk stands for; nothing of it without `ranking_context`.
+#[test]
+fn ranking_context_says_percentile_why_and_what_a_chunk_stands_for() {
+    let text = "fn retry_with_backoff(attempts: u32) -> Duration { backoff(attempts) }";
+    let input = pare::json::parse(&serde_json::json!({"results": [
+        {"chunk_id": "a", "hybrid_score": 0.9, "source_file": "src/a.rs", "chunk_text": "fn parse_config() {}\n// reads the config file"},
+        {"chunk_id": "b", "hybrid_score": 0.5, "source_file": "src/b.rs", "chunk_text": text},
+        {"chunk_id": "c", "hybrid_score": 0.4, "source_file": "src/c.rs", "chunk_text": text},
+    ]}).to_string())
+    .unwrap();
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    let mut opts = common::search_pack_options();
+    let plain = pack_response(
+        &input,
+        &opts,
+        "standard",
+        2000,
+        tok,
+        None,
+        Some("retry backoff"),
+        &mut PreviewCache::new(16),
+    )
+    .unwrap();
+    let data = plain.data("standard");
+    assert!(data["chunks"][0].get("rank_percentile").is_none(), "{data}");
+    opts.ranking_context = true;
+    let packed = pack_response(
+        &input,
+        &opts,
+        "standard",
+        2000,
+        tok,
+        None,
+        Some("retry backoff"),
+        &mut PreviewCache::new(16),
+    )
+    .unwrap();
+    let by_id = |id: &str| packed.shown.iter().find(|s| s.id == id).unwrap().clone();
+    let (a, b, c) = (by_id("a"), by_id("b"), by_id("c"));
+    assert_eq!((b.rank, b.rank_percentile), (1, Some(100)));
+    assert_eq!(b.similar_chunks, ["c"]);
+    assert_eq!(c.duplicate_of.as_deref(), Some("b"));
+    assert_eq!(
+        b.rank_explanation.as_deref(),
+        Some("relevance to the question 1.00 of the best; score 0.5 (2nd of 3 by score)")
+    );
+    assert_eq!(
+        a.rank_explanation.as_deref(),
+        Some("none of the question's words; score 0.9 (1st of 3 by score)")
+    );
+    assert_eq!(a.rank_percentile, Some(0));
+}

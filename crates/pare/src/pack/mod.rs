@@ -238,6 +238,15 @@ pub struct Shown {
     /// The id of the better chunk a duplicate repeats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<String>,
+    /// With `[pack] ranking_context`: the share (0–100) of the other chunks it outranks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_percentile: Option<u8>,
+    /// With `[pack] ranking_context`: what the rank rests on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_explanation: Option<String>,
+    /// With `[pack] ranking_context`: the ids of the near-duplicates this chunk stands for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub similar_chunks: Vec<String>,
 }
 
 /// Seed 003's metrics (these exact keys), plus where each chunk went and why.

@@ -250,7 +250,25 @@ fn pack_page(
         query_analysis,
     };
     metrics.record_output(tokens);
-    let shown = shown(chunks, &this_page, &decisions, &rank_of, settings, cache);
+    let context = opts
+        .ranking_context
+        .then(|| ranking_context(chunks, &rank_of, &caps, asked.as_ref()));
+    let mut shown = shown(chunks, &this_page, &decisions, &rank_of, settings, cache);
+    if let Some(context) = context {
+        let index_of: std::collections::HashMap<&str, usize> = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.as_str(), i))
+            .collect();
+        for s in &mut shown {
+            if let Some(&i) = index_of.get(s.id.as_str()) {
+                let (percentile, explanation, similar) = &context[i];
+                s.rank_percentile = Some(*percentile);
+                s.rank_explanation = Some(explanation.clone());
+                s.similar_chunks = similar.clone();
+            }
+        }
+    }
     Packed {
         text,
         tokens,
@@ -313,9 +331,71 @@ fn shown(
                 tokens,
                 text,
                 duplicate_of,
+                rank_percentile: None,
+                rank_explanation: None,
+                similar_chunks: Vec::new(),
             }
         })
         .collect()
+}
+
+/// Each chunk's ranking context (`[pack] ranking_context`, seed 004): its percentile in this
+/// ranking, what the rank rests on, and the near-duplicates it stands for.
+fn ranking_context(
+    chunks: &[Chunk],
+    rank_of: &[usize],
+    caps: &[(Tier, &'static str)],
+    asked: Option<&Asked>,
+) -> Vec<(u8, String, Vec<String>)> {
+    let n = chunks.len();
+    let mut by_score: Vec<usize> = (0..n).filter(|&i| chunks[i].scored).collect();
+    by_score.sort_by(|&a, &b| chunks[b].score.total_cmp(&chunks[a].score));
+    let best = asked.map_or(0.0, |a| {
+        a.relevance.scores.iter().copied().fold(0.0, f64::max)
+    });
+    (0..n)
+        .map(|i| {
+            let percentile = if n <= 1 {
+                100
+            } else {
+                ((100 * (n - rank_of[i])) as f64 / (n - 1) as f64).round() as u8
+            };
+            let score = match by_score.iter().position(|&k| k == i) {
+                Some(p) => format!(
+                    "score {} ({} of {} by score)",
+                    chunks[i].score,
+                    ordinal(p + 1),
+                    by_score.len()
+                ),
+                None => "no score".to_owned(),
+            };
+            let explanation = match asked {
+                Some(a) if best > 0.0 && a.relevance.scores[i] > 0.0 => format!(
+                    "relevance to the question {:.2} of the best; {score}",
+                    a.relevance.scores[i] / best
+                ),
+                Some(_) => format!("none of the question's words; {score}"),
+                None => score,
+            };
+            let similar = (0..n)
+                .filter(|&j| caps[j].0 == Tier::Duplicate(rank_of[i]))
+                .map(|j| chunks[j].id.clone())
+                .collect();
+            (percentile, explanation, similar)
+        })
+        .collect()
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, … `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// Whether a next page can show more: this page left chunks out and showed at least one

@@ -80,6 +80,13 @@ pub struct PackOptions {
     /// exceeds it. Default: 25000 (Claude Code's `MAX_MCP_OUTPUT_TOKENS`).
     #[serde(default = "default_client_limit")]
     pub client_limit: usize,
+    /// Give each chunk of the page data (`pare pack --format json`, a JSON client's pages)
+    /// its ranking context (seed 004): `rank_percentile` (0–100, the share of the other
+    /// chunks it outranks), `rank_explanation` (what its rank rests on: the upstream score and
+    /// its place by it, and with a question the relevance) and `similar_chunks` (the ids of
+    /// the near-duplicates it stands for). Off by default.
+    #[serde(default)]
+    pub ranking_context: bool,
 }
 
 /// The order of the packed items (`[pack] order`).
@@ -115,6 +122,7 @@ impl Default for PackOptions {
             total: None,
             envelope: false,
             client_limit: default_client_limit(),
+            ranking_context: false,
         }
     }
 }
