@@ -44,7 +44,12 @@ pub fn pack_from_cursor(
 
 /// What a cursor is checked against: the chunks and everything that decides the pages.
 pub(crate) fn cursor_check(chunks: &[Chunk], settings: &PackSettings) -> u64 {
-    let options = serde_json::to_string(settings.options).expect("options serialize");
+    // The options that decide the pages: `ranking_context` only adds data to them.
+    let mut options = serde_json::to_value(settings.options).expect("options serialize");
+    if let Some(o) = options.as_object_mut() {
+        o.remove("ranking_context");
+    }
+    let options = options.to_string();
     let mut head = format!(
         "{}\u{1}{}\u{1}{}",
         settings.budget,
