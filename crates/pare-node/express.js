@@ -25,20 +25,15 @@
 //   describe the handler's body go.
 "use strict";
 
-const { tooLong, checkMaxBody, setShapedHeaders, headerPairs, splitUrl } = require("./rest.js");
+const { makeRest } = require("./rest.js");
 
-function makeExpress({ native, Policy, typed }) {
+function makeExpress(deps) {
+  const shared = makeRest(deps);
+  const { headerPairs, splitUrl } = shared;
+
   /** Middleware shaping the JSON responses of an Express (or plain `node:http`) app. */
   function middleware(policy, options = {}) {
-    if (!(policy instanceof Policy)) throw new TypeError("express(policy): the policy must be a Policy (Policy.fromFile, …)");
-    const maxBody = checkMaxBody(options, "express(policy, options)");
-    let rest;
-    try {
-      rest = new native.Rest(policy._native);
-    } catch (e) {
-      throw typed(e);
-    }
-    const vary = native.shapedVary();
+    const { rest, maxBody } = shared.routes(policy, options, "express(policy, options)");
 
     return function pare(req, res, next) {
       const [pathname, query] = splitUrl(req.originalUrl ?? req.url);
@@ -56,9 +51,9 @@ function makeExpress({ native, Policy, typed }) {
       req.url = (mounted < 0 ? req.url : req.url.slice(0, mounted)) + (own ? `?${own}` : "");
       if (req.originalUrl !== undefined) req.originalUrl = pathname + (own ? `?${own}` : "");
       for (const name of Object.keys(req.headers)) {
-        if (native.isPareHeaderName(name)) delete req.headers[name];
+        if (shared.isPareHeader(name)) delete req.headers[name];
       }
-      if (!call.full) hold(native, call, res, maxBody, vary);
+      if (!call.full) hold(shared, call, res, maxBody);
       next();
     };
   }
@@ -66,7 +61,8 @@ function makeExpress({ native, Policy, typed }) {
 }
 
 /** Hold the response's head and body until its end, to shape it whole. */
-function hold(native, call, res, maxBody, vary) {
+function hold(shared, call, res, maxBody) {
+  const { tooLong } = shared;
   const writeHead = res.writeHead;
   const write = res.write;
   const end = res.end;
@@ -162,7 +158,7 @@ function hold(native, call, res, maxBody, vary) {
       res.setHeader("content-length", out.body.length);
       return end.call(res, out.body, cb);
     }
-    setShapedHeaders(
+    shared.setShapedHeaders(
       {
         names: () => res.getHeaderNames(),
         get: (k) => res.getHeader(k),
@@ -170,8 +166,6 @@ function hold(native, call, res, maxBody, vary) {
         remove: (k) => res.removeHeader(k),
       },
       out,
-      native,
-      vary,
     );
     res.setHeader("content-length", out.body.length);
     return end.call(res, out.body, cb);

@@ -14,20 +14,15 @@
 // as a stream passes untouched.
 "use strict";
 
-const { tooLong, checkMaxBody, setShapedHeaders, headerPairs, splitUrl } = require("./rest.js");
+const { makeRest } = require("./rest.js");
 
-function makeFastify({ native, Policy, typed }) {
+function makeFastify(deps) {
+  const shared = makeRest(deps);
+  const { tooLong, headerPairs, splitUrl } = shared;
+
   /** A Fastify plugin shaping the app's JSON responses by `policy`'s `[http]` routes. */
   function plugin(policy, options = {}) {
-    if (!(policy instanceof Policy)) throw new TypeError("fastify(policy): the policy must be a Policy (Policy.fromFile, …)");
-    const maxBody = checkMaxBody(options, "fastify(policy, options)");
-    let rest;
-    try {
-      rest = new native.Rest(policy._native);
-    } catch (e) {
-      throw typed(e);
-    }
-    const vary = native.shapedVary();
+    const { rest, maxBody } = shared.routes(policy, options, "fastify(policy, options)");
     const calls = new WeakMap();
 
     function pare(app, _opts, done) {
@@ -49,7 +44,7 @@ function makeFastify({ native, Policy, typed }) {
           for (const k of Object.keys(request.query)) if (!kept.has(k)) delete request.query[k];
         }
         for (const name of Object.keys(raw.headers)) {
-          if (native.isPareHeaderName(name)) delete raw.headers[name];
+          if (shared.isPareHeader(name)) delete raw.headers[name];
         }
         if (!call.full) calls.set(request, call);
         next();
@@ -74,7 +69,7 @@ function makeFastify({ native, Policy, typed }) {
           reply.code(out.status).header("content-type", out.contentType);
           return next(null, out.body);
         }
-        setShapedHeaders(
+        shared.setShapedHeaders(
           {
             names: () => Object.keys(reply.getHeaders()),
             get: (k) => reply.getHeader(k),
@@ -82,8 +77,6 @@ function makeFastify({ native, Policy, typed }) {
             remove: (k) => reply.removeHeader(k),
           },
           out,
-          native,
-          vary,
         );
         next(null, out.body);
       });

@@ -36,19 +36,7 @@ function makeMcp({ native, Policy, typed }) {
    * result page. Returns `server`.
    */
   function shape(server, policy, options = {}) {
-    const allowed = ["maxTokens", "maxChars4", "tokenizer", "onWarning"];
-    for (const k of Object.keys(options ?? {})) {
-      if (!allowed.includes(k)) throw new TypeError(`mcp.shape: unknown option ${JSON.stringify(k)}; allowed: ${allowed.join(", ")}`);
-    }
-    if (policy !== undefined && policy !== null && !(policy instanceof Policy)) {
-      throw new TypeError("mcp.shape: the policy must be a Policy (Policy.fromFile, …) or null");
-    }
-    const maxTokens = options.maxTokens ?? 20000;
-    const maxChars4 = options.maxChars4 ?? 25000;
-    for (const [name, v] of [["maxTokens", maxTokens], ["maxChars4", maxChars4]]) {
-      if (!Number.isSafeInteger(v) || v < 1 || v > 0xffffffff) throw new TypeError(`mcp.shape: ${name} must be a whole number >= 1`);
-    }
-    const warn = options.onWarning ?? ((m) => console.error(`pare: ${m}`));
+    const { session, warn } = sessionFor(policy, options, "mcp.shape");
     const low = lowLevel(server);
     const handlers = low._requestHandlers;
     const listing = handlers.get("tools/list");
@@ -56,9 +44,6 @@ function makeMcp({ native, Policy, typed }) {
     if (!listing || !calling) {
       throw new Error("mcp.shape: the server has no tools/list or tools/call handler yet (register its tools first)");
     }
-    const session = call(typed, () =>
-      new native.McpSession(policy ? policy._native : undefined, maxTokens, maxChars4, options.tokenizer ?? "o200k_base"),
-    );
     let learned = false;
 
     handlers.set("tools/list", async (request, extra) => {
@@ -86,33 +71,10 @@ function makeMcp({ native, Policy, typed }) {
     handlers.set("tools/call", async (request, extra) => {
       if (!learned) await learn(extra);
       const params = request.params ?? {};
-      const args = params.arguments === undefined ? undefined : JSON.stringify(params.arguments);
-      const asked = call(typed, () => session.callRequest(String(params.name), args));
-      if (asked.kind === "more") return JSON.parse(asked.text);
-      if (asked.kind === "invalid") {
-        const e = new Error(asked.text);
-        e.code = INVALID_PARAMS;
-        throw e;
-      }
-      const forwarded =
-        asked.text == null ? request : { ...request, params: { ...params, arguments: JSON.parse(asked.text) } };
-      const handle = asked.handle ?? null;
-      let result;
-      try {
-        result = await calling(forwarded, extra);
-      } catch (e) {
-        if (handle !== null) session.forget(handle);
-        throw e;
-      }
-      if (handle === null || result === null || typeof result !== "object" || !("content" in result)) {
-        if (handle !== null) session.forget(handle);
-        return result;
-      }
-      const out = call(typed, () => session.callResult(handle, JSON.stringify(result)));
-      if (out.kind === "unchanged") warn(`\`${params.name}\` result sent unchanged: ${out.text}`);
-      if (out.kind !== "shaped") return result;
-      if (out.listChanged) tellListChanged(low, warn);
-      return JSON.parse(out.text);
+      return through(session, warn, String(params.name), params.arguments, (changed) =>
+        calling(changed === undefined ? request : { ...request, params: { ...params, arguments: changed } }, extra),
+        () => tellListChanged(low, warn),
+      );
     });
     advertiseListChanged(low, warn);
     return server;
@@ -127,22 +89,7 @@ function makeMcp({ native, Policy, typed }) {
    *   shaper.registerMore(server, z);   // pare_more, for later pages and originals
    */
   function tools(policy, options = {}) {
-    const allowed = ["maxTokens", "maxChars4", "tokenizer", "onWarning"];
-    for (const k of Object.keys(options ?? {})) {
-      if (!allowed.includes(k)) throw new TypeError(`mcp.tools: unknown option ${JSON.stringify(k)}; allowed: ${allowed.join(", ")}`);
-    }
-    if (policy !== undefined && policy !== null && !(policy instanceof Policy)) {
-      throw new TypeError("mcp.tools: the policy must be a Policy (Policy.fromFile, …) or null");
-    }
-    const maxTokens = options.maxTokens ?? 20000;
-    const maxChars4 = options.maxChars4 ?? 25000;
-    for (const [name, v] of [["maxTokens", maxTokens], ["maxChars4", maxChars4]]) {
-      if (!Number.isSafeInteger(v) || v < 1 || v > 0xffffffff) throw new TypeError(`mcp.tools: ${name} must be a whole number >= 1`);
-    }
-    const warn = options.onWarning ?? ((m) => console.error(`pare: ${m}`));
-    const session = call(typed, () =>
-      new native.McpSession(policy ? policy._native : undefined, maxTokens, maxChars4, options.tokenizer ?? "o200k_base"),
-    );
+    const { session, warn } = sessionFor(policy, options, "mcp.tools");
     // What pare adds to each tool's input schema, learned from the engine as `tools/list`
     // would show it: the session then knows the tool as `pare mcp` would.
     const added = new Map();
@@ -168,32 +115,7 @@ function makeMcp({ native, Policy, typed }) {
         name = String(name);
         if (typeof handler !== "function") throw new TypeError("mcp.tools(…).handler(name, handler): handler must be a function");
         learn(name);
-        return async (args, extra) => {
-          const asked = call(typed, () => session.callRequest(name, args === undefined ? undefined : JSON.stringify(args)));
-          if (asked.kind === "more") return JSON.parse(asked.text);
-          if (asked.kind === "invalid") {
-            // Inside a handler the SDK turns a throw into an `isError` result.
-            const e = new Error(asked.text);
-            e.code = INVALID_PARAMS;
-            throw e;
-          }
-          const forwarded = asked.text == null ? args : JSON.parse(asked.text);
-          const handle = asked.handle ?? null;
-          let result;
-          try {
-            result = await handler(forwarded, extra);
-          } catch (e) {
-            if (handle !== null) session.forget(handle);
-            throw e;
-          }
-          if (handle === null || result === null || typeof result !== "object" || !("content" in result)) {
-            if (handle !== null) session.forget(handle);
-            return result;
-          }
-          const out = call(typed, () => session.callResult(handle, JSON.stringify(result)));
-          if (out.kind === "unchanged") warn(`\`${name}\` result sent unchanged: ${out.text}`);
-          return out.kind === "shaped" ? JSON.parse(out.text) : result;
-        };
+        return (args, extra) => through(session, warn, name, args, (changed) => handler(changed === undefined ? args : changed, extra));
       },
       /** Register `pare_more` on an `McpServer` (later pages and originals), described as `pare mcp` lists it. */
       registerMore(server, z) {
@@ -214,6 +136,61 @@ function makeMcp({ native, Policy, typed }) {
         );
       },
     };
+  }
+
+  /** The engine's MCP session for `policy` and the checked options of `who` (`mcp.shape`). */
+  function sessionFor(policy, options, who) {
+    const allowed = ["maxTokens", "maxChars4", "tokenizer", "onWarning"];
+    for (const k of Object.keys(options ?? {})) {
+      if (!allowed.includes(k)) throw new TypeError(`${who}: unknown option ${JSON.stringify(k)}; allowed: ${allowed.join(", ")}`);
+    }
+    if (policy !== undefined && policy !== null && !(policy instanceof Policy)) {
+      throw new TypeError(`${who}: the policy must be a Policy (Policy.fromFile, …) or null`);
+    }
+    const maxTokens = options?.maxTokens ?? 20000;
+    const maxChars4 = options?.maxChars4 ?? 25000;
+    for (const [name, v] of [["maxTokens", maxTokens], ["maxChars4", maxChars4]]) {
+      if (!Number.isSafeInteger(v) || v < 1 || v > 0xffffffff) throw new TypeError(`${who}: ${name} must be a whole number >= 1`);
+    }
+    const warn = options?.onWarning ?? ((m) => console.error(`pare: ${m}`));
+    const session = call(typed, () =>
+      new native.McpSession(policy ? policy._native : undefined, maxTokens, maxChars4, options?.tokenizer ?? "o200k_base"),
+    );
+    return { session, warn };
+  }
+
+  /**
+   * One `tools/call` of `name` through the session, as `pare mcp` does it: `pare_more` and a
+   * bad argument answered here; otherwise `run(changedArguments | undefined)` calls the tool
+   * (with pare's arguments taken out when there were any) and its result is shaped.
+   * `listChanged` is told when `pare_more` joined the tool list.
+   */
+  async function through(session, warn, name, args, run, listChanged = () => {}) {
+    const asked = call(typed, () => session.callRequest(name, args === undefined ? undefined : JSON.stringify(args)));
+    if (asked.kind === "more") return JSON.parse(asked.text);
+    if (asked.kind === "invalid") {
+      // Inside a handler the SDK turns a throw into an `isError` result.
+      const e = new Error(asked.text);
+      e.code = INVALID_PARAMS;
+      throw e;
+    }
+    const handle = asked.handle ?? null;
+    let result;
+    try {
+      result = await run(asked.text == null ? undefined : JSON.parse(asked.text));
+    } catch (e) {
+      if (handle !== null) session.forget(handle);
+      throw e;
+    }
+    if (handle === null || result === null || typeof result !== "object" || !("content" in result)) {
+      if (handle !== null) session.forget(handle);
+      return result;
+    }
+    const out = call(typed, () => session.callResult(handle, JSON.stringify(result)));
+    if (out.kind === "unchanged") warn(`\`${name}\` result sent unchanged: ${out.text}`);
+    if (out.kind !== "shaped") return result;
+    if (out.listChanged) listChanged();
+    return JSON.parse(out.text);
   }
 
   return { shape, tools };

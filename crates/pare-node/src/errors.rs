@@ -12,9 +12,9 @@
 //! ```
 
 use napi::Status;
+use pare::PolicyError;
 use pare::RespondError;
 use pare::json::JsonError;
-use pare::{InvalidKind, PolicyError};
 use serde_json::{Map, Value, json};
 
 /// What starts a message the package turns into a typed error.
@@ -53,24 +53,9 @@ pub fn policy_error_in(e: &PolicyError, file: Option<&str>) -> napi::Error {
     typed(
         "PolicyError",
         message,
-        json!({"key": d.key, "value": d.value, "allowed": d.allowed, "kind": kind_name(e),
+        json!({"key": d.key, "value": d.value, "allowed": d.allowed, "kind": e.kind_name(),
                "line": line, "column": column}),
     )
-}
-
-/// What kind of mistake `e` is, as the Python package names it.
-fn kind_name(e: &PolicyError) -> &'static str {
-    match e {
-        PolicyError::Syntax { .. } => "syntax",
-        PolicyError::Invalid { kind, .. } => match kind {
-            InvalidKind::UnknownKey => "unknown_key",
-            InvalidKind::UnknownValue => "unknown_value",
-            InvalidKind::MissingKey => "missing_key",
-            InvalidKind::WrongType => "wrong_type",
-            _ => "bad_value",
-        },
-        _ => "bad_value",
-    }
 }
 
 /// An argument that is not one of `allowed` (an unknown `level`, `format`, `tokenizer`).

@@ -14,7 +14,6 @@ use napi_derive::napi;
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
 use pare::render;
-use pare::schema::pack::PackOptions;
 
 use crate::errors;
 use crate::policy::{self, Given, NativePolicy};
@@ -166,39 +165,14 @@ pub fn pack(
     query: Option<String>,
 ) -> napi::Result<Packed> {
     let tok = policy::tokenizer(tokenizer.as_deref().unwrap_or("o200k_base"))?;
-    let (options, level) = match policy {
-        Some(p) => {
-            let p = &p.policy;
-            let level = match level {
-                Some(name) => {
-                    if p.level_index(&name).is_err() {
-                        let levels: Vec<&str> = p.levels().iter().map(String::as_str).collect();
-                        return Err(errors::bad_argument(
-                            "level",
-                            &name,
-                            &levels,
-                            format!(
-                                "unknown level `{name}`; this policy's levels: {}",
-                                p.levels().join(", ")
-                            ),
-                        ));
-                    }
-                    name
-                }
-                None => p.default_level().to_owned(),
-            };
-            let options = p.options().pack.clone().ok_or_else(|| {
-                errors::pare_error(
-                    "the policy has no [pack] section naming the response's fields".into(),
-                )
-            })?;
-            (options, level)
-        }
-        None => (
-            PackOptions::default(),
-            level.unwrap_or_else(|| "full".into()),
-        ),
-    };
+    let (options, level) =
+        pare::pack::response::setup(policy.map(|p| &*p.policy), level).map_err(|e| match &e {
+            pare::pack::response::SetupError::Level { name, levels } => {
+                let levels: Vec<&str> = levels.iter().map(String::as_str).collect();
+                errors::bad_argument("level", name, &levels, e.to_string())
+            }
+            _ => errors::pare_error(e.to_string()),
+        })?;
     let (value, _) = value_of(&env, results)?;
     let mut cache = PreviewCache::new(1024);
     let packed = pack_response(

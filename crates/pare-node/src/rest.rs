@@ -202,3 +202,9 @@ pub fn is_pare_header_name(name: String) -> bool {
 pub fn shaped_vary() -> &'static str {
     response::VARY
 }
+
+/// The handler's headers a shaped body does not keep, as `pare http` drops them.
+#[napi]
+pub fn not_of_the_shaped_body() -> Vec<&'static str> {
+    response::NOT_OF_THE_SHAPED_BODY.to_vec()
+}

@@ -13,9 +13,9 @@
 //!     e.key, e.value, e.allowed[:2]   # ('ops[0].op', 'prun', ['prune', 'drop'])
 //! ```
 
+use pare::PolicyError;
 use pare::RespondError;
 use pare::json::JsonError;
-use pare::{InvalidKind, PolicyError};
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -68,26 +68,11 @@ pub fn policy_error_in(py: Python<'_>, e: &PolicyError, file: Option<&str>) -> P
         field(py, "key", d.key),
         field(py, "value", d.value),
         field(py, "allowed", d.allowed),
-        field(py, "kind", kind_name(e)),
+        field(py, "kind", e.kind_name()),
         field(py, "line", line),
         field(py, "column", column),
     ];
     raise(py, "PolicyError", message, &fields)
-}
-
-/// The Python name of what kind of mistake `e` is.
-fn kind_name(e: &PolicyError) -> &'static str {
-    match e {
-        PolicyError::Syntax { .. } => "syntax",
-        PolicyError::Invalid { kind, .. } => match kind {
-            InvalidKind::UnknownKey => "unknown_key",
-            InvalidKind::UnknownValue => "unknown_value",
-            InvalidKind::MissingKey => "missing_key",
-            InvalidKind::WrongType => "wrong_type",
-            _ => "bad_value",
-        },
-        _ => "bad_value",
-    }
 }
 
 /// A call's argument that is not one of `allowed` (an unknown `level`): a `PolicyError`

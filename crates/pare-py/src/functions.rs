@@ -11,7 +11,6 @@
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
 use pare::render;
-use pare::schema::pack::PackOptions;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -116,40 +115,13 @@ pub fn pack(
     query: Option<String>,
 ) -> PyResult<Packed> {
     let tok = policy::tokenizer(tokenizer)?;
-    let (options, level) = match policy {
-        Some(p) => {
-            let p = &p.get().policy;
-            let level = match level {
-                Some(name) => {
-                    p.level_index(&name).map_err(|_| {
-                        errors::bad_argument(
-                            py,
-                            "level",
-                            &name,
-                            p.levels().to_vec(),
-                            format!(
-                                "unknown level `{name}`; this policy's levels: {}",
-                                p.levels().join(", ")
-                            ),
-                        )
-                    })?;
-                    name
-                }
-                None => p.default_level().to_owned(),
-            };
-            let options = p.options().pack.clone().ok_or_else(|| {
-                errors::pare_error(
-                    py,
-                    "the policy has no [pack] section naming the response's fields".into(),
-                )
-            })?;
-            (options, level)
-        }
-        None => (
-            PackOptions::default(),
-            level.unwrap_or_else(|| "full".into()),
-        ),
-    };
+    let (options, level) = pare::pack::response::setup(policy.map(|p| &*p.get().policy), level)
+        .map_err(|e| match &e {
+            pare::pack::response::SetupError::Level { name, levels } => {
+                errors::bad_argument(py, "level", name, levels.clone(), e.to_string())
+            }
+            _ => errors::pare_error(py, e.to_string()),
+        })?;
     let (value, _) = value_of(py, results)?;
     let packed = py
         .detach(|| {

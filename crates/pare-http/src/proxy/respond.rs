@@ -30,19 +30,6 @@ use crate::held::Held;
 use crate::idle::{Idle, IdleTimeout};
 use crate::reuse::{self, Lookup};
 
-/// The upstream's headers a shaped body does not keep.
-const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
-    "content-length",
-    "content-encoding",
-    "content-type",
-    "etag",
-    "content-md5",
-    "digest",
-    "content-digest",
-    "repr-digest",
-    "accept-ranges",
-];
-
 /// The upstream's headers that belong to the one response they came with and never go
 /// out again with a cached page: a cookie or authentication state set for one caller.
 const NOT_REPLAYED: [&str; 4] = [
@@ -263,7 +250,7 @@ pub async fn answer(
         }
         Outcome::Shaped(shaped) => {
             record(log, &shaped);
-            for name in NOT_OF_THE_SHAPED_BODY {
+            for name in response::NOT_OF_THE_SHAPED_BODY {
                 headers.remove(name);
             }
             // `Date` is the moment of sending: hyper sets it, on cached pages too.

@@ -211,6 +211,21 @@ impl PolicyError {
         }
     }
 
+    /// What kind of mistake this is, as the language packages name it for their callers:
+    /// `syntax`, `unknown_key`, `unknown_value`, `missing_key`, `wrong_type` or `bad_value`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            PolicyError::Syntax { .. } => "syntax",
+            PolicyError::Invalid { kind, .. } => match kind {
+                InvalidKind::UnknownKey => "unknown_key",
+                InvalidKind::UnknownValue => "unknown_value",
+                InvalidKind::MissingKey => "missing_key",
+                InvalidKind::WrongType => "wrong_type",
+                InvalidKind::BadValue => "bad_value",
+            },
+        }
+    }
+
     /// Where a syntax error is (1-based line and column), if the parser said.
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {

@@ -15,6 +15,7 @@
 
 use super::cache::PreviewCache;
 use super::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
+use crate::policy::Policy;
 use crate::schema::pack::PackOptions;
 use crate::tokens::Tokenizer;
 use crate::value::Value;
@@ -47,4 +48,47 @@ pub fn pack_response(
         Some(c) => pack_from_cursor(&list, &settings, cache, c),
         None => Ok(pack(&list, &settings, cache)),
     }
+}
+
+/// Why [`setup`] could not say how to pack.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SetupError {
+    /// The level named is not one of the policy's.
+    #[error("unknown level `{name}`; this policy's levels: {}", levels.join(", "))]
+    Level {
+        /// The level as named.
+        name: String,
+        /// The policy's levels.
+        levels: Vec<String>,
+    },
+    /// The policy has no `[pack]` section.
+    #[error("the policy has no [pack] section naming the response's fields")]
+    NoPack,
+}
+
+/// What a language package packs with (`pare.pack`): `policy`'s `[pack]` section at
+/// `level` (its default level when none is named), or without a policy pare's default field
+/// mapping at `level` (`full` when none is named).
+pub fn setup(
+    policy: Option<&Policy>,
+    level: Option<String>,
+) -> Result<(PackOptions, String), SetupError> {
+    let Some(p) = policy else {
+        return Ok((
+            PackOptions::default(),
+            level.unwrap_or_else(|| "full".into()),
+        ));
+    };
+    let level = match level {
+        Some(name) if p.level_index(&name).is_err() => {
+            return Err(SetupError::Level {
+                name,
+                levels: p.levels().to_vec(),
+            });
+        }
+        Some(name) => name,
+        None => p.default_level().to_owned(),
+    };
+    let options = p.options().pack.clone().ok_or(SetupError::NoPack)?;
+    Ok((options, level))
 }

@@ -92,6 +92,20 @@ pub fn passes(
     }
 }
 
+/// The upstream's (or handler's) headers a shaped body does not keep: they describe the
+/// body as it was (its length, coding, type, validators and digests, byte ranges).
+pub const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
+    "content-length",
+    "content-encoding",
+    "content-type",
+    "etag",
+    "content-md5",
+    "digest",
+    "content-digest",
+    "repr-digest",
+    "accept-ranges",
+];
+
 /// The `Vary` a shaped response carries (every REST door appends it): what chose its bytes
 /// besides the URL.
 pub const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
