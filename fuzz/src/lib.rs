@@ -4,6 +4,7 @@
 //! through them on stable, so a crash once found stays a test (docs/fuzzing.md).
 
 pub mod expr_parse;
+pub mod json_incremental;
 pub mod json_parse;
 pub mod json_stream;
 pub mod policy_parse;

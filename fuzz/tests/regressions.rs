@@ -8,6 +8,7 @@ type Check = fn(&[u8]);
 
 const TARGETS: &[(&str, Check)] = &[
     ("expr_parse", pare_fuzz::expr_parse::check),
+    ("json_incremental", pare_fuzz::json_incremental::check),
     ("json_parse", pare_fuzz::json_parse::check),
     ("json_stream", pare_fuzz::json_stream::check),
     ("policy_parse", pare_fuzz::policy_parse::check),

@@ -20,7 +20,9 @@ pare http --upstream https://api.example.com --listen 0.0.0.0:8080 --allow-remot
 pare http --upstream https://10.0.0.5 --upstream-ca company-ca.pem --upstream-server-name api.internal --tls-cert cert.pem --tls-key key.pem --policy api.toml\n\n\
 The caller picks detail, format and budget per request: ?pare_detail=LEVEL (full: the upstream's exact bytes), \
 ?pare_format=json|pretty|toon|auto (or Accept: text/toon), ?pare_max_tokens=N, ?pare_cursor=C (the Link: rel=\"next\" \
-of a paged response), or the headers X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens. pare removes them before forwarding.")]
+of a paged response), or the headers X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens. pare removes them before forwarding. \
+A client sending TE: trailers gets a JSON array shaped as it arrives, where the route's level allows it (drops and prunes, \
+one page); the counts and the note then come as trailers (docs/http.md).")]
 pub struct Args {
     /// The API to put pare in front of: http://HOST:PORT[/BASE] or https://…
     #[arg(long, value_name = "URL")]

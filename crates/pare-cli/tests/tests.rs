@@ -19,6 +19,7 @@ mod count_vs_reference;
 mod encode_expand;
 mod http_faults;
 mod http_proxy;
+mod http_streamed;
 mod http_tls;
 mod mcp_faults;
 mod mcp_http;

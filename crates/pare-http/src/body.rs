@@ -102,26 +102,43 @@ pub fn error(status: StatusCode, message: &str) -> Response<Body> {
     )
 }
 
-/// A body fed chunk by chunk from a thread (the MCP sessions' streams are threads): the
-/// [`Feed`] side blocks while the client reads slowly (`capacity` chunks in flight) and
-/// learns when it has gone (the body was dropped).
+/// A body fed chunk by chunk from a thread (the MCP sessions' streams are threads, and a
+/// response shaped as it arrives): the [`Feed`] side blocks while the client reads slowly
+/// (`capacity` chunks in flight) and learns when it has gone (the body was dropped).
 pub fn channel(capacity: usize) -> (Feed, Body) {
     let (tx, rx) = tokio::sync::mpsc::channel(capacity.max(1));
     (Feed(tx), ChannelBody(rx).boxed())
 }
 
+type FrameResult = Result<http_body::Frame<Bytes>, BoxError>;
+
 /// The sending side of [`channel`].
-pub struct Feed(tokio::sync::mpsc::Sender<Bytes>);
+pub struct Feed(tokio::sync::mpsc::Sender<FrameResult>);
 
 impl Feed {
     /// Send a chunk, waiting for room; `false` once the client has gone. Call it from a
     /// thread, not from async code.
     pub fn send(&self, chunk: Bytes) -> bool {
-        self.0.blocking_send(chunk).is_ok()
+        self.0
+            .blocking_send(Ok(http_body::Frame::data(chunk)))
+            .is_ok()
+    }
+
+    /// End the body with these trailer fields (sent when the client asked for trailers and
+    /// the response's `Trailer` header names them).
+    pub fn trailers(&self, fields: hyper::HeaderMap) -> bool {
+        self.0
+            .blocking_send(Ok(http_body::Frame::trailers(fields)))
+            .is_ok()
+    }
+
+    /// Break the body off: the client sees it end without its last chunk.
+    pub fn fail(&self, why: String) {
+        let _ = self.0.blocking_send(Err(why.into()));
     }
 }
 
-struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+struct ChannelBody(tokio::sync::mpsc::Receiver<FrameResult>);
 
 impl http_body::Body for ChannelBody {
     type Data = Bytes;
@@ -130,10 +147,8 @@ impl http_body::Body for ChannelBody {
     fn poll_frame(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|c| Ok(http_body::Frame::data(c))))
+    ) -> std::task::Poll<Option<FrameResult>> {
+        self.0.poll_recv(cx)
     }
 }
 

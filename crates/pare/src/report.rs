@@ -38,6 +38,20 @@ pub fn listed<T: std::fmt::Display>(items: &[T], what: &str) -> Vec<String> {
     out
 }
 
+/// [`listed`] for a list of which only the first [`LISTED`] were kept: `total` is how many
+/// there were.
+pub(crate) fn listed_counted<T: std::fmt::Display>(
+    kept: &[T],
+    total: usize,
+    what: &str,
+) -> Vec<String> {
+    let mut out: Vec<String> = kept.iter().take(LISTED).map(ToString::to_string).collect();
+    if total > out.len() {
+        out.push(format!("{} more {what}", total - out.len()));
+    }
+    out
+}
+
 use crate::encode::{Format, render};
 use crate::manifest::Manifest;
 use crate::policy::Policy;

@@ -8,6 +8,7 @@ mod auto_roundtrip;
 mod early;
 mod embedded;
 mod fixtures;
+mod incremental;
 mod json_roundtrip;
 mod lossless;
 mod outline;

@@ -15,6 +15,7 @@
 mod forward;
 mod prefixed;
 mod respond;
+mod streamed;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -254,10 +255,36 @@ async fn reload_on_hangup(cert: crate::tls::ServerCert) {
 async fn handle(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
     let started = Instant::now();
     let mut log = Entry::new(&peer.to_string(), req.method().as_str(), req.uri().path());
-    let response = route(state, req, peer, &mut log).await;
+    let mut response = route(state, req, peer, &mut log).await;
     // What went wrong upstream, named in full here (the client's body does not name it).
     if let Some(forward::UpstreamFailure(why)) = response.extensions().get() {
         log.set("upstream_error", why.as_str());
+    }
+    if let Some(late) = response
+        .extensions_mut()
+        .remove::<streamed::Late>()
+        .and_then(|l| l.take())
+    {
+        // A body shaped as it is sent: its counts (or why it broke off) come at its end,
+        // and so does its line.
+        let metrics = state.metrics.clone();
+        let access_log = state.opts.access_log;
+        let status = response.status().as_u16();
+        tokio::spawn(async move {
+            if let Ok(fields) = late.await {
+                for (k, v) in fields {
+                    log.set(&k, v);
+                }
+            }
+            let took = started.elapsed();
+            if let Some(m) = &metrics {
+                m.record(&log, status, took);
+            }
+            if access_log {
+                log.write(status, took);
+            }
+        });
+        return response;
     }
     let took = started.elapsed();
     if let Some(m) = &state.metrics {
@@ -368,6 +395,20 @@ async fn route(
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
         identity: identity(&req, &headers, opts.routes.identity()),
+        trailers: req.version() >= hyper::Version::HTTP_11
+            && req
+                .headers()
+                .get_all(hyper::header::TE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .any(|t| {
+                    t.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .eq_ignore_ascii_case("trailers")
+                }),
     };
     if let Some(cursor) = &call.ask.cursor {
         let key = cache::key(cursor, &call.identity_parts(&call.query));

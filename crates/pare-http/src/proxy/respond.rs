@@ -22,6 +22,7 @@ use pare::rest::routes::RoutePolicy;
 use super::Options;
 use super::forward;
 use super::prefixed::Prefixed;
+use super::streamed;
 use crate::access::Entry;
 use crate::body::{self, Body, BoxError};
 use crate::cache::{self, CachedPage};
@@ -57,6 +58,16 @@ impl From<response::Outcome> for Outcome {
     }
 }
 
+/// How the read of an upstream body ended.
+enum Read {
+    /// It is whole: shape it.
+    Whole,
+    /// Too long to shape, or over the held-bytes budget: send it on as it came.
+    Unshaped,
+    /// An array to send as it is shaped ([`streamed`]).
+    Stream,
+}
+
 /// One request on a shaped route.
 pub struct Call {
     pub route: Arc<RoutePolicy>,
@@ -70,6 +81,9 @@ pub struct Call {
     pub accept_encoding: Option<String>,
     /// Method, path and credentials (see `cache::key`).
     pub identity: Vec<Vec<u8>>,
+    /// The client reads trailers (`TE: trailers`, HTTP/1.1 or later): a body may be sent
+    /// as it is shaped ([`super::streamed`]).
+    pub trailers: bool,
 }
 
 impl Call {
@@ -111,7 +125,6 @@ pub async fn answer(
         log.set("why", why);
         return forward::pass(resp, opts, call.what());
     }
-    let coding = coding.unwrap_or(Coding::Identity);
     let cap = opts.max_shape_bytes;
     let declared = resp
         .headers()
@@ -122,6 +135,9 @@ pub async fn answer(
         log.set("why", "too long to shape");
         return forward::pass(resp, opts, call.what());
     }
+    let stream_wanted =
+        streamed::wanted(call, status, content_type.as_deref(), coding, declared, cap);
+    let coding = coding.unwrap_or(Coding::Identity);
     let (parts, incoming) = resp.into_parts();
     // One watch on the upstream's gaps: for the read here, and for the rest if it passes on.
     let idle = opts.upstream_idle_timeout;
@@ -133,27 +149,44 @@ pub async fn answer(
     let mut gathered = body::Gather::new(declared.filter(|_| !over_budget), cap);
     let read = tokio::time::timeout(opts.upstream_timeout, async {
         if over_budget {
-            return Ok(false);
+            return Ok(Read::Unshaped);
         }
+        // While only whitespace has come, the body may yet turn out to be an array to stream.
+        let mut deciding = stream_wanted.then(Vec::new);
         while let Some(frame) = incoming.frame().await {
             if let Ok(data) = frame?.into_data() {
+                if let Some(prefix) = &mut deciding {
+                    prefix.extend_from_slice(&data);
+                    match streamed::is_array(prefix) {
+                        Some(true) => {
+                            gathered.push(data);
+                            return Ok(Read::Stream);
+                        }
+                        Some(false) => deciding = None,
+                        None if prefix.len() > 4096 => deciding = None,
+                        None => {}
+                    }
+                }
                 gathered.push(data);
                 let held = gathered.len();
                 if held > cap {
-                    return Ok(false);
+                    return Ok(Read::Unshaped);
                 }
                 if !opts.held.hold_body(&mut room, held) {
                     over_budget = true;
-                    return Ok(false);
+                    return Ok(Read::Unshaped);
                 }
             }
         }
-        Ok::<bool, BoxError>(true)
+        Ok::<Read, BoxError>(Read::Whole)
     })
     .await;
     match read {
-        Ok(Ok(true)) => {}
-        Ok(Ok(false)) => {
+        Ok(Ok(Read::Whole)) => {}
+        Ok(Ok(Read::Stream)) => {
+            return streamed::send(call, parts, incoming, gathered.into_chunks(), room, log);
+        }
+        Ok(Ok(Read::Unshaped)) => {
             drop(room);
             log.set("pare", "passed");
             let mut parts = parts;

@@ -26,6 +26,7 @@ mod fork;
 mod hooks;
 pub(crate) mod omit;
 mod parse;
+pub(crate) mod root_items;
 /// The one JSON scanner ([`crate::scan`]), also named here.
 pub use crate::scan;
 mod stream;

@@ -244,7 +244,7 @@ impl Omit {
 
     /// Whether it has conditional prunes.
     #[inline]
-    pub(super) fn has_wheres(&self) -> bool {
+    pub(crate) fn has_wheres(&self) -> bool {
         !self.wheres.is_empty()
     }
 
@@ -465,7 +465,7 @@ pub(crate) struct Omitted {
 
 impl Omitted {
     /// Add what another parser (a helper's elements) left out.
-    pub(super) fn add(&mut self, other: Omitted) {
+    pub(crate) fn add(&mut self, other: Omitted) {
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
             for (a, b) in mine.iter_mut().zip(theirs) {
                 *a += b;

@@ -420,7 +420,7 @@ impl Fail {
 }
 
 /// 1-based line and character column of byte offset `pos`.
-fn line_column(text: &str, pos: usize) -> (usize, usize) {
+pub(crate) fn line_column(text: &str, pos: usize) -> (usize, usize) {
     let mut pos = pos.min(text.len());
     while !text.is_char_boundary(pos) {
         pos -= 1; // never loops past 0, which is always a boundary

@@ -18,11 +18,13 @@ use crate::shape::{ShapeOptions, Shaped, shape};
 use crate::tokens::Tokenizer;
 use crate::value::Value;
 
+mod incremental;
 mod input_count;
 mod packed;
 mod pages;
 mod run;
 
+pub use incremental::{Finished, Incremental, Pushed};
 use input_count::InputCount;
 use pages::text_response;
 

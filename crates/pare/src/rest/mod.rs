@@ -23,3 +23,4 @@ pub mod ask;
 pub mod identity;
 pub mod response;
 pub mod routes;
+pub mod streamed;

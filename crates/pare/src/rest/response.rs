@@ -126,10 +126,7 @@ pub fn shape(
     let Ok(text) = std::str::from_utf8(body) else {
         return Outcome::Pass("not UTF-8");
     };
-    let budget = match (ask.max_tokens, route.max_tokens) {
-        (Some(a), Some(r)) => Some(a.min(r)),
-        (a, r) => a.or(r),
-    };
+    let budget = budget(route, ask);
     if let (Some(cursor), None) = (&ask.cursor, budget) {
         // Pages exist only under a budget: ignoring the cursor would answer page 1.
         return Outcome::Refuse {
@@ -141,26 +138,7 @@ pub fn shape(
             .to_string(),
         };
     }
-    let request = Request {
-        level: ask.level.as_deref(),
-        default_level: Some(&route.default_level),
-        params: &ask.params,
-        format: ask.format.unwrap_or(route.format),
-        tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),
-        budget: budget.map(Budget::tokens),
-        cursor: ask.cursor.as_deref(),
-        hint: Hint::Query {
-            cursor: "pare_cursor",
-            detail: "pare_detail",
-        },
-        // Only the pages are sent: a policy the stream can do is written as it reads.
-        want_value: false,
-        // Packed search results are text; a caller that asked for JSON gets them as data.
-        pack_data: matches!(ask.format, Some(Format::Json | Format::Pretty))
-            || ask.accepts_only_json,
-        query: ask.query.as_deref(),
-        ..Request::new(Input::Json(text), &route.policy)
-    };
+    let request = request(route, ask, budget, Input::Json(text));
     let (page, rest) = match respond::respond(request) {
         Ok(r) => (r.page, r.rest),
         Err(RespondError::Json(_)) => return Outcome::Pass("not JSON"),
@@ -200,8 +178,45 @@ pub fn shape(
     Outcome::Shaped(Box::new(first))
 }
 
+/// The budget a call has on `route`: the least of the caller's and the route's.
+pub(crate) fn budget(route: &RoutePolicy, ask: &Ask) -> Option<usize> {
+    match (ask.max_tokens, route.max_tokens) {
+        (Some(a), Some(r)) => Some(a.min(r)),
+        (a, r) => a.or(r),
+    }
+}
+
+/// The pipeline's request for a response of `route` as `ask` asks.
+pub(crate) fn request<'a>(
+    route: &'a RoutePolicy,
+    ask: &'a Ask,
+    budget: Option<usize>,
+    input: Input<'a>,
+) -> Request<'a> {
+    Request {
+        level: ask.level.as_deref(),
+        default_level: Some(&route.default_level),
+        params: &ask.params,
+        format: ask.format.unwrap_or(route.format),
+        tokenizer: tokens::builtin("o200k_base").expect("o200k_base is built in"),
+        budget: budget.map(Budget::tokens),
+        cursor: ask.cursor.as_deref(),
+        hint: Hint::Query {
+            cursor: "pare_cursor",
+            detail: "pare_detail",
+        },
+        // Only the pages are sent: a policy the stream can do is written as it reads.
+        want_value: false,
+        // Packed search results are text; a caller that asked for JSON gets them as data.
+        pack_data: matches!(ask.format, Some(Format::Json | Format::Pretty))
+            || ask.accepts_only_json,
+        query: ask.query.as_deref(),
+        ..Request::new(input, &route.policy)
+    }
+}
+
 /// A page as a response body with its `X-Pare-*` headers.
-fn shaped(page: Page) -> Shaped {
+pub(crate) fn shaped(page: Page) -> Shaped {
     let r = &page.record;
     let mut headers = vec![
         (

@@ -1,0 +1,247 @@
+//! A shaped body sent as the upstream's arrives (`pare::rest::streamed`): the client's first
+//! bytes do not wait for the upstream's last ones.
+//!
+//! When: the client said it reads trailers (`TE: trailers`), since the counts and the note
+//! come after the body; the route's level is one the stream can do and the caller asked for
+//! no budget or cursor; the upstream's body is identity-coded, declares its length (so the
+//! room it takes of `--max-held-bytes` is known before a byte is sent: pare never has to
+//! stop halfway for want of room) within `--max-shape-bytes`; and it is a JSON array (its
+//! first byte says so). Anything else is shaped whole, as before.
+//!
+//! The body is byte for byte the buffered one; the `X-Pare-*` headers known at the start
+//! (level, page, pages) come as headers and the rest as trailers. It is sent uncompressed:
+//! a compressor would hold back what it has not filled a block with. When the upstream's
+//! body turns out not to be JSON, breaks off or stalls after the first bytes went out, the
+//! response is broken off (its last chunk never comes), which a client sees as an
+//! incomplete body, and the log says why.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderName, HeaderValue};
+use hyper::http::response::Parts;
+use hyper::{HeaderMap, Response};
+use pare::respond::Pushed;
+use pare::rest::response;
+use pare::rest::streamed::{Streamed, TRAILERS};
+use serde_json::{Map, Value};
+
+use super::forward;
+use super::respond::Call;
+use crate::access::Entry;
+use crate::body::{self, Body};
+use crate::codec::Coding;
+use crate::held::Held;
+use crate::idle::IdleTimeout;
+
+/// The log fields only the end of a streamed body gives, for the access log line and the
+/// metrics (written once the body is sent).
+/// (Shared, as a response's extensions must be `Clone`; taken once.)
+#[derive(Clone)]
+pub struct Late(std::sync::Arc<std::sync::Mutex<Option<LateFields>>>);
+
+type LateFields = tokio::sync::oneshot::Receiver<Map<String, Value>>;
+
+impl Late {
+    /// The fields' receiver (once).
+    pub fn take(&self) -> Option<LateFields> {
+        self.0.lock().ok()?.take()
+    }
+}
+
+/// Whether this response may be streamed, before a byte of its body is read.
+pub fn wanted(
+    call: &Call,
+    status: u16,
+    content_type: Option<&str>,
+    coding: Option<Coding>,
+    declared: Option<u64>,
+    cap: usize,
+) -> bool {
+    call.trailers
+        && coding == Some(Coding::Identity)
+        && declared.is_some_and(|n| n <= cap as u64)
+        && Streamed::start(&call.route, &call.ask, status, content_type).is_some()
+}
+
+/// Whether the body read so far starts a JSON array; `None` while only whitespace (and a
+/// byte order mark) has come.
+pub fn is_array(read: &[u8]) -> Option<bool> {
+    let rest = read.strip_prefix("\u{feff}".as_bytes()).unwrap_or(read);
+    if read.len() < 3 && "\u{feff}".as_bytes().starts_with(read) {
+        return None;
+    }
+    rest.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .map(|&b| b == b'[')
+}
+
+/// The response, its body shaped on the blocking pool as the upstream's arrives: `read` is
+/// what came before the decision, `incoming` the rest; `room` is held until the body is sent.
+pub fn send(
+    call: &Call,
+    parts: Parts,
+    incoming: IdleTimeout<Incoming>,
+    read: VecDeque<Bytes>,
+    room: Held,
+    log: &mut Entry,
+) -> Response<Body> {
+    let status = parts.status.as_u16();
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let (feed, body) = body::channel(8);
+    let (bytes_in, mut bytes_out) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(8);
+    let (late, late_rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(pump(incoming, read, bytes_in));
+    let route = call.route.clone();
+    let ask = call.ask.clone();
+    let head = {
+        let s = Streamed::start(&route, &ask, status, content_type.as_deref())
+            .expect("`wanted` said it streams");
+        s.head()
+    };
+    let ct = content_type.clone();
+    tokio::task::spawn_blocking(move || {
+        let _room = room;
+        let mut s = Streamed::start(&route, &ask, status, ct.as_deref()).expect("as above");
+        if let Some(n) = declared {
+            s.reserve(n);
+        }
+        let mut fields = Map::new();
+        let fail = |why: String, fields: &mut Map<String, Value>| {
+            fields.insert("pare".into(), "broken off".into());
+            fields.insert("stream_error".into(), why.clone().into());
+            feed.fail(why);
+        };
+        while let Some(chunk) = bytes_out.blocking_recv() {
+            let pushed = match chunk {
+                Ok(bytes) => s.push(&bytes),
+                Err(why) => {
+                    fields.insert("upstream_error".into(), why.clone().into());
+                    fail(why, &mut fields);
+                    let _ = late.send(fields);
+                    return;
+                }
+            };
+            match pushed {
+                Ok(Pushed::Text(t)) if !t.is_empty() => {
+                    if !feed.send(Bytes::from(t)) {
+                        fields.insert("pare".into(), "broken off".into());
+                        fields.insert("stream_error".into(), "the client went away".into());
+                        let _ = late.send(fields);
+                        return;
+                    }
+                }
+                Ok(Pushed::Text(_) | Pushed::Undecided) => {}
+                Ok(Pushed::NotAnArray) => unreachable!("the body's first byte was `[`"),
+                Err(e) => {
+                    fail(format!("the upstream's body is not JSON: {e}"), &mut fields);
+                    let _ = late.send(fields);
+                    return;
+                }
+            }
+        }
+        match s.finish() {
+            Ok((tail, shaped)) => {
+                feed.send(Bytes::from(tail));
+                let mut trailers = HeaderMap::new();
+                for (k, v) in &shaped.headers {
+                    if TRAILERS.contains(k)
+                        && let (Ok(k), Ok(v)) = (HeaderName::try_from(*k), HeaderValue::from_str(v))
+                    {
+                        trailers.insert(k, v);
+                    }
+                }
+                feed.trailers(trailers);
+                let r = &shaped.record;
+                fields.insert("tokens_before".into(), r.tokens_before.unwrap_or(0).into());
+                fields.insert("tokens_after".into(), r.tokens_after.unwrap_or(0).into());
+            }
+            Err(e) => fail(format!("the upstream's body is not JSON: {e}"), &mut fields),
+        }
+        let _ = late.send(fields);
+    });
+    log.set("pare", "shaped");
+    log.set("streamed", true);
+    log.set("page", 1);
+    log.set("pages", 1);
+    let mut headers = parts.headers;
+    forward::strip_hop_by_hop(&mut headers);
+    for name in response::NOT_OF_THE_SHAPED_BODY {
+        headers.remove(name);
+    }
+    headers.remove(header::DATE);
+    for (k, v) in head {
+        if k == "X-Pare-Level" {
+            log.set("level", v.as_str());
+        }
+        if let Ok(v) = HeaderValue::from_str(&v) {
+            headers.insert(HeaderName::from_static(lower(k)), v);
+        }
+    }
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::TRAILER,
+        HeaderValue::from_static("X-Pare-Tokens-Before, X-Pare-Tokens-After, X-Pare-Note"),
+    );
+    headers.append(header::VARY, HeaderValue::from_static(response::VARY));
+    let mut r = Response::new(body);
+    *r.status_mut() = parts.status;
+    *r.headers_mut() = headers;
+    r.extensions_mut()
+        .insert(Late(std::sync::Arc::new(std::sync::Mutex::new(Some(
+            late_rx,
+        )))));
+    r
+}
+
+/// The header names of [`Streamed::head`], as `HeaderName::from_static` takes them.
+fn lower(name: &str) -> &'static str {
+    match name {
+        "X-Pare-Level" => "x-pare-level",
+        "X-Pare-Page" => "x-pare-page",
+        _ => "x-pare-pages",
+    }
+}
+
+/// The upstream's body to the shaping thread: what was read first, then the rest.
+async fn pump(
+    mut incoming: IdleTimeout<Incoming>,
+    read: VecDeque<Bytes>,
+    to: tokio::sync::mpsc::Sender<Result<Bytes, String>>,
+) {
+    for chunk in read {
+        if to.send(Ok(chunk)).await.is_err() {
+            return;
+        }
+    }
+    while let Some(frame) = incoming.frame().await {
+        let sent = match frame {
+            Ok(f) => match f.into_data() {
+                Ok(data) => to.send(Ok(data)).await,
+                Err(_) => continue,
+            },
+            Err(e) => {
+                let _ = to
+                    .send(Err(format!("the upstream's body broke off: {e}")))
+                    .await;
+                return;
+            }
+        };
+        if sent.is_err() {
+            return;
+        }
+    }
+}
