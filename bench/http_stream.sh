@@ -4,7 +4,8 @@
 # nginx's `limit_rate`; pare shapes it with drops by key and a prune (a level the stream
 # can do). For each upstream, a client that reads trailers (`TE: trailers`: the body is
 # sent as it is shaped) and one that does not (shaped whole): status, bytes, time to first
-# byte and in all, and pare's peak RSS. Both get the same body (checked with cmp).
+# byte and in all, and pare's peak RSS. Both get the same body (checked with cmp). Then four
+# streamed clients at once: peak RSS, and RSS after.
 #   bench/http_stream.sh [MB] [RATE]        defaults 52 20m (nginx limit_rate syntax)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,3 +71,18 @@ for path in /array.json /slow/array.json; do
   done
   cmp -s "$dir/whole.out" "$dir/streamed.out" && echo "  same body: yes" || echo "  same body: NO"
 done
+# Four clients at once, each streamed, from the full-speed upstream: pare's peak RSS.
+via=$(bench_free_port)
+"$pare" http --upstream "http://127.0.0.1:$up" --listen "$via" --policy "$dir/p.toml" --quiet 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$via/" && break; sleep 0.1; done
+curls=()
+for i in 1 2 3 4; do
+  curl -s -H "TE: trailers" -o "$dir/four$i.out" -w "" "http://127.0.0.1:$via/array.json" &
+  curls+=($!)
+done
+wait "${curls[@]}"
+same=yes; for i in 1 2 3 4; do cmp -s "$dir/whole.out" "$dir/four$i.out" || same=NO; done
+sleep 2.5
+echo "4 streamed at once: peak RSS $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status), RSS after $(awk '/VmRSS/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status), same bodies: $same"
+kill "$pid"; wait "$pid" 2>/dev/null || true

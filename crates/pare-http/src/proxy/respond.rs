@@ -184,7 +184,9 @@ pub async fn answer(
     match read {
         Ok(Ok(Read::Whole)) => {}
         Ok(Ok(Read::Stream)) => {
-            return streamed::send(call, parts, incoming, gathered.into_chunks(), room, log);
+            let read = gathered.into_chunks();
+            let release = opts.release.clone();
+            return streamed::send(call, release, parts, incoming, read, room, log);
         }
         Ok(Ok(Read::Unshaped)) => {
             drop(room);

@@ -35,6 +35,7 @@ use crate::body::{self, Body};
 use crate::codec::Coding;
 use crate::held::Held;
 use crate::idle::IdleTimeout;
+use crate::release::Release;
 
 /// The log fields only the end of a streamed body gives, for the access log line and the
 /// metrics (written once the body is sent).
@@ -82,6 +83,7 @@ pub fn is_array(read: &[u8]) -> Option<bool> {
 /// what came before the decision, `incoming` the rest; `room` is held until the body is sent.
 pub fn send(
     call: &Call,
+    release: Release,
     parts: Parts,
     incoming: IdleTimeout<Incoming>,
     read: VecDeque<Bytes>,
@@ -112,6 +114,8 @@ pub fn send(
     let ct = content_type.clone();
     tokio::task::spawn_blocking(move || {
         let _room = room;
+        // Once the body is sent (or broken off), its memory may go back.
+        let _give_back = GiveBack(release, declared.unwrap_or(0));
         let mut s = Streamed::start(&route, &ask, status, ct.as_deref()).expect("as above");
         if let Some(n) = declared {
             s.reserve(n);
@@ -205,6 +209,16 @@ pub fn send(
             late_rx,
         )))));
     r
+}
+
+/// Asks for memory back when the shaping thread is done with a body
+/// ([`Release::after`]).
+struct GiveBack(Release, usize);
+
+impl Drop for GiveBack {
+    fn drop(&mut self) {
+        self.0.after(self.1);
+    }
 }
 
 /// The header names of [`Streamed::head`], as `HeaderName::from_static` takes them.
