@@ -30,6 +30,12 @@ export interface ShapeOptions {
   omitted?: boolean;
   /** The caller's question: a `[pack]` policy ranks the results by their relevance to it. */
   query?: string;
+  /**
+   * Only these fields of the shaped value, and what leads to them: member names found at any
+   * depth (`"id"`, `"user.login"`) or JSONPath (`"$.items[*].id"`); comma-separated in a
+   * string, or an array. The note says which fields were shown.
+   */
+  fields?: string | string[];
 }
 
 export interface ValueOptions {

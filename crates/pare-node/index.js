@@ -157,7 +157,7 @@ async function withInputLater(input, f) {
 
 // ---- options ------------------------------------------------------------------------
 
-const SHAPE_OPTIONS = ["level", "params", "format", "tokenizer", "budget", "cursor", "omitted", "query"];
+const SHAPE_OPTIONS = ["level", "params", "format", "tokenizer", "budget", "cursor", "omitted", "query", "fields"];
 
 function checkKeys(options, allowed, what) {
   if (options === undefined || options === null) return {};
@@ -192,6 +192,14 @@ function optBudget(v, name = "budget") {
   return v;
 }
 
+/** `fields`: a string of comma-separated fields, or an array of them, as the engine takes it. */
+function optFields(v) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v) && v.every((f) => typeof f === "string")) return v;
+  throw new TypeError(`fields must be a string or an array of strings, not ${describe(v)}`);
+}
+
 function optBool(v, name) {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "boolean") throw new TypeError(`${name} must be a boolean, not ${describe(v)}`);
@@ -223,6 +231,7 @@ function callOptions(options, what, allowed = SHAPE_OPTIONS) {
     cursor: optString(o.cursor, "cursor"),
     omitted: optBool(o.omitted, "omitted"),
     query: optString(o.query, "query"),
+    fields: optFields(o.fields),
   };
 }
 

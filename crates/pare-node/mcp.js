@@ -206,6 +206,8 @@ function zodShape(properties, z, required) {
     else if (p.type === "string") t = z.string();
     else if (p.type === "number" || p.type === "integer") t = z.number();
     else if (p.type === "boolean") t = z.boolean();
+    // `fields`: a list of strings (the engine also takes one comma-separated string).
+    else if (p.type === "array" && p.items && p.items.type === "string") t = z.union([z.array(z.string()), z.string()]);
     else t = z.any();
     if (p.description) t = t.describe(p.description);
     if (!(Array.isArray(required) && required.includes(name))) t = t.optional();

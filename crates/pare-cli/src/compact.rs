@@ -11,6 +11,7 @@ use pare::Format;
 use pare::Policy;
 use pare::ShapeOptions;
 use pare::manifest::{Kind, Manifest};
+use pare::project::Fields;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::note;
@@ -79,6 +80,11 @@ pub struct Args {
     /// their relevance to it blended with their score (as `pare pack --query`).
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
+    /// Show only these fields of the shaped value, and what leads to them: comma-separated
+    /// member names (found at any depth: `id,user.login`) or selectors (`$.items[*].id`);
+    /// repeat the flag or separate with commas. The note says which fields were shown.
+    #[arg(long, value_name = "FIELDS", conflicts_with = "jsonl")]
+    pub fields: Vec<String>,
 }
 
 struct Setup {
@@ -98,6 +104,16 @@ impl Setup {
     fn tok(&self) -> &'static dyn pare::tokens::Tokenizer {
         self.opts.tokenizer
     }
+}
+
+/// `--fields`, each flag comma-separated; `None` without any.
+fn fields(flags: &[String]) -> Result<Option<Fields>> {
+    if flags.is_empty() {
+        return Ok(None);
+    }
+    Fields::parse_each(flags)
+        .map(Some)
+        .map_err(|e| anyhow!("--fields: {e}"))
 }
 
 fn setup(args: &Args) -> Result<Setup> {
@@ -144,6 +160,7 @@ pub fn run(args: Args) -> Result<()> {
     let text = read_input(args.file.as_deref())?;
     clock.lap("read");
     let budget = args.budget.map(Budget::tokens);
+    let fields = fields(&args.fields)?;
     let response = respond(Request {
         level: args.level.as_deref(),
         params: &setup.overrides,
@@ -152,6 +169,7 @@ pub fn run(args: Args) -> Result<()> {
         budget,
         cursor: args.cursor.as_deref(),
         query: args.query.as_deref(),
+        fields: fields.as_ref(),
         omitted_notes: setup.opts.notes,
         measure: setup.reporting,
         hint: Hint::Flags,
@@ -164,6 +182,7 @@ pub fn run(args: Args) -> Result<()> {
         RespondError::Json(e) => anyhow!("{name}: {e}"),
         RespondError::Cursor(e) => anyhow!("--cursor: {e}"),
         RespondError::Budget(e) => anyhow!("--budget: {e}"),
+        RespondError::Fields(e) => anyhow!("--fields: {e}"),
         other => anyhow!("{other}"),
     })?;
     clock.stages(&response.stages);

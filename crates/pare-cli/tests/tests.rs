@@ -17,6 +17,7 @@ mod run_support;
 mod cli;
 mod count_vs_reference;
 mod encode_expand;
+mod fields_doors;
 mod http_faults;
 mod http_proxy;
 mod http_streamed;

@@ -132,6 +132,8 @@ pub struct CallOptions {
     pub omitted: Option<bool>,
     /// The caller's question, for a `[pack]` policy.
     pub query: Option<String>,
+    /// Only these fields (each item one or more comma-separated fields).
+    pub fields: Option<Vec<String>>,
 }
 
 pub fn format(name: &str) -> napi::Result<Format> {
@@ -166,6 +168,7 @@ pub struct Options {
     pub cursor: Option<String>,
     pub omitted: Option<bool>,
     pub query: Option<String>,
+    pub fields: Option<pare::project::Fields>,
 }
 
 impl Options {
@@ -179,6 +182,7 @@ impl Options {
             cursor: None,
             omitted: None,
             query: None,
+            fields: None,
         });
         let params = o
             .params
@@ -200,6 +204,14 @@ impl Options {
             cursor: o.cursor,
             omitted: o.omitted,
             query: o.query,
+            fields: o
+                .fields
+                .map(|f| {
+                    pare::project::Fields::parse_each(&f).map_err(|e| {
+                        errors::bad_argument("fields", &f.join(","), &[], format!("fields: {e}"))
+                    })
+                })
+                .transpose()?,
         })
     }
 
@@ -213,6 +225,7 @@ impl Options {
             cursor: self.cursor.as_deref(),
             omitted_notes: self.omitted,
             query: self.query.as_deref(),
+            fields: self.fields.as_ref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
             ..Request::new(input, policy)

@@ -141,6 +141,33 @@ test("a tool's own query argument ranks its packed results, as through pare mcp"
   }
 });
 
+test("a caller's fields give pare mcp's bytes, and a bad field is the same error", async () => {
+  const policyPath = path.join(HERE, "fixtures", "fields_mcp.toml");
+  const inProcess = await connect(process.execPath, [SERVER, "--shape", policyPath, "--max-tokens", "1500"]);
+  const proxied = await connect(pareBin(), ["mcp", "--policy", policyPath, "--max-tokens", "1500", "--", process.execPath, SERVER]);
+  const said = async (client, args) => {
+    try {
+      return JSON.stringify(await client.callTool({ name: "list_entities", arguments: args }));
+    } catch (e) {
+      return `error ${e.code}: ${e.message}`;
+    }
+  };
+  try {
+    assert.equal(JSON.stringify(await inProcess.listTools()), JSON.stringify(await proxied.listTools()));
+    const listed = (await proxied.listTools()).tools.find((t) => t.name === "list_entities");
+    assert.equal(listed.inputSchema.properties.fields.type, "array");
+    for (const args of [{ fields: ["id", "name"] }, { fields: "id,name", detail: "full" }, { fields: ["$.entities[*].entity_type"] }, { fields: ["$.["] }]) {
+      const ours = await said(inProcess, args);
+      assert.equal(ours, await said(proxied, args), JSON.stringify(args));
+      if (args.fields[0] === "$.[") assert.match(ours, /`fields`: `\$\.\[` is not a field/);
+      else assert.match(ours, /showing only the fields/);
+    }
+  } finally {
+    await inProcess.close();
+    await proxied.close();
+  }
+});
+
 test("mcp.shape refuses what is not an SDK server, or a server with no tools yet", async () => {
   const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
   assert.throws(() => mcp.shape({}, null), /not an MCP server of the TypeScript SDK/);

@@ -169,3 +169,20 @@ test("a question reaches a [pack] policy as pare compact --query gives it", () =
   }
   assert.notEqual(policy.shape(text, { query: "region report timeout" }).text, policy.shape(text).text);
 });
+
+test("fields give what pare compact --fields gives", () => {
+  const policyPath = path.join(POLICIES, "entities.toml");
+  const policy = Policy.fromFile(policyPath);
+  const text = read("entities.json");
+  const fields = ["id,name", "$.entities[*].entity_type"];
+  for (const budget of [undefined, 400]) {
+    const args = ["--policy", policyPath, "--fields", fields[0], "--fields", fields[1]];
+    if (budget) args.push("--budget", String(budget));
+    const want = compact(text, args);
+    assert.equal(policy.shape(text, { fields, budget }).text, want);
+    assert.equal(policy.shape(JSON.parse(text), { fields, budget }).text, want);
+    assert.equal(policy.shape(text, { fields: fields.join(","), budget }).text, want);
+  }
+  assert.throws(() => Policy.builtin().shape({ a: 1 }, { fields: ["$.["] }), /^.*fields: `\$\.\[` is not a field/);
+  assert.throws(() => Policy.builtin().shape({ a: 1 }, { fields: [1] }), TypeError);
+});

@@ -107,6 +107,9 @@ const REQUESTS = [
   ["/api/search"],
   ["/api/search?pare_query=release%20index%20embedding&pare_max_tokens=600"],
   ["/api/search", { "x-pare-query": "region report timeout", "x-pare-max-tokens": "500" }],
+  ["/api/entities?pare_fields=id,name&pare_max_tokens=300"],
+  ["/api/entities", { "x-pare-fields": "$.entities[*].entity_type" }],
+  ["/api/entities?pare_fields=%24.%5B"],
 ];
 
 test("every request gives pare http's status, body and X-Pare-* headers (Express)", async () => {

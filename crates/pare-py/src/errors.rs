@@ -122,6 +122,7 @@ pub fn respond_error(py: Python<'_>, e: RespondError) -> PyErr {
         ),
         RespondError::Cursor(m) => cursor_error(py, m),
         RespondError::Budget(m) => raise(py, "BudgetError", m, &[]),
+        RespondError::Fields(m) => PyValueError::new_err(m),
         other => raise(py, "PareError", other.to_string(), &[]),
     }
 }

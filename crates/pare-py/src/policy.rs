@@ -173,6 +173,8 @@ pub struct Options {
     pub omitted: Option<bool>,
     /// The caller's question, for a `[pack]` policy.
     pub query: Option<String>,
+    /// Only these fields of the shaped value ([`pare::project`]).
+    pub fields: Option<pare::project::Fields>,
 }
 
 impl Options {
@@ -186,6 +188,7 @@ impl Options {
             cursor: self.cursor.as_deref(),
             omitted_notes: self.omitted,
             query: self.query.as_deref(),
+            fields: self.fields.as_ref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
             ..Request::new(input, policy)
@@ -266,7 +269,7 @@ impl PyPolicy {
     /// Shape a response: a Python value (dict, list, str, int, float, bool, None), or JSON
     /// text (`str`, `bytes`). Returns the page's text and its record ([`Shaped`]); the text
     /// is what `pare compact` prints with the same options, without the final newline.
-    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None, query=None))]
+    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None, query=None, fields=None))]
     #[allow(clippy::too_many_arguments)]
     fn shape(
         &self,
@@ -280,9 +283,11 @@ impl PyPolicy {
         cursor: Option<String>,
         omitted: Option<bool>,
         query: Option<String>,
+        fields: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Shaped> {
         let mut opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
         opts.query = query;
+        opts.fields = self::fields(fields)?;
         let given = Given::read(value)?;
         // No budget: the engine counts nothing, and `tokens_before` is counted from this
         // when it is first read.
@@ -300,7 +305,7 @@ impl PyPolicy {
 
     /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
     /// and together they merge back to the whole.
-    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, query=None))]
+    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, query=None, fields=None))]
     #[allow(clippy::too_many_arguments)]
     fn pages(
         &self,
@@ -313,6 +318,7 @@ impl PyPolicy {
         tokenizer: &str,
         omitted: Option<bool>,
         query: Option<String>,
+        fields: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Shaped>> {
         let mut opts = self::options(
             level,
@@ -324,6 +330,7 @@ impl PyPolicy {
             omitted,
         )?;
         opts.query = query;
+        opts.fields = self::fields(fields)?;
         let given = Given::read(value)?;
         let policy = &*self.policy;
         let pages = py
@@ -486,7 +493,25 @@ pub fn options(
         cursor,
         omitted,
         query: None,
+        fields: None,
     })
+}
+
+/// The `fields` argument: a list of fields, or one comma-separated string.
+pub fn fields(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pare::project::Fields>> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let parsed = if let Ok(text) = v.extract::<String>() {
+        pare::project::Fields::parse_list(&text)
+    } else if let Ok(list) = v.extract::<Vec<String>>() {
+        pare::project::Fields::parse_each(&list)
+    } else {
+        return Err(errors::wrong_type("fields", "a list of str, or a str", v));
+    };
+    parsed
+        .map(Some)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("fields: {e}")))
 }
 
 /// `pickle`'s way back: the policy compiled again from its text.

@@ -219,3 +219,13 @@ def test_a_search_policy_is_the_same_at_the_python_doors():
         assert "pare_format=json" in r.headers["link"]
     full = c.get("/api/search", params={"pare_detail": "full"})
     assert full.content == body
+
+
+def test_pare_fields_give_what_policy_shape_fields_gives(client):
+    want = pare.Policy.from_file(POLICIES / "entities.toml").shape(PAYLOAD, fields="id,name")
+    for ask in ({"params": {"pare_fields": "id,name"}}, {"headers": {"X-Pare-Fields": "id,name"}}):
+        r = client.get("/api/entities", **ask)
+        assert r.status_code == 200 and r.text == want.text
+        assert "showing only the fields id, name; pare_fields to change." in r.headers["x-pare-note"]
+    r = client.get("/api/entities", params={"pare_fields": "$.["})
+    assert r.status_code == 400 and r.json()["param"] == "pare_fields"

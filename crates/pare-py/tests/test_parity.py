@@ -165,3 +165,25 @@ def test_a_question_reaches_a_pack_policy_as_pare_compact_query_gives_it(pare_bi
             assert policy.shape(text, query=query, budget=budget).text == want
             assert policy.shape(json.loads(text), query=query, budget=budget).text == want
     assert policy.shape(text, query="region report timeout").text != policy.shape(text).text
+
+
+FIELDS = ["id,name", "$.entities[*].entity_type"]
+
+
+def test_fields_give_what_pare_compact_fields_gives(pare_bin):
+    policy_path, payload = POLICIES / "entities.toml", PAYLOADS / "entities.json"
+    policy = pare.Policy.from_file(policy_path)
+    for budget in (None, 400):
+        extra = [a for f in FIELDS for a in ("--fields", f)] + (["--budget", str(budget)] if budget else [])
+        want = cli(pare_bin, payload, policy_path, *extra)
+        text, value = both_inputs(policy, payload, fields=FIELDS, budget=budget)
+        assert text == want and value == want
+        # One comma-separated string means the same.
+        assert policy.shape(payload.read_text(), fields=",".join(FIELDS), budget=budget).text == want
+
+
+def test_a_bad_field_is_a_value_error_naming_fields():
+    with pytest.raises(ValueError, match=r"^fields: `\$\.\[` is not a field"):
+        pare.Policy.builtin().shape({"a": 1}, fields=["id", "$.["])
+    with pytest.raises(TypeError, match="fields"):
+        pare.Policy.builtin().shape({"a": 1}, fields=[1])

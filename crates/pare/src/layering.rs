@@ -22,6 +22,7 @@ const ORDER: &[&str] = &[
     "tokens",
     "query",
     "json",
+    "project",
     "embedded",
     "encode",
     "ops",

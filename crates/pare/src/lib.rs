@@ -57,6 +57,7 @@ pub mod ops;
 pub mod pack;
 pub(crate) mod params;
 pub mod policy;
+pub mod project;
 pub mod query;
 pub(crate) mod rank_table;
 pub mod relevance;

@@ -7,6 +7,7 @@ mod common;
 mod auto_roundtrip;
 mod early;
 mod embedded;
+mod fields;
 mod fixtures;
 mod incremental;
 mod json_roundtrip;

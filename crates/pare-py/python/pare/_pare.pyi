@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 JsonValue = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
 #: A Python value, or JSON text as ``str`` / ``bytes``.
@@ -61,6 +61,7 @@ class Policy:
         cursor: Optional[str] = None,
         omitted: Optional[bool] = None,
         query: Optional[str] = None,
+        fields: Union[Sequence[str], str, None] = None,
     ) -> Shaped:
         """Shape a response through the engine's response pipeline.
 
@@ -74,6 +75,11 @@ class Policy:
         ``query``: the caller's question; a policy with a ``[pack]`` section ranks the results
         by their relevance to it (as ``pare compact --query``).
 
+        ``fields``: show only these fields of the shaped value, and what leads to them —
+        member names found at any depth (``"id"``, ``"user.login"``) or JSONPath
+        (``"$.items[*].id"``), as a list or one comma-separated string (as
+        ``pare compact --fields``). The note says which fields were shown.
+
         Raises ``JsonError`` (line, column), ``PolicyError`` (a bad level or parameter),
         ``CursorError``, ``BudgetError``, ``TypeError`` (a value that is not JSON-like)."""
     def pages(
@@ -86,6 +92,7 @@ class Policy:
         tokenizer: TokenizerName = "o200k_base",
         omitted: Optional[bool] = None,
         query: Optional[str] = None,
+        fields: Union[Sequence[str], str, None] = None,
     ) -> List[Shaped]:
         """Every page under ``budget``, page 1 first; each decodes alone, and they merge back."""
     def shape_lines(

@@ -25,7 +25,7 @@ use super::config::{Config, ToolPolicy};
 use super::originals::Originals;
 use super::result::{Ask, Budget, Call, original_result, page_result};
 use super::store::PageCache;
-use super::tools_list::{Learned, scalar_text};
+use super::tools_list::{FIELDS, Learned, scalar_text};
 use super::verbatim;
 use crate::params::Scalar;
 
@@ -47,6 +47,8 @@ pub struct Pending {
     /// The caller's question: the value of the tool's own argument `[[mcp.tools]] query`
     /// names, when it is text (forwarded to the tool unchanged).
     pub query: Option<String>,
+    /// The fields the caller asked for (pare's `fields` argument, taken out).
+    pub fields: Option<crate::project::Fields>,
 }
 
 impl Pending {
@@ -61,6 +63,7 @@ impl Pending {
             verbatim: self.verbatim,
             error: false,
             query: self.query.as_deref(),
+            fields: self.fields.as_ref(),
         }
     }
 }
@@ -130,6 +133,16 @@ pub fn prepare(
             None => {}
         }
     }
+    let mut fields = None;
+    if learned.fields
+        && let Some(v) = args.remove(FIELDS)
+    {
+        changed = true;
+        match fields_of(&v) {
+            Ok(f) => fields = Some(f),
+            Err(message) => return Prepared::Invalid(message),
+        }
+    }
     // The tool's own argument: read, never taken out.
     let query = tool
         .query_argument
@@ -140,6 +153,7 @@ pub fn prepare(
     Prepared::Forward {
         pending: Some(Pending {
             query,
+            fields,
             detail_arg: learned.detail.unwrap_or_else(|| "detail".to_owned()),
             tool_name: name.to_owned(),
             tool,
@@ -149,6 +163,22 @@ pub fn prepare(
         }),
         changed,
     }
+}
+
+/// The `fields` argument: a list of fields, or one comma-separated text; the error for the
+/// caller names the argument.
+fn fields_of(v: &Json) -> Result<crate::project::Fields, String> {
+    let parsed = match v {
+        Json::String(s) => crate::project::Fields::parse_list(s),
+        Json::Array(items) => {
+            let texts: Option<Vec<&str>> = items.iter().map(Json::as_str).collect();
+            let texts =
+                texts.ok_or_else(|| format!("`{FIELDS}` must be a list of strings (got {v})"))?;
+            crate::project::Fields::parse_each(&texts)
+        }
+        _ => return Err(format!("`{FIELDS}` must be a list of strings (got {v})")),
+    };
+    parsed.map_err(|e| format!("`{FIELDS}`: {e}"))
 }
 
 /// A caller's parameter value as the engine takes it, or the error for the caller.

@@ -60,6 +60,8 @@ pub struct ToolPolicy {
     pub structured: StructuredContent,
     /// The tool's own argument that holds the caller's question (`[[mcp.tools]] query`).
     pub query_argument: Option<String>,
+    /// A `fields` argument is offered ([`crate::project`]; `[mcp] fields`, or per tool).
+    pub fields: bool,
 }
 
 impl ToolPolicy {
@@ -165,6 +167,7 @@ impl Config {
                     params,
                     structured: t.structured_content.unwrap_or(mcp.structured_content),
                     query_argument: t.query.clone(),
+                    fields: t.fields.unwrap_or(mcp.fields),
                 })),
             });
         }
@@ -177,6 +180,7 @@ impl Config {
                 params: Vec::new(),
                 structured: mcp.structured_content,
                 query_argument: None,
+                fields: mcp.fields,
             })
         });
         Ok(Config {

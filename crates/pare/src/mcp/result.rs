@@ -138,6 +138,8 @@ pub struct Call<'a> {
     /// The caller's question, from the tool's own argument `[[mcp.tools]] query` names: a
     /// `[pack]` policy ranks the results by it.
     pub query: Option<&'a str>,
+    /// The fields the caller asked for ([`crate::project`]).
+    pub fields: Option<&'a crate::project::Fields>,
 }
 
 impl Call<'_> {
@@ -167,6 +169,7 @@ impl Call<'_> {
             // Only the pages go back: a policy the stream can do is written as it reads.
             want_value: false,
             query: self.query,
+            fields: self.fields,
             ..Request::new(input, &tool.policy)
         }
     }
@@ -826,6 +829,7 @@ pub(crate) fn original_result(
         verbatim: false,
         error: false,
         query: None,
+        fields: None,
     };
     if let Ask::Level(l) = ask {
         tool.policy.level_index(l).map_err(|_| {
@@ -967,6 +971,7 @@ mod tests {
             params: Vec::new(),
             structured: Default::default(),
             query_argument: None,
+            fields: false,
         };
         (tool, json!({"content": [{"type": "text", "text": text}]}))
     }
@@ -1005,6 +1010,7 @@ mod tests {
             verbatim,
             error: false,
             query: None,
+            fields: None,
         }
     }
 

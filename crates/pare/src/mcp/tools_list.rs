@@ -45,6 +45,8 @@ pub struct Learned {
     pub verbatim: bool,
     /// The policy parameters pare added as arguments.
     pub params: Vec<String>,
+    /// pare added the `fields` argument ([`crate::project`]).
+    pub fields: bool,
 }
 
 /// The proxy's view of the tool list.
@@ -123,7 +125,9 @@ fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy, warnings: &mut Vec<St
     }
     let mut learned = Learned::default();
     let levels = policy.distinct_levels();
-    if levels.len() < 2 && policy.params.is_empty() {
+    // Fields select in a value; a [pack] policy's results are packed text.
+    let fields = policy.fields && policy.policy.options().pack.is_none();
+    if levels.len() < 2 && policy.params.is_empty() && !fields {
         return learned;
     }
     let Some(props) = properties(tool) else {
@@ -152,7 +156,28 @@ fn learn(tool: &mut Json, name: &str, policy: &ToolPolicy, warnings: &mut Vec<St
         );
         learned.params.push(param.clone());
     }
+    if fields {
+        if props.contains_key(FIELDS) {
+            warnings.push(format!(
+                "`{name}` has its own argument `{FIELDS}`: pare's is not offered"
+            ));
+        } else {
+            props.insert(FIELDS.into(), fields_schema());
+            learned.fields = true;
+        }
+    }
     learned
+}
+
+/// The argument a caller names the fields it wants with ([`crate::project`]).
+pub const FIELDS: &str = "fields";
+
+fn fields_schema() -> Json {
+    json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Only these fields of the result: member names (`id`, `user.login`: at any depth) or JSONPath (`$.items[*].id`)."
+    })
 }
 
 /// The tool's `inputSchema.properties`, made if missing (an object schema may omit it).

@@ -136,6 +136,9 @@ pub struct Request<'a> {
     /// The caller's question, for a `[pack]` policy: chunks are ranked by their relevance
     /// to it blended with the upstream score ([`crate::pack::PackSettings::query`]).
     pub query: Option<&'a str>,
+    /// The caller's projection ([`crate::project`]): only these fields of the shaped value
+    /// are shown, and the note says so. Not for a `[pack]` policy.
+    pub fields: Option<&'a crate::project::Fields>,
 }
 
 impl<'a> Request<'a> {
@@ -160,6 +163,7 @@ impl<'a> Request<'a> {
             want_value: true,
             pack_data: false,
             query: None,
+            fields: None,
         }
     }
 }
@@ -297,4 +301,8 @@ pub enum RespondError {
     /// A `[pack]` policy whose field mapping does not match the input.
     #[error(transparent)]
     Pack(#[from] crate::pack::PackError),
+    /// Fields asked of a response they cannot apply to (a `[pack]` policy's packed
+    /// results).
+    #[error("{0}")]
+    Fields(String),
 }

@@ -205,6 +205,39 @@ pub fn without_removed_line(note: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
+/// The line that says which fields a projection showed (`fields`, [`crate::project`]), and
+/// how to ask for others, in the door's words.
+///
+/// ```
+/// use pare::respond::note::{Hint, fields_line};
+/// let fields = ["id".to_owned(), "user.login".to_owned()];
+/// assert_eq!(
+///     fields_line(&Hint::Flags, &fields),
+///     "pare: showing only the fields id, user.login; --fields to change."
+/// );
+/// ```
+pub fn fields_line(hint: &Hint, fields: &[String]) -> String {
+    let how = match hint {
+        Hint::Tool { .. } => "the `fields` argument",
+        Hint::Flags => "--fields",
+        Hint::Query { .. } => "pare_fields",
+    };
+    format!(
+        "pare: showing only the fields {}; {how} to change.",
+        fields.join(", ")
+    )
+}
+
+/// What [`fields_line`] may add to a note by `fit` (the line break after it included), in
+/// the costliest door's words: page ends do not depend on the door.
+pub(crate) fn fields_cost(fit: &dyn Tokenizer, fields: &[String]) -> usize {
+    BUILTIN
+        .iter()
+        .map(|hint| fit.count(&format!("{}\n", fields_line(hint, fields))))
+        .max()
+        .unwrap_or(0)
+}
+
 /// What [`removed_line`] adds to a note by `fit`: the line and the line break after it.
 pub(crate) fn removed_cost(fit: &dyn Tokenizer, line: Option<&str>) -> usize {
     line.map_or(0, |l| fit.count(&format!("{l}\n")))

@@ -76,6 +76,13 @@ fn respond_any(req: Request) -> Result<Response, RespondError> {
         ),
     };
     let params = policy.params(req.params)?;
+    if req.fields.is_some() && policy.options().pack.is_some() {
+        return Err(RespondError::Fields(
+            "fields: this policy packs search results ([pack]), and fields do not apply to \
+             packed results; ask without fields"
+                .to_owned(),
+        ));
+    }
     // The input text's count, when the request needs it, starts at once on another core:
     // it then runs beside parsing as well as shaping and rendering.
     let text = match &req.input {
@@ -230,7 +237,8 @@ fn stream(
     params: &Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Option<Response> {
-    if req.want_value || req.format != Format::Json || req.cursor.is_some() {
+    if req.want_value || req.format != Format::Json || req.cursor.is_some() || req.fields.is_some()
+    {
         return None;
     }
     let (Input::Json(t) | Input::Text(t)) = req.input else {
@@ -293,9 +301,9 @@ const MIN_PAGE_TOKENS: usize = 16;
 fn page_room(
     gate: &Gate,
     hint: &note::Hint,
-    removed: Option<&str>,
+    opening_cost: usize,
 ) -> Result<(usize, usize), RespondError> {
-    let reserve = note::reserve(gate, hint) + note::removed_cost(gate, removed);
+    let reserve = note::reserve(gate, hint) + opening_cost;
     let floor = reserve + MIN_PAGE_TOKENS;
     if gate.limit() < floor {
         return Err(RespondError::Budget(format!(
@@ -374,21 +382,14 @@ fn gate_count(gate: Option<Gate>, text: &str, real: usize) -> usize {
     gate.map_or(0, |g| g.count_known(text, real))
 }
 
-/// Whether rendering `r` fits in `room` tokens, with the line of its note saying what the
-/// policy removed (part of the note, in the budget).
-fn fits(gate: Option<Gate>, r: &Rendering, room: usize) -> bool {
-    let removed = gate.map_or(0, |g| {
-        note::removed_cost(&g, note::removed_line(&r.shaped.manifest))
-    });
-    gate_count(gate, &r.text, r.tokens) + removed <= room
-}
-
 /// The value shaped at one level and rendered, with its real token count.
 struct Rendering {
     level: usize,
     shaped: Shaped,
     text: String,
     tokens: usize,
+    /// The caller's fields that selected nothing here ([`crate::project`]).
+    unmatched_fields: Vec<String>,
 }
 
 #[cfg(test)]

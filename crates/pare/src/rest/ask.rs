@@ -8,6 +8,7 @@
 //! | `pare_max_tokens` | `X-Pare-Max-Tokens` | a budget (tokens), at most the route's |
 //! | `pare_cursor` | — | the page a `Link: rel="next"` named |
 //! | `pare_query` | `X-Pare-Query` | the question, for a `[pack]` route: results ranked by relevance to it |
+//! | `pare_fields` | `X-Pare-Fields` | only these fields of the shaped body, comma-separated ([`crate::project`]) |
 //!
 //! The query wins over a header. A bad value is an error naming the parameter, the value
 //! and the allowed values (a door answers `400` with [`AskError::body`]).
@@ -29,6 +30,8 @@ pub struct Ask {
     pub cursor: Option<String>,
     /// `pare_query`: the caller's question; a `[pack]` route ranks results by it.
     pub query: Option<String>,
+    /// `pare_fields`: only these fields of the shaped body are sent ([`crate::project`]).
+    pub fields: Option<crate::project::Fields>,
     /// The caller's `Accept` names JSON only (`application/json`, `application/*+json`):
     /// a body that is not JSON (packed search results) is sent as data instead.
     pub accepts_only_json: bool,
@@ -83,6 +86,7 @@ impl Ask {
                 "pare_format" => ask.format = Some(format(name, &value)?),
                 "pare_max_tokens" => ask.max_tokens = Some(tokens(name, &value)?),
                 "pare_query" => ask.query = Some(value),
+                "pare_fields" => ask.fields = Some(fields(name, &value)?),
                 _ => ask.cursor = Some(value),
             }
             Ok(())
@@ -96,7 +100,12 @@ impl Ask {
             }
             if matches!(
                 name.as_str(),
-                "pare_detail" | "pare_format" | "pare_max_tokens" | "pare_cursor" | "pare_query"
+                "pare_detail"
+                    | "pare_format"
+                    | "pare_max_tokens"
+                    | "pare_cursor"
+                    | "pare_query"
+                    | "pare_fields"
             ) {
                 from_query(&name, decode(v), &mut ask)?;
             } else {
@@ -122,6 +131,7 @@ impl Ask {
             match lower.as_str() {
                 "x-pare-detail" if ask.level.is_none() => ask.level = Some(value.to_owned()),
                 "x-pare-query" if ask.query.is_none() => ask.query = Some(value.to_owned()),
+                "x-pare-fields" if ask.fields.is_none() => ask.fields = Some(fields(name, value)?),
                 "x-pare-format" if ask.format.is_none() => ask.format = Some(format(name, value)?),
                 "x-pare-max-tokens" if ask.max_tokens.is_none() => {
                     ask.max_tokens = Some(tokens(name, value)?)
@@ -197,8 +207,18 @@ pub fn is_pare_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     matches!(
         n.as_str(),
-        "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens" | "x-pare-query"
+        "x-pare-detail" | "x-pare-format" | "x-pare-max-tokens" | "x-pare-query" | "x-pare-fields"
     ) || n.starts_with(PARAM_HEADER)
+}
+
+/// `pare_fields` (or `X-Pare-Fields`) read: an error naming it and the bad field.
+fn fields(param: &str, value: &str) -> Result<crate::project::Fields, AskError> {
+    crate::project::Fields::parse_list(value).map_err(|e| AskError {
+        param: param.to_owned(),
+        value: value.to_owned(),
+        allowed: Vec::new(),
+        message: e.to_string(),
+    })
 }
 
 /// Set `name` to `value`, the last setting winning.

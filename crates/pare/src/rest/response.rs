@@ -108,7 +108,7 @@ pub const NOT_OF_THE_SHAPED_BODY: [&str; 9] = [
 
 /// The `Vary` a shaped response carries (every REST door appends it): what chose its bytes
 /// besides the URL.
-pub const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens";
+pub const VARY: &str = "Accept, Accept-Encoding, X-Pare-Detail, X-Pare-Format, X-Pare-Max-Tokens, X-Pare-Query, X-Pare-Fields";
 
 /// Shape a response of `route` as `ask` asks. `encoded`: the body carries a
 /// `Content-Encoding` the door did not decode.
@@ -171,6 +171,13 @@ pub fn shape(
                     .to_string(),
             };
         }
+        Err(RespondError::Fields(e)) => {
+            return Outcome::Refuse {
+                status: 400,
+                body: serde_json::json!({"error": format!("pare_fields: {e}"), "param": "pare_fields"})
+                    .to_string(),
+            };
+        }
         Err(_) => return Outcome::Pass("the engine refused it"),
     };
     let mut first = shaped(page);
@@ -211,6 +218,7 @@ pub(crate) fn request<'a>(
         pack_data: matches!(ask.format, Some(Format::Json | Format::Pretty))
             || ask.accepts_only_json,
         query: ask.query.as_deref(),
+        fields: ask.fields.as_ref(),
         ..Request::new(input, &route.policy)
     }
 }
@@ -362,6 +370,12 @@ pub fn link(path: &str, query: &str, ask: &Ask, next: &str) -> String {
     // The next page belongs to the same question.
     if let Some(question) = &ask.query {
         q.push(format!("pare_query={}", encode_component(question)));
+    }
+    if let Some(fields) = &ask.fields {
+        q.push(format!(
+            "pare_fields={}",
+            encode_component(&fields.given().join(","))
+        ));
     }
     q.push(format!("pare_cursor={next}"));
     format!("<{path}?{}>; rel=\"next\"", q.join("&"))
@@ -551,10 +565,11 @@ mod tests {
             accepts_only_json: false,
             params: Vec::new(),
             query: Some("a b&c".into()),
+            fields: Some(crate::project::Fields::parse_list("id,$..['a','b']").unwrap()),
         };
         assert_eq!(
             link("/a", "", &asked, "C9"),
-            "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_query=a%20b%26c&pare_cursor=C9>; rel=\"next\""
+            "</a?pare_detail=my%20level&pare_format=toon&pare_max_tokens=400&pare_query=a%20b%26c&pare_fields=id%2C%24..%5B%27a%27%2C%27b%27%5D&pare_cursor=C9>; rel=\"next\""
         );
         assert_eq!(header_text("é\nb"), "\\u{e9} | b");
     }

@@ -40,6 +40,11 @@ pub struct McpOptions {
     /// sent once; the tool list then declares no `outputSchema` for shaped tools).
     #[serde(default)]
     pub structured_content: StructuredContent,
+    /// Add a `fields` argument to every shaped tool (one without a `fields` argument of its
+    /// own): a caller names the fields of the result it wants, and only those are shown
+    /// (`pare::project`). Default: false (it adds 47 o200k tokens to each tool's definition).
+    #[serde(default)]
+    pub fields: bool,
     /// Per-tool settings; the first entry whose `match` names a tool wins.
     #[serde(default)]
     pub tools: Vec<McpTool>,
@@ -65,6 +70,7 @@ impl Default for McpOptions {
             shape_unmatched: true,
             tool_list: ToolList::default(),
             structured_content: StructuredContent::default(),
+            fields: false,
             tools: Vec::new(),
         }
     }
@@ -114,6 +120,9 @@ pub struct McpTool {
     /// argument stays the tool's and is forwarded unchanged. Default: none.
     #[serde(default)]
     pub query: Option<String>,
+    /// Add a `fields` argument to these tools (see `[mcp] fields`). Default: `[mcp] fields`.
+    #[serde(default)]
+    pub fields: Option<bool>,
 }
 
 /// What a shaped tool's `structuredContent` becomes. Clients increasingly show it to the

@@ -41,7 +41,9 @@ use crate::report::LISTED;
 
 use super::*;
 
-/// A response being written as its input arrives: see the [module docs](self).
+/// A response being written as its input arrives, for a door that can send its first bytes
+/// before its input is whole: a JSON array's items are shaped as they come, each as it is
+/// inside the whole array, so the text is byte for byte [`respond`](super::respond)'s.
 pub struct Incremental<'a> {
     req: Request<'a>,
     level: usize,
@@ -92,8 +94,9 @@ pub struct Finished {
 
 impl<'a> Incremental<'a> {
     /// Start a response whose input comes by [`Incremental::push`] (`req.input` is not
-    /// read); `None` when this request cannot be answered before its input is whole (see
-    /// the [module docs](self)). A level or parameter the policy does not have is an error,
+    /// read); `None` when this request cannot be answered before its input is whole: it
+    /// wants a value, a budget, a cursor, fields, a format other than JSON, or a level with
+    /// an op the parser does not do as it reads (a list op, a conditional prune). A level or parameter the policy does not have is an error,
     /// as with `respond`.
     pub fn start(req: Request<'a>) -> Result<Option<Incremental<'a>>, RespondError> {
         let policy = req.policy;
@@ -117,6 +120,7 @@ impl<'a> Incremental<'a> {
             || req.cursor.is_some()
             || req.keep_input_text
             || req.reject_duplicate_keys
+            || req.fields.is_some()
         {
             return Ok(None);
         }

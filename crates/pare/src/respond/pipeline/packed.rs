@@ -14,7 +14,7 @@ impl<'a> Run<'_, 'a> {
         let level = self.level_name(self.level);
         let (gate, _) = self.gate();
         let room = match &gate {
-            Some(g) => page_room(g, &req.hint, None)?.1,
+            Some(g) => page_room(g, &req.hint, 0)?.1,
             None => 1 << 40,
         };
         let before = req.measure.then(|| self.tokens_before(value));

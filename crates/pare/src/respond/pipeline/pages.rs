@@ -11,8 +11,9 @@ impl<'a> Run<'_, 'a> {
         before: Option<usize>,
         gate: &Gate,
     ) -> Result<Response, RespondError> {
-        let removed = note::removed_line(&r.shaped.manifest);
-        let (reserve, room) = page_room(gate, &self.req.hint, removed)?;
+        let opening = self.opening(&r.shaped.manifest);
+        let cost = self.opening_cost(gate, &r.shaped.manifest);
+        let (reserve, room) = page_room(gate, &self.req.hint, cost)?;
         let mut template = self.record(r.level, before, &r.shaped.manifest);
         template.warnings.extend(self.shaped_warnings(&r));
         let cuts: Vec<Cut> = match self.value_cuts(&r.shaped.value, gate, room) {
@@ -27,7 +28,7 @@ impl<'a> Run<'_, 'a> {
         // A value given as such was moved into shaping: its shaped form stands for it in
         // the check (the pages are a function of the shaped value).
         let check = self.check(|| json::to_compact(&r.shaped.value), reserve);
-        let pages = self.number_pages(cuts, template, check, removed)?;
+        let pages = self.number_pages(cuts, template, check, opening.as_deref())?;
         self.pick(pages, check, Some(r.shaped))
     }
 
@@ -65,6 +66,11 @@ impl<'a> Run<'_, 'a> {
     /// in a path, is said, not silently a no-op), then what the format loses.
     pub(super) fn shaped_warnings(&self, r: &Rendering) -> Vec<String> {
         let mut out = self.policy().unmatched_warnings(&r.shaped.matches, r.level);
+        out.extend(
+            r.unmatched_fields
+                .iter()
+                .map(|f| format!("fields: `{f}` selected nothing")),
+        );
         out.extend(self.value_warnings(&r.shaped.value));
         out
     }
@@ -145,17 +151,24 @@ impl<'a> Run<'_, 'a> {
             self.explicit,
             req.policy.fingerprint(),
         );
-        cursor::check([input.as_bytes(), settings.as_bytes()])
+        // The fields shown, only when asked: every earlier cursor stays as it was.
+        match req.fields {
+            Some(f) => {
+                let fields = f.given().join("\u{1}");
+                cursor::check([input.as_bytes(), settings.as_bytes(), fields.as_bytes()])
+            }
+            None => cursor::check([input.as_bytes(), settings.as_bytes()]),
+        }
     }
 
     /// Pages with their notes, cursors and records. A response of one page has no page
-    /// note; `removed` ([`note::removed_line`]) opens every page's note.
+    /// note; `opening` ([`Run::opening`]) opens every page's note.
     pub(super) fn number_pages(
         &self,
         cuts: Vec<Cut>,
         template: Record,
         check: u64,
-        removed: Option<&str>,
+        opening: Option<&str>,
     ) -> Result<Vec<Page>, RespondError> {
         let n = cuts.len();
         if n > cursor::MAX_PAGES {
@@ -183,7 +196,7 @@ impl<'a> Run<'_, 'a> {
                 let page_note = (n > 1).then(|| {
                     note::page_note(&self.req.hint, i + 1, n, next.as_deref(), ends_inside[i])
                 });
-                let note = note::join(removed, page_note);
+                let note = note::join(opening, page_note);
                 let mut record = template.clone();
                 record.tokens_after =
                     Some(cut.tokens.unwrap_or_else(|| self.tok().count(&cut.text)));
@@ -271,7 +284,12 @@ pub(super) fn text_response(
         explicit: true,
         params: Params::default(),
         frame: None,
-        warnings: Vec::new(),
+        // Fields select in a value: plain text has none, and is shown whole.
+        warnings: req
+            .fields
+            .map(|_| "fields: the response is not JSON: shown whole".to_owned())
+            .into_iter()
+            .collect(),
         early: Default::default(),
         stages: &Cell::new(Stages::default()),
     };
@@ -299,7 +317,7 @@ pub(super) fn text_response(
             stages: Stages::default(),
         });
     };
-    let (reserve, room) = page_room(&g, &req.hint, None)?;
+    let (reserve, room) = page_room(&g, &req.hint, 0)?;
     let cuts = text_cuts(cut::cut_text(text, &g, room));
     let check = run.check(String::new, reserve);
     let pages = run.number_pages(cuts, record, check, None)?;

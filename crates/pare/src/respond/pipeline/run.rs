@@ -28,6 +28,7 @@ impl<'a> Run<'_, 'a> {
             }
             _ => shape(value, self.policy(), &opts),
         };
+        let (shaped, unmatched_fields) = self.projected(shaped);
         let rendering = Instant::now();
         let counted = self.counted();
         let (text, tokens) = if counted {
@@ -66,7 +67,58 @@ impl<'a> Run<'_, 'a> {
             shaped,
             text,
             tokens,
+            unmatched_fields,
         }
+    }
+
+    /// The shaped value with only the caller's fields ([`Request::fields`]), what that left
+    /// out in its manifest (op `fields`), and the fields that selected nothing.
+    fn projected(&self, mut shaped: Shaped) -> (Shaped, Vec<String>) {
+        let Some(fields) = self.req.fields else {
+            return (shaped, Vec::new());
+        };
+        let value = std::mem::replace(&mut shaped.value, Value::Null);
+        let p = fields.project(value);
+        shaped.value = p.value;
+        if p.left_out > 0 {
+            shaped.manifest.entries.push(crate::manifest::Entry {
+                op: "fields",
+                kind: crate::manifest::Kind::Stripped,
+                path: "$".to_owned(),
+                count: p.left_out,
+            });
+        }
+        (shaped, p.unmatched)
+    }
+
+    /// The lines that open every page's note: what the policy removed, and the fields
+    /// shown.
+    pub(super) fn opening(&self, manifest: &crate::manifest::Manifest) -> Option<String> {
+        let fields = self
+            .req
+            .fields
+            .map(|f| note::fields_line(&self.req.hint, f.given()));
+        note::join(note::removed_line(manifest), fields)
+    }
+
+    /// What [`Run::opening`] may cost by `fit`, in any door's words.
+    pub(super) fn opening_cost(
+        &self,
+        fit: &dyn Tokenizer,
+        manifest: &crate::manifest::Manifest,
+    ) -> usize {
+        note::removed_cost(fit, note::removed_line(manifest))
+            + self
+                .req
+                .fields
+                .map_or(0, |f| note::fields_cost(fit, f.given()))
+    }
+
+    /// Whether rendering `r` fits in `room` tokens, with the lines that open its note (in
+    /// the budget).
+    pub(super) fn fits(&self, gate: Option<Gate>, r: &Rendering, room: usize) -> bool {
+        let opening = gate.map_or(0, |g| self.opening_cost(&g, &r.shaped.manifest));
+        gate_count(gate, &r.text, r.tokens) + opening <= room
     }
 
     /// Tokens of the input as given (its text, or the value as minified JSON).
@@ -84,8 +136,10 @@ impl<'a> Run<'_, 'a> {
         let want_before = self.wants_before();
         let is_full = self.policy().levels()[self.level] == FULL;
 
-        // The input text itself, at `full`, for a transparent door.
+        // The input text itself, at `full`, for a transparent door (not when the caller asked
+        // for some fields only).
         if req.keep_input_text
+            && req.fields.is_none()
             && is_full
             && let Some(text) = self.text
         {
@@ -120,7 +174,7 @@ impl<'a> Run<'_, 'a> {
         if let Some((text, before)) = self.kept_input(first.tokens, before, gate, limit) {
             return Ok(self.input_page(text, before, first.shaped.value));
         }
-        if fits(gate, &first, limit) {
+        if self.fits(gate, &first, limit) {
             return Ok(self.single(first, before, None));
         }
         if let (Some(value), Some(g)) = (value_for_lower, gate) {
@@ -136,7 +190,7 @@ impl<'a> Run<'_, 'a> {
                 .filter(|&l| !self.policy().levels_alike(l, self.level));
             for lower in lower_levels {
                 let r = self.render_at(value.clone(), lower);
-                if fits(gate, &r, room) {
+                if self.fits(gate, &r, room) {
                     let asked = self.level_name(self.level);
                     let note =
                         note::lowered_note(&req.hint, &self.level_name(lower), &asked, limit);
@@ -188,8 +242,9 @@ impl<'a> Run<'_, 'a> {
             shaped,
             text,
             tokens,
+            unmatched_fields: Vec::new(),
         };
-        fits(gate, &rendering, limit).then(|| Response {
+        self.fits(gate, &rendering, limit).then(|| Response {
             shaped: None,
             ..self.single(rendering, before, None)
         })
@@ -225,7 +280,9 @@ impl<'a> Run<'_, 'a> {
         limit: usize,
     ) -> Option<(&'a str, usize)> {
         let (text, before) = (self.text?, before?);
-        (self.req.keep_input_text && tokens >= before && gate_count(gate, text, before) <= limit)
+        // Fields asked for are shown, whatever the tokens.
+        let keep = self.req.keep_input_text && self.req.fields.is_none();
+        (keep && tokens >= before && gate_count(gate, text, before) <= limit)
             .then_some((text, before))
     }
 
@@ -240,7 +297,7 @@ impl<'a> Run<'_, 'a> {
         let mut record = self.record(r.level, before, &r.shaped.manifest);
         record.warnings.extend(self.shaped_warnings(&r));
         let (lowered_from, note) = lowered.unzip();
-        let note = note::join(note::removed_line(&r.shaped.manifest), note);
+        let note = note::join(self.opening(&r.shaped.manifest).as_deref(), note);
         let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
         record.tokens_after = counted.then_some(r.tokens);
         record.note_tokens = counted.then_some(note_tokens);
