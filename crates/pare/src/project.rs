@@ -53,6 +53,14 @@ pub enum FieldsError {
         "name at least one field (a member name such as `id`, or a selector such as `$.items[*].id`)"
     )]
     Empty,
+    /// More fields, or longer ones, than one selector set holds.
+    #[error("{count} fields are more than pare takes at once: {why}")]
+    TooMany {
+        /// How many fields were given.
+        count: usize,
+        /// What the limit is.
+        why: String,
+    },
     /// A field that is not a selector.
     #[error("`{field}` is not a field: {why}")]
     Bad {
@@ -100,8 +108,8 @@ impl Fields {
             })?;
             selectors.push(selector);
         }
-        let set = SelectorSet::new(selectors).map_err(|e| FieldsError::Bad {
-            field: given.join(","),
+        let set = SelectorSet::new(selectors).map_err(|e| FieldsError::TooMany {
+            count: given.len(),
             why: e.to_string(),
         })?;
         Ok(Fields {
@@ -345,5 +353,8 @@ mod tests {
             "{e}"
         );
         assert_eq!(Fields::parse_list(" , ").unwrap_err(), FieldsError::Empty);
+        let many: Vec<String> = (0..2000).map(|i| format!("f{i}")).collect();
+        let e = Fields::parse(&many).unwrap_err();
+        assert!(matches!(e, FieldsError::TooMany { count: 2000, .. }), "{e}");
     }
 }
