@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
+use pare::pack::source::map::{SourceMap, source_map};
 use pare::pack::source::{SourceOptions, chunk_files};
 use pare::pack::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
 use pare::schema::pack::{PackOptions, PackOrder};
@@ -31,7 +32,9 @@ pub struct Args {
     /// items with their docs and attributes for Rust, Python, TypeScript, JavaScript, Go,
     /// Java; blank-line-separated blocks otherwise) and packs them with breadth first
     /// (every chunk's signatures before any body), in file order, public definitions before
-    /// private ones before module code before tests. --source forces source mode.
+    /// private ones before module code before tests — or, when the budget cannot hold the
+    /// signatures of everything, a map of the tree first (--map). --source forces source
+    /// mode.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Pack PATHS as source files even when one is a `.json` file.
@@ -87,6 +90,21 @@ pub struct Args {
     /// Write the packed text to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Source mode: a map of the tree first. `auto`: when the budget cannot hold the
+    /// signatures of everything (and no --query or --cursor); `always`; `never`: the chunks,
+    /// file by file. The map names every file (directories as a trie), then the tree's names ranked
+    /// by how much the other files use them, then their signatures, then whole chunks, each
+    /// level filling what the one before left.
+    #[arg(long, value_enum, default_value_t = MapMode::Auto)]
+    pub map: MapMode,
+}
+
+/// When `pare pack DIR` gives a map of the tree (see `Args::map`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MapMode {
+    Auto,
+    Always,
+    Never,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -134,6 +152,22 @@ pub fn run(args: Args) -> Result<()> {
             let list = chunk_files(&walked.files, &SourceOptions::default());
             // Room for every chunk's previews and facts: a tree is thousands of chunks.
             cache = PreviewCache::new((list.len() * 6).max(1024));
+            // A map when asked, or (auto) when the budget cannot hold the signatures of
+            // everything; with a question or a cursor, the chunks.
+            let may_map = args.query.is_none() && args.cursor.is_none();
+            let map = match args.map {
+                MapMode::Always => Some(
+                    source_map(&walked.files, &list, args.budget, tok)
+                        .map_err(|e| anyhow!("--budget: {e}"))?,
+                ),
+                MapMode::Auto if may_map => source_map(&walked.files, &list, args.budget, tok)
+                    .ok()
+                    .filter(|m| m.signatures_shown < m.definitions.len()),
+                _ => None,
+            };
+            if let Some(map) = map {
+                return map_output(&args, map, tok, &walked.skipped);
+            }
             skipped = Some(walked.skipped);
             pack_chunks(&list, &options, &level, &args, tok, &mut cache)?
         }
@@ -279,6 +313,78 @@ fn pack_chunks(
             .map_err(|e| anyhow!("--cursor: {e}"))?,
         None => pack(list, &settings, cache),
     })
+}
+
+/// The map of the tree (`--map`), as text or data, and as metrics.
+fn map_output(
+    args: &Args,
+    map: SourceMap,
+    tok: &dyn pare::tokens::Tokenizer,
+    skipped: &[walk::Skipped],
+) -> Result<()> {
+    anyhow::ensure!(
+        map.tokens <= args.budget,
+        "internal error: a map of {} tokens over the budget of {}",
+        map.tokens,
+        args.budget
+    );
+    let data = || {
+        let shown = |i: usize| {
+            if i < map.signatures_shown {
+                "signature"
+            } else if i < map.names_shown {
+                "name"
+            } else {
+                "counted"
+            }
+        };
+        serde_json::json!({
+            "mode": "map",
+            "tokenizer": tok.name(),
+            "budget": args.budget,
+            "tokens": map.tokens,
+            "files": map.files,
+            "files_named": map.files_named,
+            "names": map.definitions.len(),
+            "names_shown": map.names_shown,
+            "signatures_shown": map.signatures_shown,
+            "bodies": map.bodies,
+            "definitions": map.definitions.iter().enumerate().map(|(i, d)| serde_json::json!({
+                "path": d.path,
+                "name": d.name,
+                "kind": d.kind,
+                "line": d.line,
+                "rank": d.rank,
+                "signature": d.signature,
+                "shown": shown(i),
+            })).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(walk::Skipped::json).collect::<Vec<_>>(),
+            "text": map.text,
+        })
+    };
+    let out = match args.format {
+        Format::Text => map.text.clone(),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&data()).expect("the map serializes");
+            s.push('\n');
+            s
+        }
+    };
+    let metrics_file = match &args.metrics {
+        Some(path) => Some(AtomicFile::create(path)?),
+        None => None,
+    };
+    write_output(args.output.as_deref(), &out)?;
+    if let (Some(mut file), Some(path)) = (metrics_file, &args.metrics) {
+        use std::io::Write;
+        let mut doc = data();
+        doc.as_object_mut().expect("an object").remove("text");
+        serde_json::to_writer_pretty(&mut file, &doc)?;
+        file.write_all(b"\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+        file.commit()?;
+    }
+    Ok(())
 }
 
 /// `--format json`: the pack as data (see `Args::format`), one JSON document and a newline.

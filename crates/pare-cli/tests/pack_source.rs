@@ -48,8 +48,11 @@ fn pack_tree_whole_and_tight() {
 
 #[test]
 fn pack_tree_as_json() {
-    let (text, _) = ok(&["pack", TREE, "--budget", "300"]);
-    let (json, _) = ok(&["pack", TREE, "--budget", "300", "--format", "json"]);
+    // The chunks (a budget this small would give a map first).
+    let (text, _) = ok(&["pack", TREE, "--budget", "300", "--map", "never"]);
+    let (json, _) = ok(&[
+        "pack", TREE, "--budget", "300", "--format", "json", "--map", "never",
+    ]);
     let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     // The json describes exactly the text pack: its tokens are the text's.
     assert_eq!(doc["tokens"].as_u64(), Some(tokens(&text) as u64));
@@ -98,7 +101,9 @@ fn same_tree_same_bytes() {
 
 #[test]
 fn cursor_pages_through_a_tree() {
-    let (json, _) = ok(&["pack", TREE, "--budget", "150", "--format", "json"]);
+    let (json, _) = ok(&[
+        "pack", TREE, "--budget", "150", "--format", "json", "--map", "never",
+    ]);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     let cursor = doc["next_cursor"].as_str().expect("more pages");
     let (page2, _) = ok(&["pack", TREE, "--budget", "150", "--cursor", cursor]);
@@ -231,4 +236,74 @@ fn input_kinds() {
     let empty = tempfile::tempdir().unwrap();
     let err = fail(&["pack", empty.path().to_str().unwrap(), "--budget", "100"]);
     assert!(err.contains("no source files to pack"), "{err}");
+}
+
+/// Issue 32's acceptance: at 2,000 tokens the ops directory (20-odd files, ~35k tokens of
+/// code) was two files; the map names every one.
+#[test]
+fn pack_of_the_ops_directory_at_2000_tokens_names_every_file() {
+    let ops = "crates/pare/src/ops";
+    let (text, _) = ok(&["pack", ops, "--budget", "2000"]);
+    assert!(tokens(&text) <= 2000, "{}", tokens(&text));
+    let mut files = Vec::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(ops);
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p.file_name().unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    assert!(files.len() >= 20);
+    for f in &files {
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with(f.as_str())),
+            "{f} not named:\n{text}"
+        );
+    }
+    assert!(text.contains("pare: a map of"), "{text}");
+    // The most used names of the tree lead: the op trait and the compile context.
+    let (json, _) = ok(&["pack", ops, "--budget", "2000", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["mode"], "map");
+    assert_eq!(doc["files_named"], doc["files"]);
+    let best: Vec<&str> = doc["definitions"].as_array().unwrap()[..10]
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        best.contains(&"CompileCx") && best.contains(&"PolicyError"),
+        "{best:?}"
+    );
+    assert_eq!(doc["text"].as_str().unwrap(), text);
+}
+
+#[test]
+fn map_levels_never_and_a_budget_below_any_map() {
+    // `--map never`: the chunks, file by file, as before the map.
+    let (chunks, _) = ok(&["pack", TREE, "--budget", "150", "--map", "never"]);
+    assert!(!chunks.contains("pare: a map of"));
+    // `--map always` at a budget that holds everything: names, signatures and bodies.
+    let (all, _) = ok(&["pack", TREE, "--budget", "5000", "--map", "always"]);
+    assert!(
+        all.contains("signatures, best first by file:") && all.contains("```rust"),
+        "{all}"
+    );
+    // Too small for even the top directories: an error naming the budget.
+    // (The tree's binary file is named on stderr first.)
+    let (code, out, e) = run(&["pack", TREE, "--budget", "5", "--map", "always"], "");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        e.contains("pare: error: --budget: a budget of 5 tokens cannot hold a map of the tree"),
+        "{e}"
+    );
+    // `auto` then falls back to the chunks' own pages.
+    let (tiny, _) = ok(&["pack", TREE, "--budget", "5"]);
+    assert!(tokens(&tiny) <= 5);
 }

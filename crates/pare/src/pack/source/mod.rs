@@ -38,6 +38,7 @@
 
 mod items;
 mod lines;
+pub mod map;
 
 use rayon::prelude::*;
 
