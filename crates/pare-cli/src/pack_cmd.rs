@@ -149,12 +149,23 @@ pub fn run(args: Args) -> Result<()> {
             options.breadth = true;
             options.order = PackOrder::Input;
             options.max_chars = usize::MAX;
+            // A tree with more files than the budget has tokens cannot have every file
+            // named, let alone a signature of each: its map is directories, and the files
+            // need no cutting.
+            let may_map = args.query.is_none() && args.cursor.is_none();
+            if may_map && args.map != MapMode::Never && walked.files.len() >= args.budget {
+                match source_map(&walked.files, &[], args.budget, tok) {
+                    Ok(map) => return map_output(&args, map, tok, &walked.skipped),
+                    Err(e) if args.map == MapMode::Always => bail!("--budget: {e}"),
+                    // Not even the top directories fit: the chunks' own pages (`auto`).
+                    Err(_) => {}
+                }
+            }
             let list = chunk_files(&walked.files, &SourceOptions::default());
             // Room for every chunk's previews and facts: a tree is thousands of chunks.
             cache = PreviewCache::new((list.len() * 6).max(1024));
             // A map when asked, or (auto) when the budget cannot hold the signatures of
             // everything; with a question or a cursor, the chunks.
-            let may_map = args.query.is_none() && args.cursor.is_none();
             let map = match args.map {
                 MapMode::Always => Some(
                     source_map(&walked.files, &list, args.budget, tok)

@@ -123,16 +123,27 @@ pub fn source_map(
         signatures: 0,
         bodies: Vec::new(),
     };
-    let mut best = fits(&shown);
+    // Every file takes a line of at least a token: more files than the budget cannot all be
+    // named, and rendering them all would only be counted to say so.
+    let mut best = (files.len() < budget).then(|| fits(&shown)).flatten();
     if best.is_none() {
-        let deepest = tree.depth();
-        for depth in (0..deepest).rev() {
-            shown.depth = depth;
-            if let Some(b) = fits(&shown) {
-                best = Some(b);
-                break;
+        // The deepest level of directories that fits (deeper shows more lines).
+        let (mut lo, mut hi) = (0, tree.depth().saturating_sub(1));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(&Shown {
+                depth: mid,
+                ..shown.clone()
+            })
+            .is_some()
+            {
+                lo = mid;
+            } else {
+                hi = mid - 1;
             }
         }
+        shown.depth = lo;
+        best = fits(&shown);
     }
     let Some(mut best) = best else {
         shown.depth = 0;
@@ -287,7 +298,18 @@ pub fn rank(files: &[SourceFile], defs: &mut [Definition]) {
                 .or_default() += 1;
         }
     }
-    let words: Vec<HashMap<&str, usize>> = files.iter().map(|f| word_counts(&f.text)).collect();
+    // Who uses each name (other than its definers), and how often: one pass over each file's
+    // words, kept only for the defined names (a file's counts are dropped after it).
+    let mut uses: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    for (r, f) in files.iter().enumerate() {
+        for (word, count) in word_counts(&f.text) {
+            if let Some((&name, by)) = definers.get_key_value(word)
+                && !by.contains_key(&r)
+            {
+                uses.entry(name).or_default().push((r, count));
+            }
+        }
+    }
     let n = files.len();
     // Edges: (from, to, name, weight).
     let mut edges: Vec<(usize, usize, &str, f64)> = Vec::new();
@@ -308,22 +330,20 @@ pub fn rank(files: &[SourceFile], defs: &mut [Definition]) {
         if by.len() > 5 {
             mul *= 0.1;
         }
-        let mut used = false;
-        for (r, counts) in words.iter().enumerate() {
-            // Uses by other files: a file using its own names says little of what matters
-            // across the tree.
-            let refs = counts.get(name).copied().unwrap_or(0);
-            if refs == 0 || by.contains_key(&r) {
-                continue;
+        match uses.get_mut(name) {
+            Some(users) => {
+                // File order, whatever order the words were counted in.
+                users.sort_unstable();
+                for &(r, refs) in users.iter() {
+                    for &d in by.keys() {
+                        edges.push((r, d, name, mul * (refs as f64).sqrt()));
+                    }
+                }
             }
-            used = true;
-            for &d in by.keys() {
-                edges.push((r, d, name, mul * (refs as f64).sqrt()));
-            }
-        }
-        if !used {
-            for &d in by.keys() {
-                edges.push((d, d, name, 0.1));
+            None => {
+                for &d in by.keys() {
+                    edges.push((d, d, name, 0.1));
+                }
             }
         }
     }
