@@ -36,6 +36,12 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::pack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::stats, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The handler's headers a shaped body does not keep (the engine's list, shared with
+    // `pare http` and the Node package).
+    m.add(
+        "NOT_OF_THE_SHAPED_BODY",
+        pyo3::types::PyTuple::new(m.py(), pare::rest::response::NOT_OF_THE_SHAPED_BODY)?,
+    )?;
     // Benchmarks refuse a debug build (`maturin develop`, scripts/test's dev profile).
     m.add(
         "__build__",

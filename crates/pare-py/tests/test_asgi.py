@@ -55,6 +55,21 @@ def make_app() -> tuple[FastAPI, MCPServer]:
     def paged() -> dict:
         return BIG
 
+    @app.get("/api/digested")
+    def digested():
+        # Headers that describe the handler's bytes, which a shaped body no longer is.
+        return JSONResponse(
+            {"a": None, "b": 1},
+            headers={
+                "ETag": '"v1"',
+                "Digest": "sha-256=abc",
+                "Content-Digest": "sha-256=:abc=:",
+                "Repr-Digest": "sha-256=:abc=:",
+                "Accept-Ranges": "bytes",
+                "X-Kept": "yes",
+            },
+        )
+
     @app.get("/api/text")
     def text():
         return PlainTextResponse('{"looks": null}')
@@ -229,3 +244,13 @@ def test_pare_fields_give_what_policy_shape_fields_gives(client):
         assert "showing only the fields id, name; pare_fields to change." in r.headers["x-pare-note"]
     r = client.get("/api/entities", params={"pare_fields": "$.["})
     assert r.status_code == 400 and r.json()["param"] == "pare_fields"
+
+
+def test_regression_a_shaped_body_kept_the_handlers_digests_and_accept_ranges(client):
+    r = client.get("/api/digested")
+    assert r.status_code == 200 and r.headers.get("x-pare-level")
+    for gone in ("etag", "digest", "content-digest", "repr-digest", "accept-ranges"):
+        assert gone not in r.headers, gone
+    assert r.headers["x-kept"] == "yes"
+    assert r.headers["content-length"] == str(len(r.content))
+    assert set(pare._pare.NOT_OF_THE_SHAPED_BODY) >= {"etag", "digest", "content-digest", "repr-digest", "accept-ranges"}

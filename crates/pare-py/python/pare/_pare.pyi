@@ -13,6 +13,8 @@ TokenizerName = Literal["o200k_base", "cl100k_base", "chars4"]
 ParamValue = Union[str, int, float, bool]
 
 __version__: str
+NOT_OF_THE_SHAPED_BODY: Tuple[str, ...]
+"""The handler's headers a shaped body does not keep (`pare::rest::response::NOT_OF_THE_SHAPED_BODY`)."""
 #: ``"release"`` or ``"debug"`` (benchmarks refuse a debug build).
 __build__: str
 

@@ -140,8 +140,7 @@ class _Shaper:
             await _answer(self.downstream, status, text.encode())
             return
         shaped, content_type, extra = out
-        drop = {b"content-length", b"content-type", b"etag", b"content-md5"}
-        new_headers = [(k, v) for k, v in headers if k.lower() not in drop]
+        new_headers = [(k, v) for k, v in headers if k.lower() not in _NOT_OF_THE_SHAPED_BODY]
         if any(k.lower() == "link" for k, _ in extra):
             # pare's next page comes first; the handler's own `next` follows pare's last page.
             kept = []
@@ -158,6 +157,11 @@ class _Shaper:
         new_headers.extend((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra)
         await self.downstream({**start, "headers": new_headers})
         await self.downstream({"type": "http.response.body", "body": shaped, "more_body": False})
+
+
+# What describes the handler's body as it was (length, type, validators, digests, ranges):
+# the engine's list, as `pare http` drops it.
+_NOT_OF_THE_SHAPED_BODY = frozenset(n.encode("latin-1") for n in _pare.NOT_OF_THE_SHAPED_BODY)
 
 
 async def _answer(send: Send, status: int, body: bytes) -> None:
