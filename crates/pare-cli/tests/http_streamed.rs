@@ -18,7 +18,7 @@ paths = ["$..made_at"]
 op = "prune"
 [http]
 [[http.routes]]
-match = ["GET /items", "GET /object", "GET /broken", "GET /stall", "GET /chunked"]
+match = ["GET /items", "GET /object", "GET /broken", "GET /stall", "GET /chunked", "GET /early", "GET /deep"]
 "#;
 
 fn items(n: usize) -> String {
@@ -94,6 +94,11 @@ fn serve(mut c: TcpStream, gate: &Gate) {
         send(&mut c, body.as_bytes(), first, true);
     } else if path.starts_with("/object") {
         send(&mut c, br#"{"rows": [{"id": 1, "note": null}]}"#, 5, false);
+    } else if path.starts_with("/early") {
+        send(&mut c, b"[nope, {\"id\": 1}]", 2, false);
+    } else if path.starts_with("/deep") {
+        let deep = format!("[{}{}, 1]", "[".repeat(300), "]".repeat(300));
+        send(&mut c, deep.as_bytes(), 1, false);
     } else if path.starts_with("/broken") {
         send(
             &mut c,
@@ -277,4 +282,27 @@ fn an_upstream_stalling_a_streamed_body_is_cut_off_at_the_idle_timeout() {
     assert!(start.elapsed() < Duration::from_secs(10));
     let log = pare.log_with(&["stream_error"]);
     assert!(log.contains("the upstream sent nothing for 2 s"), "{log}");
+}
+
+#[test]
+fn a_body_not_json_at_its_first_item_goes_on_untouched_as_a_whole_one_would() {
+    let gate = Gate::default();
+    gate.open();
+    let (pare, _dir) = pare(upstream(gate));
+    // Not JSON, and deeper than pare reads: nothing was shaped yet, so the upstream's bytes
+    // go on as they came, as they do for a client that shapes whole.
+    let deep = format!("[{}{}, 1]", "[".repeat(300), "]".repeat(300));
+    for (path, body) in [
+        ("/early", "[nope, {\"id\": 1}]".to_owned()),
+        ("/deep", deep),
+    ] {
+        let w = get_streamed(pare.port, path, &|| {});
+        assert!(w.ended, "{path}: {:?}", w.head);
+        assert_eq!(w.body, body, "{path}");
+        assert!(w.header("x-pare-level").is_none(), "{path}: {:?}", w.head);
+        let whole = request(pare.port, "GET", path, &[], b"");
+        assert_eq!(whole.text(), body, "{path}");
+    }
+    let log = pare.log_with(&[r#""path":"/deep""#]);
+    assert!(log.contains(r#""why":"not JSON"#), "{log}");
 }

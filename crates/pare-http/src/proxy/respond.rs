@@ -186,7 +186,7 @@ pub async fn answer(
         Ok(Ok(Read::Stream)) => {
             let read = gathered.into_chunks();
             let release = opts.release.clone();
-            return streamed::send(call, release, parts, incoming, read, room, log);
+            return streamed::send(call, release, parts, incoming, read, room, log).await;
         }
         Ok(Ok(Read::Unshaped)) => {
             drop(room);

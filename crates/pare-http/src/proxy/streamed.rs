@@ -10,10 +10,12 @@
 //!
 //! The body is byte for byte the buffered one; the `X-Pare-*` headers known at the start
 //! (level, page, pages) come as headers and the rest as trailers. It is sent uncompressed:
-//! a compressor would hold back what it has not filled a block with. When the upstream's
-//! body turns out not to be JSON, breaks off or stalls after the first bytes went out, the
-//! response is broken off (its last chunk never comes), which a client sees as an
-//! incomplete body, and the log says why.
+//! a compressor would hold back what it has not filled a block with. The response starts
+//! once the first items are shaped: a body that is not JSON (or too deep) there goes on as
+//! it came, as a body shaped whole would, and one that breaks off there is a 502 (504 when
+//! it stalls). When that shows only after the first bytes went out, the response is broken
+//! off (its last chunk never comes), which a client sees as an incomplete body, and the log
+//! says why.
 
 use std::collections::VecDeque;
 
@@ -29,6 +31,7 @@ use pare::rest::streamed::{Streamed, TRAILERS};
 use serde_json::{Map, Value};
 
 use super::forward;
+use super::prefixed::Prefixed;
 use super::respond::Call;
 use crate::access::Entry;
 use crate::body::{self, Body};
@@ -79,9 +82,41 @@ pub fn is_array(read: &[u8]) -> Option<bool> {
         .map(|&b| b == b'[')
 }
 
+/// How the shaping thread's start went.
+enum First {
+    /// The first items are shaped and on their way.
+    Started,
+    /// The body is not JSON (or too deep) at its first items: nothing was sent; the body
+    /// read so far, and the rest as it comes, go on untouched.
+    NotJson {
+        read: Vec<u8>,
+        rest: tokio::sync::mpsc::Receiver<Result<Bytes, String>>,
+        why: String,
+    },
+    /// The upstream's body broke off (or stalled) before anything was sent.
+    Broken(String),
+}
+
+/// A body of the chunks the pump sends (what is left of the upstream's, untouched).
+struct Rest(tokio::sync::mpsc::Receiver<Result<Bytes, String>>);
+
+impl http_body::Body for Rest {
+    type Data = Bytes;
+    type Error = crate::body::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|c| c.map(http_body::Frame::data).map_err(Into::into)))
+    }
+}
+
 /// The response, its body shaped on the blocking pool as the upstream's arrives: `read` is
 /// what came before the decision, `incoming` the rest; `room` is held until the body is sent.
-pub fn send(
+pub async fn send(
     call: &Call,
     release: Release,
     parts: Parts,
@@ -103,6 +138,9 @@ pub fn send(
     let (feed, body) = body::channel(8);
     let (bytes_in, mut bytes_out) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(8);
     let (late, late_rx) = tokio::sync::oneshot::channel();
+    let (first_tx, first_rx) = tokio::sync::oneshot::channel::<First>();
+    // The upstream's own head, for a body that goes on untouched after all.
+    let original = parts.headers.clone();
     tokio::spawn(pump(incoming, read, bytes_in));
     let route = call.route.clone();
     let ask = call.ask.clone();
@@ -121,6 +159,9 @@ pub fn send(
             s.reserve(n);
         }
         let mut fields = Map::new();
+        let mut first = Some(first_tx);
+        // Shaped text held until the first item is (`[` alone says nothing yet).
+        let mut pending = String::new();
         let fail = |why: String, fields: &mut Map<String, Value>| {
             fields.insert("pare".into(), "broken off".into());
             fields.insert("stream_error".into(), why.clone().into());
@@ -130,6 +171,10 @@ pub fn send(
             let pushed = match chunk {
                 Ok(bytes) => s.push(&bytes),
                 Err(why) => {
+                    if let Some(tx) = first.take() {
+                        let _ = tx.send(First::Broken(why));
+                        return;
+                    }
                     fields.insert("upstream_error".into(), why.clone().into());
                     fail(why, &mut fields);
                     let _ = late.send(fields);
@@ -137,6 +182,30 @@ pub fn send(
                 }
             };
             match pushed {
+                Err(e) if first.is_some() => {
+                    let tx = first.take().expect("checked");
+                    let why = format!("not JSON: {e}");
+                    let _ = tx.send(First::NotJson {
+                        read: s.into_input(),
+                        rest: bytes_out,
+                        why,
+                    });
+                    return;
+                }
+                Ok(Pushed::Text(t)) if first.is_some() => {
+                    // The response starts with its first shaped item, not with `[` alone: a
+                    // body that is not JSON there can still go on untouched.
+                    pending.push_str(&t);
+                    if pending.len() > 1 {
+                        let _ = first.take().expect("checked").send(First::Started);
+                        if !feed.send(Bytes::from(std::mem::take(&mut pending))) {
+                            fields.insert("pare".into(), "broken off".into());
+                            fields.insert("stream_error".into(), "the client went away".into());
+                            let _ = late.send(fields);
+                            return;
+                        }
+                    }
+                }
                 Ok(Pushed::Text(t)) if !t.is_empty() => {
                     if !feed.send(Bytes::from(t)) {
                         fields.insert("pare".into(), "broken off".into());
@@ -154,26 +223,63 @@ pub fn send(
                 }
             }
         }
+        // A body with no item shaped before its end (`[]`, or items all pruned) starts now;
+        // one that fails there goes on untouched.
+        let unstarted = first.is_some().then(|| s.input().to_vec());
         match s.finish() {
             Ok((tail, shaped)) => {
-                feed.send(Bytes::from(tail));
-                let mut trailers = HeaderMap::new();
-                for (k, v) in &shaped.headers {
-                    if TRAILERS.contains(k)
-                        && let (Ok(k), Ok(v)) = (HeaderName::try_from(*k), HeaderValue::from_str(v))
-                    {
-                        trailers.insert(k, v);
-                    }
+                if let Some(tx) = first.take() {
+                    let _ = tx.send(First::Started);
                 }
-                feed.trailers(trailers);
-                let r = &shaped.record;
-                fields.insert("tokens_before".into(), r.tokens_before.unwrap_or(0).into());
-                fields.insert("tokens_after".into(), r.tokens_after.unwrap_or(0).into());
+                feed.send(Bytes::from(std::mem::take(&mut pending) + &tail));
+                send_trailers(&feed, &shaped, &mut fields);
             }
-            Err(e) => fail(format!("the upstream's body is not JSON: {e}"), &mut fields),
+            Err(e) => match (first.take(), unstarted) {
+                (Some(tx), Some(read)) => {
+                    let why = format!("not JSON: {e}");
+                    let _ = tx.send(First::NotJson {
+                        read,
+                        rest: bytes_out,
+                        why,
+                    });
+                    return;
+                }
+                _ => fail(format!("the upstream's body is not JSON: {e}"), &mut fields),
+            },
         }
         let _ = late.send(fields);
     });
+    match first_rx.await {
+        Ok(First::Started) => {}
+        Ok(First::NotJson { read, rest, why }) => {
+            // As a body shaped whole that is not JSON: it goes on as it came.
+            log.set("pare", "passed");
+            log.set("why", why);
+            let mut head = parts;
+            head.headers = original;
+            forward::own_head(&mut head);
+            let body = Prefixed {
+                read: std::iter::once(Bytes::from(read)).collect(),
+                rest: Rest(rest),
+            };
+            return Response::from_parts(head, BodyExt::boxed(body));
+        }
+        Ok(First::Broken(why)) => {
+            log.set("upstream_error", why.as_str());
+            let status = if why.contains("sent nothing") {
+                hyper::StatusCode::GATEWAY_TIMEOUT
+            } else {
+                hyper::StatusCode::BAD_GATEWAY
+            };
+            return body::error(status, "the upstream's body broke off");
+        }
+        Err(_) => {
+            return body::error(
+                hyper::StatusCode::BAD_GATEWAY,
+                "the body could not be shaped",
+            );
+        }
+    }
     log.set("pare", "shaped");
     log.set("streamed", true);
     log.set("page", 1);
@@ -209,6 +315,27 @@ pub fn send(
             late_rx,
         )))));
     r
+}
+
+/// The trailers of a streamed body (the whole response's counts and note), and the counts
+/// for its log line.
+fn send_trailers(
+    feed: &body::Feed,
+    shaped: &pare::rest::response::Shaped,
+    fields: &mut Map<String, Value>,
+) {
+    let mut trailers = HeaderMap::new();
+    for (k, v) in &shaped.headers {
+        if TRAILERS.contains(k)
+            && let (Ok(k), Ok(v)) = (HeaderName::try_from(*k), HeaderValue::from_str(v))
+        {
+            trailers.insert(k, v);
+        }
+    }
+    feed.trailers(trailers);
+    let r = &shaped.record;
+    fields.insert("tokens_before".into(), r.tokens_before.unwrap_or(0).into());
+    fields.insert("tokens_after".into(), r.tokens_after.unwrap_or(0).into());
 }
 
 /// Asks for memory back when the shaping thread is done with a body

@@ -87,6 +87,11 @@ impl<'a> Streamed<'a> {
         self.incremental.push(bytes)
     }
 
+    /// The body pushed so far.
+    pub fn input(&self) -> &[u8] {
+        self.incremental.input()
+    }
+
     /// The body read so far, for a door that shapes it whole after all.
     pub fn into_input(self) -> Vec<u8> {
         self.incremental.into_input()

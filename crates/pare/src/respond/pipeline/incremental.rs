@@ -189,6 +189,11 @@ impl<'a> Incremental<'a> {
         Ok(Pushed::Text(self.text[from..].to_owned()))
     }
 
+    /// The input pushed so far.
+    pub fn input(&self) -> &[u8] {
+        self.items.text()
+    }
+
     /// The input pushed so far, for a door that reads it whole after all
     /// ([`Pushed::NotAnArray`]).
     pub fn into_input(self) -> Vec<u8> {
