@@ -24,6 +24,31 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+/// The classes [`Converter::rich`] recognizes, imported once.
+struct RichTypes {
+    uuid: Py<PyAny>,
+    decimal: Py<PyAny>,
+    enum_: Py<PyAny>,
+    is_dataclass: Py<PyAny>,
+    fields: Py<PyAny>,
+}
+
+fn rich_types(py: Python<'_>) -> PyResult<&'static RichTypes> {
+    static TYPES: pyo3::sync::PyOnceLock<RichTypes> = pyo3::sync::PyOnceLock::new();
+    TYPES.get_or_try_init(py, || {
+        let get = |module: &str, name: &str| -> PyResult<Py<PyAny>> {
+            Ok(py.import(module)?.getattr(name)?.unbind())
+        };
+        Ok(RichTypes {
+            uuid: get("uuid", "UUID")?,
+            decimal: get("decimal", "Decimal")?,
+            enum_: get("enum", "Enum")?,
+            is_dataclass: get("dataclasses", "is_dataclass")?,
+            fields: get("dataclasses", "fields")?,
+        })
+    })
+}
+
 /// Deeper than this is refused, as pare's JSON parser refuses the text of it (so a dict
 /// gives what `pare compact` gives for its `json.dumps`); a cycle stops here too.
 const MAX_DEPTH: usize = pare::json::MAX_DEPTH;
@@ -178,11 +203,79 @@ impl Converter {
                 )))
             });
         }
+        if let Some(v) = self.rich(obj, depth)? {
+            return Ok(v);
+        }
         Err(failed(Failure::Type(format!(
-            "cannot shape a {} at {{at}}: give dict, list, tuple, str, int, float, bool or None \
-             (a model or dataclass: its .model_dump() / dataclasses.asdict())",
+            "cannot shape a {} at {{at}}: give dict, list, tuple, str, int, float, bool or None, \
+             or datetime, date, time, UUID, Decimal, an Enum, a dataclass or a pydantic model",
             type_name(obj)
         ))))
+    }
+
+    /// The types a web handler returns besides JSON's own, as FastAPI's `jsonable_encoder`
+    /// writes them: `datetime`/`date`/`time` as their ISO 8601 text (`isoformat()`), `UUID`
+    /// as its text, an `Enum` member as its value, a dataclass as the dict of its fields, a
+    /// pydantic model as `model_dump(mode="json")`. `Decimal` is a number with its own
+    /// digits (`Decimal("1.10")` is `1.10`; `jsonable_encoder` gives a float, `1.1`);
+    /// NaN and infinities are refused. `None`: none of these.
+    fn rich(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<Option<Value>, Failed> {
+        use pyo3::types::{PyDate, PyDateTime, PyTime};
+        let py = obj.py();
+        if obj.cast::<PyDateTime>().is_ok()
+            || obj.cast::<PyDate>().is_ok()
+            || obj.cast::<PyTime>().is_ok()
+        {
+            let iso = obj.call_method0("isoformat")?;
+            return Ok(Some(Value::String(iso.str()?.to_cow()?.as_ref().into())));
+        }
+        let types = rich_types(py)?;
+        if obj.is_instance(types.uuid.bind(py))? {
+            return Ok(Some(Value::String(obj.str()?.to_cow()?.as_ref().into())));
+        }
+        if obj.is_instance(types.decimal.bind(py))? {
+            let text = obj.str()?.to_cow()?.into_owned();
+            return match Number::from_lexeme(&text) {
+                Some(n) => Ok(Some(Value::Number(n))),
+                None => Err(failed(Failure::Value(format!(
+                    "Decimal({text:?}) at {{at}} is not a JSON number"
+                )))),
+            };
+        }
+        if obj.is_instance(types.enum_.bind(py))? {
+            let value = obj.getattr("value")?;
+            return self.convert(&value, depth).map(Some);
+        }
+        if types.is_dataclass.bind(py).call1((obj,))?.is_truthy()?
+            && !obj.is_instance_of::<pyo3::types::PyType>()
+        {
+            too_deep(depth)?;
+            let fields = types.fields.bind(py).call1((obj,))?;
+            let mut entries: Vec<(Key, Value)> = Vec::new();
+            for f in fields.try_iter()? {
+                let name = f?.getattr("name")?;
+                let key = self.key(&name)?;
+                let v = obj.getattr(name.cast::<PyString>().map_err(PyErr::from)?)?;
+                match self.convert(&v, depth + 1) {
+                    Ok(value) => entries.push((key, value)),
+                    Err(mut e) => {
+                        e.path.push(Step::Key(key.to_string()));
+                        return Err(e);
+                    }
+                }
+            }
+            return Ok(Some(Value::Object(Map::from_entries_unchecked(entries))));
+        }
+        // A pydantic v2 model (its class has `model_fields`; asking the instance is deprecated).
+        if obj.hasattr("model_dump")? && obj.get_type().hasattr("model_fields")? {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("mode", "json")?;
+            // As FastAPI writes a model: by its aliases.
+            kwargs.set_item("by_alias", true)?;
+            let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
+            return self.convert(&dumped, depth).map(Some);
+        }
+        Ok(None)
     }
 
     fn key(&mut self, k: &Bound<'_, PyAny>) -> Result<Key, Failed> {

@@ -67,8 +67,10 @@ class Policy:
     ) -> Shaped:
         """Shape a response through the engine's response pipeline.
 
-        ``value`` is a Python value (converted natively, as ``json.dumps`` would write it) or
-        JSON text (``str``/``bytes``). A ``level`` you name is never lowered; with none, the
+        ``value`` is a Python value (converted natively, as ``json.dumps`` would write it;
+        ``datetime``/``date``/``time``, ``UUID``, ``Enum``, dataclasses and pydantic models as
+        FastAPI's ``jsonable_encoder`` writes them, ``Decimal`` with its own digits) or JSON
+        text (``str``/``bytes``). A ``level`` you name is never lowered; with none, the
         policy's default is lowered to fit ``budget``. Over the budget the output is paged:
         pass ``next_cursor`` back as ``cursor`` (same input and options) for the next page.
         ``Shaped.text`` is exactly what ``pare compact`` prints with the same options,
