@@ -46,7 +46,8 @@ impl Gate {
     }
 }
 
-/// A raw upstream: the path picks the body; `/items` sends its first 40 bytes, then waits
+/// A raw upstream (one response per connection, saying `Connection: close`): the path
+/// picks the body; `/items` sends its first item, then waits
 /// for the gate before the rest.
 fn upstream(gate: Gate) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -75,7 +76,7 @@ fn serve(mut c: TcpStream, gate: &Gate) {
     // on its own).
     let send = |c: &mut TcpStream, body: &[u8], first: usize, wait: bool| {
         let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
         );
         let _ = c.write_all(head.as_bytes());
@@ -114,7 +115,7 @@ fn serve(mut c: TcpStream, gate: &Gate) {
     } else if path.starts_with("/chunked") {
         let body = items(3);
         let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
             body.len()
         );
         let _ = c.write_all(head.as_bytes());
