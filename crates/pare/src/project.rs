@@ -266,7 +266,7 @@ impl Fields {
     /// Note the fields that match inside a value kept whole.
     fn mark(&self, node: &Value, state: &MatchState, matched: &mut [bool]) {
         let set = &self.set;
-        let mut visit = |child: &Value, step: Step| {
+        crate::query::children(node, |child, step| {
             let s = set.step(state, step);
             if set.is_dead(&s) {
                 return;
@@ -277,21 +277,7 @@ impl Fields {
             if set.can_descend(&s) {
                 self.mark(child, &s, matched);
             }
-        };
-        match node {
-            Value::Object(map) => {
-                for (k, v) in map.entries() {
-                    visit(v, Step::Key(k));
-                }
-            }
-            Value::Array(items) => {
-                let len = items.len();
-                for (index, v) in items.iter().enumerate() {
-                    visit(v, Step::Index { index, len });
-                }
-            }
-            _ => {}
-        }
+        });
     }
 }
 

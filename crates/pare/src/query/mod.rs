@@ -34,12 +34,17 @@ fn select_in<'v>(node: &'v Value, set: &SelectorSet, state: MatchState, out: &mu
     if !set.can_descend(&state) {
         return;
     }
-    let mut visit = |child: &'v Value, step: Step| {
+    children(node, |child, step| {
         let s = set.step(&state, step);
         if !set.is_dead(&s) {
             select_in(child, set, s, out);
         }
-    };
+    });
+}
+
+/// Each child of `node` (an object's members, an array's elements) with the step that
+/// leads to it, in order: how a walk over a [`SelectorSet`] goes down one level.
+pub(crate) fn children<'v>(node: &'v Value, mut visit: impl FnMut(&'v Value, Step<'v>)) {
     match node {
         Value::Object(map) => {
             for (k, v) in map.entries() {
