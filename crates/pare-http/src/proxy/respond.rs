@@ -135,8 +135,9 @@ pub async fn answer(
         log.set("why", "too long to shape");
         return forward::pass(resp, opts, call.what());
     }
-    let stream_wanted =
+    let stream_head =
         streamed::wanted(call, status, content_type.as_deref(), coding, declared, cap);
+    let stream_wanted = stream_head.is_some();
     let coding = coding.unwrap_or(Coding::Identity);
     let (parts, incoming) = resp.into_parts();
     // One watch on the upstream's gaps: for the read here, and for the rest if it passes on.
@@ -157,7 +158,7 @@ pub async fn answer(
             if let Ok(data) = frame?.into_data() {
                 if let Some(prefix) = &mut deciding {
                     prefix.extend_from_slice(&data);
-                    match streamed::is_array(prefix) {
+                    match pare::rest::streamed::is_array(prefix) {
                         Some(true) => {
                             gathered.push(data);
                             return Ok(Read::Stream);
@@ -186,7 +187,8 @@ pub async fn answer(
         Ok(Ok(Read::Stream)) => {
             let read = gathered.into_chunks();
             let release = opts.release.clone();
-            return streamed::send(call, release, parts, incoming, read, room, log).await;
+            let head = stream_head.expect("only a wanted stream is read for one");
+            return streamed::send(call, release, parts, incoming, read, room, head, log).await;
         }
         Ok(Ok(Read::Unshaped)) => {
             drop(room);

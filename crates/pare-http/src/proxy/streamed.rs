@@ -55,7 +55,8 @@ impl Late {
     }
 }
 
-/// Whether this response may be streamed, before a byte of its body is read.
+/// The `X-Pare-*` headers a streamed response starts with, when this one may be streamed
+/// (decided before a byte of its body is read); `None`: it is shaped whole.
 pub fn wanted(
     call: &Call,
     status: u16,
@@ -63,24 +64,27 @@ pub fn wanted(
     coding: Option<Coding>,
     declared: Option<u64>,
     cap: usize,
-) -> bool {
-    call.trailers
+) -> Option<Head> {
+    let possible = call.trailers
         && coding == Some(Coding::Identity)
-        && declared.is_some_and(|n| n <= cap as u64)
-        && Streamed::start(&call.route, &call.ask, status, content_type).is_some()
+        && declared.is_some_and(|n| n <= cap as u64);
+    possible
+        .then(|| Streamed::start(&call.route, &call.ask, status, content_type))
+        .flatten()
+        .map(|s| s.head())
 }
 
-/// Whether the body read so far starts a JSON array; `None` while only whitespace (and a
-/// byte order mark) has come.
-pub fn is_array(read: &[u8]) -> Option<bool> {
-    let rest = read.strip_prefix("\u{feff}".as_bytes()).unwrap_or(read);
-    if read.len() < 3 && "\u{feff}".as_bytes().starts_with(read) {
-        return None;
-    }
-    rest.iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .map(|&b| b == b'[')
+/// [`Streamed::head`]: the `X-Pare-*` headers known before the body.
+pub type Head = Vec<(&'static str, String)>;
+
+/// Why the upstream's body stopped short, as the pump saw it.
+struct Broke {
+    why: String,
+    /// It sent nothing for `--upstream-idle-timeout` (a 504, not a 502).
+    idle: bool,
 }
+
+type Chunk = Result<Bytes, Broke>;
 
 /// How the shaping thread's start went.
 enum First {
@@ -90,15 +94,15 @@ enum First {
     /// read so far, and the rest as it comes, go on untouched.
     NotJson {
         read: Vec<u8>,
-        rest: tokio::sync::mpsc::Receiver<Result<Bytes, String>>,
+        rest: tokio::sync::mpsc::Receiver<Chunk>,
         why: String,
     },
     /// The upstream's body broke off (or stalled) before anything was sent.
-    Broken(String),
+    Broken(Broke),
 }
 
 /// A body of the chunks the pump sends (what is left of the upstream's, untouched).
-struct Rest(tokio::sync::mpsc::Receiver<Result<Bytes, String>>);
+struct Rest(tokio::sync::mpsc::Receiver<Chunk>);
 
 impl http_body::Body for Rest {
     type Data = Bytes;
@@ -110,12 +114,14 @@ impl http_body::Body for Rest {
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
         self.0
             .poll_recv(cx)
-            .map(|chunk| chunk.map(|c| c.map(http_body::Frame::data).map_err(Into::into)))
+            .map(|chunk| chunk.map(|c| c.map(http_body::Frame::data).map_err(|b| b.why.into())))
     }
 }
 
 /// The response, its body shaped on the blocking pool as the upstream's arrives: `read` is
-/// what came before the decision, `incoming` the rest; `room` is held until the body is sent.
+/// what came before the decision, `incoming` the rest; `room` is held until the body is sent;
+/// `head` is what [`wanted`] gave.
+#[allow(clippy::too_many_arguments)]
 pub async fn send(
     call: &Call,
     release: Release,
@@ -123,6 +129,7 @@ pub async fn send(
     incoming: IdleTimeout<Incoming>,
     read: VecDeque<Bytes>,
     room: Held,
+    head: Head,
     log: &mut Entry,
 ) -> Response<Body> {
     let status = parts.status.as_u16();
@@ -136,118 +143,26 @@ pub async fn send(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let (feed, body) = body::channel(8);
-    let (bytes_in, mut bytes_out) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(8);
+    let (bytes_in, bytes_out) = tokio::sync::mpsc::channel::<Chunk>(8);
     let (late, late_rx) = tokio::sync::oneshot::channel();
     let (first_tx, first_rx) = tokio::sync::oneshot::channel::<First>();
     // The upstream's own head, for a body that goes on untouched after all.
     let original = parts.headers.clone();
     tokio::spawn(pump(incoming, read, bytes_in));
-    let route = call.route.clone();
-    let ask = call.ask.clone();
-    let head = {
-        let s = Streamed::start(&route, &ask, status, content_type.as_deref())
-            .expect("`wanted` said it streams");
-        s.head()
-    };
-    let ct = content_type.clone();
+    let (route, ask) = (call.route.clone(), call.ask.clone());
     tokio::task::spawn_blocking(move || {
         let _room = room;
         // Once the body is sent (or broken off), its memory may go back.
         let _give_back = GiveBack(release, declared.unwrap_or(0));
-        let mut s = Streamed::start(&route, &ask, status, ct.as_deref()).expect("as above");
+        let mut s = Streamed::start(&route, &ask, status, content_type.as_deref())
+            .expect("`wanted` said it streams");
         if let Some(n) = declared {
             s.reserve(n);
         }
-        let mut fields = Map::new();
-        let mut first = Some(first_tx);
-        // Shaped text held until the first item is (`[` alone says nothing yet).
-        let mut pending = String::new();
-        let fail = |why: String, fields: &mut Map<String, Value>| {
-            fields.insert("pare".into(), "broken off".into());
-            fields.insert("stream_error".into(), why.clone().into());
-            feed.fail(why);
-        };
-        while let Some(chunk) = bytes_out.blocking_recv() {
-            let pushed = match chunk {
-                Ok(bytes) => s.push(&bytes),
-                Err(why) => {
-                    if let Some(tx) = first.take() {
-                        let _ = tx.send(First::Broken(why));
-                        return;
-                    }
-                    fields.insert("upstream_error".into(), why.clone().into());
-                    fail(why, &mut fields);
-                    let _ = late.send(fields);
-                    return;
-                }
-            };
-            match pushed {
-                Err(e) if first.is_some() => {
-                    let tx = first.take().expect("checked");
-                    let why = format!("not JSON: {e}");
-                    let _ = tx.send(First::NotJson {
-                        read: s.into_input(),
-                        rest: bytes_out,
-                        why,
-                    });
-                    return;
-                }
-                Ok(Pushed::Text(t)) if first.is_some() => {
-                    // The response starts with its first shaped item, not with `[` alone: a
-                    // body that is not JSON there can still go on untouched.
-                    pending.push_str(&t);
-                    if pending.len() > 1 {
-                        let _ = first.take().expect("checked").send(First::Started);
-                        if !feed.send(Bytes::from(std::mem::take(&mut pending))) {
-                            fields.insert("pare".into(), "broken off".into());
-                            fields.insert("stream_error".into(), "the client went away".into());
-                            let _ = late.send(fields);
-                            return;
-                        }
-                    }
-                }
-                Ok(Pushed::Text(t)) if !t.is_empty() => {
-                    if !feed.send(Bytes::from(t)) {
-                        fields.insert("pare".into(), "broken off".into());
-                        fields.insert("stream_error".into(), "the client went away".into());
-                        let _ = late.send(fields);
-                        return;
-                    }
-                }
-                Ok(Pushed::Text(_) | Pushed::Undecided) => {}
-                Ok(Pushed::NotAnArray) => unreachable!("the body's first byte was `[`"),
-                Err(e) => {
-                    fail(format!("the upstream's body is not JSON: {e}"), &mut fields);
-                    let _ = late.send(fields);
-                    return;
-                }
-            }
+        // No line when the body went on untouched (its line was written then).
+        if let Some(fields) = shape_as_it_comes(s, bytes_out, first_tx, &feed) {
+            let _ = late.send(fields);
         }
-        // A body with no item shaped before its end (`[]`, or items all pruned) starts now;
-        // one that fails there goes on untouched.
-        let unstarted = first.is_some().then(|| s.input().to_vec());
-        match s.finish() {
-            Ok((tail, shaped)) => {
-                if let Some(tx) = first.take() {
-                    let _ = tx.send(First::Started);
-                }
-                feed.send(Bytes::from(std::mem::take(&mut pending) + &tail));
-                send_trailers(&feed, &shaped, &mut fields);
-            }
-            Err(e) => match (first.take(), unstarted) {
-                (Some(tx), Some(read)) => {
-                    let why = format!("not JSON: {e}");
-                    let _ = tx.send(First::NotJson {
-                        read,
-                        rest: bytes_out,
-                        why,
-                    });
-                    return;
-                }
-                _ => fail(format!("the upstream's body is not JSON: {e}"), &mut fields),
-            },
-        }
-        let _ = late.send(fields);
     });
     match first_rx.await {
         Ok(First::Started) => {}
@@ -264,9 +179,9 @@ pub async fn send(
             };
             return Response::from_parts(head, BodyExt::boxed(body));
         }
-        Ok(First::Broken(why)) => {
-            log.set("upstream_error", why.as_str());
-            let status = if why.contains("sent nothing") {
+        Ok(First::Broken(broke)) => {
+            log.set("upstream_error", broke.why.as_str());
+            let status = if broke.idle {
                 hyper::StatusCode::GATEWAY_TIMEOUT
             } else {
                 hyper::StatusCode::BAD_GATEWAY
@@ -294,18 +209,17 @@ pub async fn send(
         if k == "X-Pare-Level" {
             log.set("level", v.as_str());
         }
-        if let Ok(v) = HeaderValue::from_str(&v) {
-            headers.insert(HeaderName::from_static(lower(k)), v);
+        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::from_str(&v)) {
+            headers.insert(k, v);
         }
     }
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    headers.insert(
-        header::TRAILER,
-        HeaderValue::from_static("X-Pare-Tokens-Before, X-Pare-Tokens-After, X-Pare-Note"),
-    );
+    if let Ok(v) = HeaderValue::from_str(&TRAILERS.join(", ")) {
+        headers.insert(header::TRAILER, v);
+    }
     headers.append(header::VARY, HeaderValue::from_static(response::VARY));
     let mut r = Response::new(body);
     *r.status_mut() = parts.status;
@@ -315,6 +229,104 @@ pub async fn send(
             late_rx,
         )))));
     r
+}
+
+/// The shaping thread: the upstream's chunks pushed through `s` and the text sent on
+/// `feed`. Until the first item is shaped, `first` hears how the start went (a body that is
+/// not JSON, or breaks off, then never started). The log fields of a response that
+/// started; `None` for one that did not.
+fn shape_as_it_comes(
+    mut s: Streamed,
+    mut chunks: tokio::sync::mpsc::Receiver<Chunk>,
+    first_tx: tokio::sync::oneshot::Sender<First>,
+    feed: &body::Feed,
+) -> Option<Map<String, Value>> {
+    let mut fields = Map::new();
+    let mut first = Some(first_tx);
+    // Shaped text held until the first item is (`[` alone says nothing yet).
+    let mut pending = String::new();
+    let mut fail = |why: String| {
+        fields.insert("pare".into(), "broken off".into());
+        fields.insert("stream_error".into(), why.clone().into());
+        feed.fail(why);
+        std::mem::take(&mut fields)
+    };
+    let went_away = || {
+        let mut f = Map::new();
+        f.insert("pare".into(), "broken off".into());
+        f.insert("stream_error".into(), "the client went away".into());
+        f
+    };
+    while let Some(chunk) = chunks.blocking_recv() {
+        let bytes = match chunk {
+            Ok(bytes) => bytes,
+            Err(broke) => {
+                if let Some(tx) = first.take() {
+                    let _ = tx.send(First::Broken(broke));
+                    return None;
+                }
+                let mut f = fail(broke.why.clone());
+                f.insert("upstream_error".into(), broke.why.into());
+                return Some(f);
+            }
+        };
+        match s.push(&bytes) {
+            Err(e) => {
+                let Some(tx) = first.take() else {
+                    return Some(fail(format!("the upstream's body is not JSON: {e}")));
+                };
+                let why = format!("not JSON: {e}");
+                let read = s.into_input();
+                let _ = tx.send(First::NotJson {
+                    read,
+                    rest: chunks,
+                    why,
+                });
+                return None;
+            }
+            Ok(Pushed::Text(t)) => {
+                // The response starts with its first shaped item, not with `[` alone: a
+                // body that is not JSON there can still go on untouched.
+                pending.push_str(&t);
+                if first.is_some() && pending.len() <= 1 {
+                    continue;
+                }
+                if let Some(tx) = first.take() {
+                    let _ = tx.send(First::Started);
+                }
+                if !pending.is_empty() && !feed.send(Bytes::from(std::mem::take(&mut pending))) {
+                    return Some(went_away());
+                }
+            }
+            Ok(Pushed::Undecided) => {}
+            Ok(Pushed::NotAnArray) => unreachable!("the body's first byte was `[`"),
+        }
+    }
+    // A body with no item shaped before its end (`[]`, or items all pruned) starts now;
+    // one that fails there goes on untouched.
+    let unstarted = first.is_some().then(|| s.input().to_vec());
+    match s.finish() {
+        Ok((tail, shaped)) => {
+            if let Some(tx) = first.take() {
+                let _ = tx.send(First::Started);
+            }
+            feed.send(Bytes::from(pending + &tail));
+            send_trailers(feed, &shaped, &mut fields);
+            Some(fields)
+        }
+        Err(e) => match (first.take(), unstarted) {
+            (Some(tx), Some(read)) => {
+                let why = format!("not JSON: {e}");
+                let _ = tx.send(First::NotJson {
+                    read,
+                    rest: chunks,
+                    why,
+                });
+                None
+            }
+            _ => Some(fail(format!("the upstream's body is not JSON: {e}"))),
+        },
+    }
 }
 
 /// The trailers of a streamed body (the whole response's counts and note), and the counts
@@ -348,20 +360,11 @@ impl Drop for GiveBack {
     }
 }
 
-/// The header names of [`Streamed::head`], as `HeaderName::from_static` takes them.
-fn lower(name: &str) -> &'static str {
-    match name {
-        "X-Pare-Level" => "x-pare-level",
-        "X-Pare-Page" => "x-pare-page",
-        _ => "x-pare-pages",
-    }
-}
-
 /// The upstream's body to the shaping thread: what was read first, then the rest.
 async fn pump(
     mut incoming: IdleTimeout<Incoming>,
     read: VecDeque<Bytes>,
-    to: tokio::sync::mpsc::Sender<Result<Bytes, String>>,
+    to: tokio::sync::mpsc::Sender<Chunk>,
 ) {
     for chunk in read {
         if to.send(Ok(chunk)).await.is_err() {
@@ -375,9 +378,11 @@ async fn pump(
                 Err(_) => continue,
             },
             Err(e) => {
-                let _ = to
-                    .send(Err(format!("the upstream's body broke off: {e}")))
-                    .await;
+                let broke = Broke {
+                    idle: e.is::<crate::idle::Idle>(),
+                    why: format!("the upstream's body broke off: {e}"),
+                };
+                let _ = to.send(Err(broke)).await;
                 return;
             }
         };

@@ -50,6 +50,25 @@ pub(crate) enum Root {
     Other,
 }
 
+/// What the value a text holds is, from its first bytes (a byte order mark and whitespace
+/// may come first), and the offset of its first byte (the text's length while unknown).
+pub(crate) fn root_start(text: &[u8]) -> (Root, usize) {
+    const BOM: &[u8] = "\u{feff}".as_bytes();
+    if text.len() < BOM.len() && BOM.starts_with(text) {
+        // Perhaps a byte order mark, not whole yet.
+        return (Root::Unknown, text.len());
+    }
+    let skip = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    match text[skip..]
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        None => (Root::Unknown, text.len()),
+        Some(i) if text[skip + i] == b'[' => (Root::Array, skip + i),
+        Some(i) => (Root::Other, skip + i),
+    }
+}
+
 /// The bytes pushed so far and the items found in them.
 #[derive(Debug)]
 pub(crate) struct RootItems {
@@ -151,27 +170,22 @@ impl RootItems {
             let b = bytes[i];
             match at {
                 At::Start => {
-                    if i == 0 && bytes.starts_with("\u{feff}".as_bytes()) {
-                        i += 3;
-                        continue;
-                    }
-                    if i == 0 && bytes.len() < 3 && "\u{feff}".as_bytes().starts_with(bytes) {
-                        // Perhaps a byte order mark, not whole yet.
-                        break;
-                    }
-                    match b {
-                        b' ' | b'\t' | b'\n' | b'\r' => {}
-                        b'[' => {
-                            self.root = Root::Array;
-                            at = At::BeforeItem { first: true };
-                        }
-                        _ => {
-                            self.root = Root::Other;
-                            self.pos = i;
+                    let (root, first) = root_start(bytes);
+                    self.root = root;
+                    match root {
+                        // Only whitespace (or part of a byte order mark) so far.
+                        Root::Unknown => i = bytes.len(),
+                        Root::Other => {
+                            self.pos = first;
                             self.at = at;
                             return None;
                         }
+                        Root::Array => {
+                            i = first + 1;
+                            at = At::BeforeItem { first: true };
+                        }
                     }
+                    continue;
                 }
                 At::BeforeItem { first } => match b {
                     b' ' | b'\t' | b'\n' | b'\r' => {}

@@ -31,6 +31,7 @@
 //! ```
 
 use crate::json::JsonError;
+use crate::json::root_items::Root;
 use crate::respond::{Incremental, Input, Pushed};
 
 use super::ask::Ask;
@@ -39,6 +40,16 @@ use super::routes::RoutePolicy;
 
 /// The `X-Pare-*` headers a streamed response sends after its body, as `Trailer` names them.
 pub const TRAILERS: [&str; 3] = ["X-Pare-Tokens-Before", "X-Pare-Tokens-After", "X-Pare-Note"];
+
+/// Whether a body whose first bytes are `read` is a JSON array, the one kind of body a
+/// response streams; `None` while only whitespace (and a byte order mark) has come.
+pub fn is_array(read: &[u8]) -> Option<bool> {
+    match crate::json::root_items::root_start(read).0 {
+        Root::Unknown => None,
+        Root::Array => Some(true),
+        Root::Other => Some(false),
+    }
+}
 
 /// A response being shaped as its body arrives.
 pub struct Streamed<'a> {
