@@ -12,7 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
-use pare::pack::source::map::{SourceMap, source_map};
+use pare::pack::source::map::{SourceMap, may_name_every_file, source_map};
 use pare::pack::source::{SourceOptions, chunk_files};
 use pare::pack::{PackError, PackSettings, Packed, Tier, chunks, pack, pack_from_cursor};
 use pare::schema::pack::{PackOptions, PackOrder};
@@ -149,11 +149,13 @@ pub fn run(args: Args) -> Result<()> {
             options.breadth = true;
             options.order = PackOrder::Input;
             options.max_chars = usize::MAX;
-            // A tree with more files than the budget has tokens cannot have every file
-            // named, let alone a signature of each: its map is directories, and the files
-            // need no cutting.
+            // A tree whose files cannot all be named, let alone given a signature each: its
+            // map is directories, and the files need no cutting.
             let may_map = args.query.is_none() && args.cursor.is_none();
-            if may_map && args.map != MapMode::Never && walked.files.len() >= args.budget {
+            if may_map
+                && args.map != MapMode::Never
+                && !may_name_every_file(walked.files.len(), args.budget)
+            {
                 match source_map(&walked.files, &[], args.budget, tok) {
                     Ok(map) => return map_output(&args, map, tok, &walked.skipped),
                     Err(e) if args.map == MapMode::Always => bail!("--budget: {e}"),

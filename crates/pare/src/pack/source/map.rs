@@ -123,9 +123,9 @@ pub fn source_map(
         signatures: 0,
         bodies: Vec::new(),
     };
-    // Every file takes a line of at least a token: more files than the budget cannot all be
-    // named, and rendering them all would only be counted to say so.
-    let mut best = (files.len() < budget).then(|| fits(&shown)).flatten();
+    let mut best = may_name_every_file(files.len(), budget)
+        .then(|| fits(&shown))
+        .flatten();
     if best.is_none() {
         // The deepest level of directories that fits (deeper shows more lines).
         let (mut lo, mut hi) = (0, tree.depth().saturating_sub(1));
@@ -204,6 +204,14 @@ pub fn source_map(
         bodies: shown.bodies.iter().map(|&c| chunks[c].id.clone()).collect(),
         definitions,
     })
+}
+
+/// Whether a map of `files` files within `budget` tokens may name every one: each takes a
+/// line of at least a token, so more files than the budget cannot all be named (and
+/// rendering them all would only be counted to say so). A door with no chunks cut yet need
+/// not cut them for a map that cannot name every file: its levels past the first never come.
+pub fn may_name_every_file(files: usize, budget: usize) -> bool {
+    files < budget
 }
 
 /// The largest `k` in `0..=n` for which `fits(k)` holds (searched by halves, then checked
