@@ -12,23 +12,27 @@ use pare::pack::cache::PreviewCache;
 use pare::pack::response::pack_response;
 use pare::render;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::convert;
 use crate::errors;
 use crate::policy::{self, Given, PyPolicy};
 
-/// Read JSON text or take a value, as `Policy.shape` does; parse errors carry line and column.
-fn value_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(pare::Value, Option<String>)> {
-    match Given::read(obj)? {
-        Given::Value(v) => Ok((v, None)),
-        Given::Text(t) => {
-            let v = py
-                .detach(|| pare::json::parse(&t))
-                .map_err(|e| errors::json_error(py, &e))?;
-            Ok((v, Some(t)))
-        }
-    }
+/// Read JSON text or take a value, as `Policy.shape` does (`default`: as there); parse
+/// errors carry line and column. The value and its text (a value's compact JSON).
+fn value_of(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(pare::Value, String)> {
+    let text = match Given::read(obj, default)? {
+        Given::Text(t) => t.to_string(),
+        Given::Dumped(t) => t,
+    };
+    let v = py
+        .detach(|| pare::json::parse(&text))
+        .map_err(|e| errors::json_error(py, &e))?;
+    Ok((v, text))
 }
 
 /// Exact tokens of `text` by a real tokenizer (`o200k_base`, `cl100k_base`, or `chars4`).
@@ -45,19 +49,43 @@ pub fn count_tokens(
     Ok(py.detach(|| tok.count(text)))
 }
 
+/// A Python value as compact JSON bytes: what the engine reads when `Policy.shape` is
+/// given it, and `json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()`
+/// for the types `json.dumps` takes, plus datetime, UUID, Decimal, Enum, dataclasses and
+/// pydantic models (`default`: called for anything else). The drop-in for `orjson.dumps`
+/// where the JSON goes on to pare, and how its conversion's speed is measured.
+#[pyfunction]
+#[pyo3(signature = (value, default=None))]
+pub fn dumps<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let text = crate::dump::to_json(value, default)?;
+    Ok(PyBytes::new(py, text.as_bytes()))
+}
+
 /// A value (or JSON text) as `json`, `pretty`, `toon` or `auto` (the cheapest lossless text
 /// by the tokenizer's count), as `pare encode` writes it (without the final newline).
 #[pyfunction]
-#[pyo3(signature = (value, format="auto", tokenizer="o200k_base"))]
+#[pyo3(signature = (value, format="auto", tokenizer="o200k_base", default=None))]
 pub fn encode(
     py: Python<'_>,
     value: &Bound<'_, PyAny>,
     format: &str,
     tokenizer: &str,
+    default: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let format = policy::format(format)?;
     let tok = policy::tokenizer(tokenizer)?;
-    let (value, _) = value_of(py, value)?;
+    let text = match Given::read(value, default)? {
+        // A Python value's text is already its compact JSON (what `render` would write).
+        Given::Dumped(text) if format == pare::encode::Format::Json => return Ok(text),
+        given => given.text().to_owned(),
+    };
+    let value = py
+        .detach(|| pare::json::parse(&text))
+        .map_err(|e| errors::json_error(py, &e))?;
     if format == pare::encode::Format::Toon {
         // TOON carries numbers as doubles: say which ones it cannot, as `pare encode` does.
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
@@ -102,7 +130,7 @@ pub fn expand<'py>(
 /// section names the response's fields (default: `id`, `score`, `text`, `path` under
 /// `results`).
 #[pyfunction]
-#[pyo3(signature = (results, budget, policy=None, level=None, tokenizer="o200k_base", cursor=None, query=None))]
+#[pyo3(signature = (results, budget, policy=None, level=None, tokenizer="o200k_base", cursor=None, query=None, default=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     py: Python<'_>,
@@ -113,6 +141,7 @@ pub fn pack(
     tokenizer: &str,
     cursor: Option<String>,
     query: Option<String>,
+    default: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Packed> {
     let tok = policy::tokenizer(tokenizer)?;
     let (options, level) = pare::pack::response::setup(policy.map(|p| &*p.get().policy), level)
@@ -122,7 +151,7 @@ pub fn pack(
             }
             _ => errors::pare_error(py, e.to_string()),
         })?;
-    let (value, _) = value_of(py, results)?;
+    let (value, _) = value_of(py, results, default)?;
     let packed = py
         .detach(|| {
             let mut cache = PreviewCache::new(1024);
@@ -186,17 +215,17 @@ impl Packed {
 /// with the most tokens first: `top` leaf paths (whose tokens add up), then `top`
 /// container paths (each including its children's).
 #[pyfunction]
-#[pyo3(signature = (value, tokenizer="o200k_base", top=20))]
+#[pyo3(signature = (value, tokenizer="o200k_base", top=20, default=None))]
 pub fn stats<'py>(
     py: Python<'py>,
     value: &Bound<'py, PyAny>,
     tokenizer: &str,
     top: usize,
+    default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let tok = policy::tokenizer(tokenizer)?;
-    let (value, text) = value_of(py, value)?;
+    let (value, text) = value_of(py, value, default)?;
     let stats = py.detach(|| {
-        let text = text.unwrap_or_else(|| pare::json::to_compact(&value));
         let mut stats = pare::stats::profile(&text, &value, tok);
         // The rows `pare stats --json --top N` lists: N leaves, then N containers.
         stats.paths = stats

@@ -10,6 +10,7 @@
 //! first use.
 
 mod convert;
+mod dump;
 mod errors;
 mod functions;
 mod mcp;
@@ -31,6 +32,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rest::link_without_next, m)?)?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand, m)?)?;
     m.add_function(wrap_pyfunction!(functions::pack, m)?)?;

@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
 
 use crate::convert;
+use crate::dump;
 use crate::errors;
 use crate::shaped::{Shaped, Source};
 
@@ -84,17 +85,22 @@ impl PyPolicy {
     }
 }
 
-/// What a caller may hand `shape`: a Python value, or JSON text.
+/// What a caller may hand `shape`: JSON text (`str`, `bytes`, `bytearray`), or a Python
+/// value, which is written as JSON text ([`crate::dump`]) for the engine to read as it reads
+/// any text (so a dict gives what `pare compact` gives for its `json.dumps`).
 pub enum Given {
-    Text(String),
-    Value(pare::Value),
+    /// Shared, so that `Shaped` can count the input's tokens later without a second copy.
+    Text(Arc<str>),
+    /// The text of a Python value.
+    Dumped(String),
 }
 
 impl Given {
-    /// `str`, `bytes`, `bytearray` are JSON text; anything else a value.
-    pub fn read(obj: &Bound<'_, PyAny>) -> PyResult<Given> {
+    /// `str`, `bytes`, `bytearray` are JSON text; anything else a value (`default`: called
+    /// for an object of no type pare writes, as `json.dumps(default=...)` does).
+    pub fn read(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Given> {
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Given::Text(s.to_cow()?.into_owned()));
+            return Ok(Given::Text(Arc::from(s.to_cow()?.as_ref())));
         }
         let bytes = if let Ok(b) = obj.cast::<PyBytes>() {
             Some(b.as_bytes().to_vec())
@@ -105,20 +111,21 @@ impl Given {
         };
         if let Some(bytes) = bytes {
             return String::from_utf8(bytes)
-                .map(Given::Text)
+                .map(|t| Given::Text(t.into()))
                 .map_err(|e| errors::not_utf8(obj.py(), e.utf8_error().valid_up_to()));
         }
-        convert::to_value(obj).map(Given::Value)
+        dump::to_json(obj, default).map(Given::Dumped)
     }
 
-    /// Take the value out (no copy) for the one request that needs it.
-    pub fn into_input(self, text: &mut String) -> Input<'_> {
+    /// The engine's input: JSON text either way.
+    pub fn input(&self) -> Input<'_> {
+        Input::Json(self.text())
+    }
+
+    pub fn text(&self) -> &str {
         match self {
-            Given::Text(t) => {
-                *text = t;
-                Input::Json(text)
-            }
-            Given::Value(v) => Input::Value(v),
+            Given::Text(t) => t,
+            Given::Dumped(t) => t,
         }
     }
 }
@@ -137,7 +144,7 @@ pub fn param_overrides(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(Stri
             let text = if let Ok(s) = v.cast::<PyString>() {
                 s.to_cow()?.into_owned()
             } else {
-                match convert::to_value(&v)? {
+                match dump::to_value(&v, None)? {
                     pare::Value::Bool(b) => b.to_string(),
                     pare::Value::Number(n) => n.as_str().to_owned(),
                     _ => {
@@ -215,8 +222,7 @@ impl PyPolicy {
     /// Compile a policy from a dict (the JSON form of the file).
     #[staticmethod]
     fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
-        let value = convert::to_value(d.as_any())?;
-        PyPolicy::compile(py, pare::json::to_compact(&value), None)
+        PyPolicy::compile(py, dump::to_json(d.as_any(), None)?, None)
     }
 
     /// The built-in policy: no ops, every level lossless.
@@ -269,7 +275,7 @@ impl PyPolicy {
     /// Shape a response: a Python value (dict, list, str, int, float, bool, None), or JSON
     /// text (`str`, `bytes`). Returns the page's text and its record ([`Shaped`]); the text
     /// is what `pare compact` prints with the same options, without the final newline.
-    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None, query=None, fields=None))]
+    #[pyo3(signature = (value, level=None, params=None, format="json", tokenizer="o200k_base", budget=None, cursor=None, omitted=None, query=None, fields=None, default=None))]
     #[allow(clippy::too_many_arguments)]
     fn shape(
         &self,
@@ -284,17 +290,21 @@ impl PyPolicy {
         omitted: Option<bool>,
         query: Option<String>,
         fields: Option<&Bound<'_, PyAny>>,
+        default: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Shaped> {
         let mut opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
         opts.query = query;
         opts.fields = self::fields(fields)?;
-        let given = Given::read(value)?;
+        let given = Given::read(value, default)?;
         // No budget: the engine counts nothing, and `tokens_before` is counted from this
         // when it is first read.
         let source = match &given {
             _ if budget.is_some() => None,
-            Given::Text(t) => Some(Source::Text(Arc::from(t.as_str()))),
-            Given::Value(_) => Some(Source::Object(value.clone().unbind())),
+            Given::Text(t) => Some(Source::Text(t.clone())),
+            Given::Dumped(_) => Some(Source::Object(
+                value.clone().unbind(),
+                default.map(|d| d.clone().unbind()),
+            )),
         };
         let policy = &*self.policy;
         let mut pages = py
@@ -305,7 +315,7 @@ impl PyPolicy {
 
     /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
     /// and together they merge back to the whole.
-    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, query=None, fields=None))]
+    #[pyo3(signature = (value, budget, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, query=None, fields=None, default=None))]
     #[allow(clippy::too_many_arguments)]
     fn pages(
         &self,
@@ -319,6 +329,7 @@ impl PyPolicy {
         omitted: Option<bool>,
         query: Option<String>,
         fields: Option<&Bound<'_, PyAny>>,
+        default: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Shaped>> {
         let mut opts = self::options(
             level,
@@ -331,7 +342,7 @@ impl PyPolicy {
         )?;
         opts.query = query;
         opts.fields = self::fields(fields)?;
-        let given = Given::read(value)?;
+        let given = Given::read(value, default)?;
         let policy = &*self.policy;
         let pages = py
             .detach(|| respond_pages(&opts, policy, given, true))
@@ -401,21 +412,21 @@ impl PyPolicy {
 
     /// The shaped value itself, as Python objects, for callers that serialise it
     /// themselves (no format, no budget: those are about text).
-    #[pyo3(signature = (value, level=None, params=None))]
+    #[pyo3(signature = (value, level=None, params=None, default=None))]
     fn shape_value<'py>(
         &self,
         py: Python<'py>,
         value: &Bound<'py, PyAny>,
         level: Option<String>,
         params: Option<&Bound<'py, PyDict>>,
+        default: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opts = self::options(level, params, "json", "o200k_base", None, None, None)?;
-        let given = Given::read(value)?;
+        let given = Given::read(value, default)?;
         let policy = &*self.policy;
         let shaped = py
             .detach(|| {
-                let mut text = String::new();
-                let mut request = opts.request(given.into_input(&mut text), policy);
+                let mut request = opts.request(given.input(), policy);
                 request.measure = false;
                 respond(request).map(|r| r.shaped)
             })
@@ -461,8 +472,7 @@ fn respond_pages(
     given: Given,
     all: bool,
 ) -> Result<Vec<pare::Page>, pare::RespondError> {
-    let mut text = String::new();
-    let mut request = opts.request(given.into_input(&mut text), policy);
+    let mut request = opts.request(given.input(), policy);
     request.measure = false;
     // Only the pages are handed back: a policy the stream can do is written as it reads.
     request.want_value = false;

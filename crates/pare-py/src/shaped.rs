@@ -19,10 +19,8 @@ use crate::convert;
 /// One page of a shaped response and its record.
 #[pyclass(module = "pare", name = "Shaped", frozen)]
 pub struct Shaped {
-    /// The page's text: what `pare compact` prints with the same options (without the final
-    /// newline).
-    #[pyo3(get)]
-    pub text: String,
+    /// The page's text (the `text` getter).
+    text: Arc<str>,
     /// A line for the reader after the text (page position, how to go on, why the level was
     /// lowered, what a policy removed); the budget covers text and note together.
     #[pyo3(get)]
@@ -65,11 +63,10 @@ pub struct Shaped {
 /// What the input's token count is taken from, when the engine did not count it.
 pub enum Source {
     Text(Arc<str>),
-    /// The caller's object, converted again (and rendered as minified JSON) when the count
-    /// is first read: keeping a converted copy would cost every call a tree's worth of
-    /// copying, for a count many callers never read. (An object changed in between is
-    /// counted as it is then.)
-    Object(Py<PyAny>),
+    /// The caller's object (and `default=` hook), written as JSON text again when the count
+    /// is first read: keeping the text would hold the input's size in memory for a count
+    /// many callers never read. (An object changed in between is counted as it is then.)
+    Object(Py<PyAny>, Option<Py<PyAny>>),
 }
 
 /// A token count, known or counted on first read.
@@ -105,9 +102,10 @@ impl Counted {
         };
         let n = match source {
             Source::Text(t) => py.detach(|| self.tokenizer.count(t)),
-            Source::Object(obj) => {
-                let value = convert::to_value(obj.bind(py))?;
-                py.detach(|| self.tokenizer.count(&pare::json::to_compact(&value)))
+            Source::Object(obj, default) => {
+                let text =
+                    crate::dump::to_json(obj.bind(py), default.as_ref().map(|d| d.bind(py)))?;
+                py.detach(|| self.tokenizer.count(&text))
             }
         };
         Ok(Some(*self.known.get_or_init(|| n)))
@@ -119,14 +117,15 @@ impl Shaped {
     pub fn new(page: Page, input: Option<Source>, tokenizer: &'static dyn Tokenizer) -> Shaped {
         let r = page.record;
         let record = serde_json::to_value(&r).unwrap_or_default();
-        let text: Arc<str> = page.text.as_str().into();
+        // One copy, shared with the count of `tokens_after`.
+        let text: Arc<str> = page.text.into();
         let note = page.note.as_deref().map(|n| Source::Text(n.into()));
         let note_known = r.note_tokens.or(page.note.is_none().then_some(0));
         Shaped {
             before: Counted::new(r.tokens_before, input, tokenizer),
-            after: Counted::new(r.tokens_after, Some(Source::Text(text)), tokenizer),
+            after: Counted::new(r.tokens_after, Some(Source::Text(text.clone())), tokenizer),
             note_count: Counted::new(note_known, note, tokenizer),
-            text: page.text,
+            text,
             note: page.note,
             tokenizer: r.tokenizer,
             format: r.format.to_owned(),
@@ -182,8 +181,15 @@ impl Shaped {
         convert::json_to_python(py, &record)
     }
 
-    fn __str__(&self) -> String {
-        self.text.clone()
+    /// The page's text: what `pare compact` prints with the same options (without the final
+    /// newline).
+    #[getter]
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn __str__(&self) -> &str {
+        &self.text
     }
 
     fn __repr__(&self) -> String {

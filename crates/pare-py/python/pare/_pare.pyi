@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 JsonValue = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
 #: A Python value, or JSON text as ``str`` / ``bytes``.
@@ -11,6 +11,8 @@ Input = Union[Mapping[str, Any], List[Any], tuple, str, bytes, bytearray, int, f
 Format = Literal["json", "pretty", "toon", "auto"]
 TokenizerName = Literal["o200k_base", "cl100k_base", "chars4"]
 ParamValue = Union[str, int, float, bool]
+#: Called for an object of no type pare writes; its result is written in its place.
+Default = Optional[Callable[[Any], Any]]
 
 __version__: str
 NOT_OF_THE_SHAPED_BODY: Tuple[str, ...]
@@ -64,6 +66,7 @@ class Policy:
         omitted: Optional[bool] = None,
         query: Optional[str] = None,
         fields: Union[Sequence[str], str, None] = None,
+        default: Default = None,
     ) -> Shaped:
         """Shape a response through the engine's response pipeline.
 
@@ -84,6 +87,9 @@ class Policy:
         (``"$.items[*].id"``), as a list or one comma-separated string (as
         ``pare compact --fields``). The note says which fields were shown.
 
+        ``default``: called, as ``json.dumps(default=...)`` calls it, for an object of no type
+        pare writes; what it returns is written in the object's place.
+
         Raises ``JsonError`` (line, column), ``PolicyError`` (a bad level or parameter),
         ``CursorError``, ``BudgetError``, ``TypeError`` (a value that is not JSON-like)."""
     def pages(
@@ -97,6 +103,7 @@ class Policy:
         omitted: Optional[bool] = None,
         query: Optional[str] = None,
         fields: Union[Sequence[str], str, None] = None,
+        default: Default = None,
     ) -> List[Shaped]:
         """Every page under ``budget``, page 1 first; each decodes alone, and they merge back."""
     def shape_lines(
@@ -117,6 +124,7 @@ class Policy:
         value: Input,
         level: Optional[str] = None,
         params: Optional[Mapping[str, ParamValue]] = None,
+        default: Default = None,
     ) -> JsonValue:
         """The shaped value as Python objects, for callers that serialise it themselves."""
 
@@ -153,7 +161,13 @@ class Packed:
 def count_tokens(text: str, tokenizer: TokenizerName = "o200k_base") -> int:
     """Exact tokens of ``text`` by a real tokenizer."""
 
-def encode(value: Input, format: Format = "auto", tokenizer: TokenizerName = "o200k_base") -> str:
+def dumps(value: Any, default: Default = None) -> bytes:
+    """A Python value as compact JSON bytes, as the engine reads it when ``Policy.shape`` is
+    given the value: ``json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()``
+    for the types ``json.dumps`` takes, plus the types ``Policy.shape`` takes (datetime, UUID,
+    Decimal, Enum, dataclasses, pydantic models) and ``default`` for anything else."""
+
+def encode(value: Input, format: Format = "auto", tokenizer: TokenizerName = "o200k_base", default: Default = None) -> str:
     """A value (or JSON text) as json, pretty, toon, or auto (the cheapest lossless text).
 
     With ``format="toon"``, a ``UserWarning`` names every number TOON cannot carry exactly.
@@ -174,11 +188,12 @@ def pack(
     tokenizer: TokenizerName = "o200k_base",
     cursor: Optional[str] = None,
     query: Optional[str] = None,
+    default: Default = None,
 ) -> Packed:
     """Search results packed under a hard token budget, as ``pare pack`` packs them; with
     ``query``, ranked by relevance to it blended with the upstream score (``--query``)."""
 
-def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20) -> Dict[str, Any]:
+def stats(value: Input, tokenizer: TokenizerName = "o200k_base", top: int = 20, default: Default = None) -> Dict[str, Any]:
     """Where a payload's tokens go, as ``pare stats --json`` reports it: ``top`` leaf paths
     (their tokens add up), then ``top`` container paths (each includes its children's)."""
 

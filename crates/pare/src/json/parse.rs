@@ -44,13 +44,13 @@ pub(super) type KeyFilter = [u64; 4];
 #[inline]
 pub(super) fn filter_bit(key: &str) -> (usize, u64) {
     let b = key.as_bytes();
-    let word = |s: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..s.len()].copy_from_slice(s);
-        u64::from_le_bytes(w)
+    let (head, tail) = match (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
+        _ => {
+            let w = crate::scan::short_word(b, 0);
+            (w, w)
+        }
     };
-    let head = word(&b[..b.len().min(8)]);
-    let tail = word(&b[b.len().saturating_sub(8)..]);
     let h = (head ^ tail.rotate_left(29) ^ (b.len() as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let bit = (h >> 56) as usize;
     (bit >> 6, 1u64 << (bit & 63))

@@ -1,0 +1,700 @@
+//! Python objects → compact JSON text, natively: what the engine reads when a caller hands
+//! `Policy.shape` (or `encode`, `stats`, …) a dict instead of text.
+//!
+//! The text is exactly `json.dumps(obj, separators=(",", ":"), ensure_ascii=False)` for the
+//! types `json.dumps` takes, with strings escaped as the engine writes them (so it is also
+//! the engine's own compact form of the value, byte for byte):
+//!
+//! - `dict` (and subclasses) in insertion order, keys `str`; `list`, `tuple` → arrays;
+//!   `str`; `bool`; `None` → `null`; `int` → its digits (any size); `float` → its `repr`
+//!   (`1.5`, `1e-07`, `1e+16`); NaN and infinities are refused (JSON has none);
+//! - as FastAPI's `jsonable_encoder` and orjson write them: `datetime`/`date`/`time` as
+//!   `isoformat()`, `UUID` as its text, an `Enum` member as its value, a dataclass as its
+//!   fields, a pydantic v2 model as `model_dump(mode="json", by_alias=True)`; `Decimal` as a
+//!   number with its own digits (`Decimal("1.10")` → `1.10`; `jsonable_encoder` gives `1.1`);
+//! - anything else goes to the caller's `default=` hook, as `json.dumps(default=...)` does
+//!   (its result is written in the object's place), else is a `TypeError`.
+//!
+//! Every error names where the object was (`$.items[3].when`).
+//!
+//! Why text, and why by hand: the engine's fastest path reads JSON text (drops and prunes
+//! done as it reads, `pare::json::stream`), so a dict written as text takes the same path as
+//! `pare compact` and gives the same bytes. Through PyO3's safe API each object cost a
+//! reference count, a type check by call and (on abi3) a `bytes` copy of every string; this
+//! reads the common types by their type pointer and borrows each string's UTF-8 from
+//! CPython, as orjson does. On the 1 MB entities dict it was 3.4 ms through a tree, and is
+//! now within orjson's time (`bench/python_speed.py` prints both).
+//!
+//! ```python
+//! pare.encode({"a": 1.0, "b": (1, None)}, format="json") == '{"a":1.0,"b":[1,null]}'
+//! ```
+
+// The one module that reads CPython objects through the C API: each `unsafe` block says
+// what keeps its pointers valid.
+#![allow(unsafe_code)]
+
+use std::cell::Cell;
+use std::os::raw::c_int;
+
+use pare::Number;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PyString};
+
+use crate::convert::float_number;
+
+/// A finite float as Python's `repr` writes it ([`float_number`]), without its allocations
+/// when JavaScript's text (the same shortest digits) is already that: positional, with a
+/// decimal exponent from -4 to 15 (Python writes `1e-05` and `1e+16` where JavaScript
+/// writes `0.00001` and `10000000000000000`), and not zero (JavaScript drops `-0`'s sign).
+fn write_float(x: f64, out: &mut String) {
+    let mut buf = ryu_js::Buffer::new();
+    let js = buf.format_finite(x);
+    let body = js.strip_prefix('-').unwrap_or(js);
+    let int_len = body.find('.').unwrap_or(body.len());
+    if x != 0.0 && !body.contains('e') && !body.starts_with("0.0000") && int_len <= 16 {
+        out.push_str(js);
+        if int_len == body.len() {
+            out.push_str(".0");
+        }
+        return;
+    }
+    if let Some(n) = float_number(x) {
+        out.push_str(n.as_str());
+    }
+}
+
+/// Deeper than this is refused, as pare's JSON parser refuses the text of it; a cycle
+/// stops here too.
+const MAX_DEPTH: usize = pare::json::MAX_DEPTH;
+
+thread_local! {
+    /// The last text's length on this thread: a caller shaping many similar objects gets a
+    /// buffer of about the right size at once instead of growing one by doubling.
+    static LAST_LEN: Cell<usize> = const { Cell::new(256) };
+}
+
+/// `obj` as compact JSON text; `default` is called for an object of no type this knows.
+pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let guess = LAST_LEN.with(Cell::get);
+    let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
+    keys.forget();
+    let mut d = Dumper {
+        py: obj.py(),
+        out: String::with_capacity(guess + guess / 8),
+        default,
+        keys,
+        python_ran: 0,
+    };
+    let result = d.value(obj.as_ptr(), 0);
+    LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
+    KEY_CACHE.with(|c| c.set(Some(d.keys)));
+    match result {
+        Ok(()) => Ok(d.out),
+        Err(mut e) => {
+            e.path.reverse();
+            let at = where_(&e.path);
+            Err(match e.kind {
+                Failure::Type(m) => PyTypeError::new_err(m.replace("{at}", &at)),
+                Failure::Value(m) => PyValueError::new_err(m.replace("{at}", &at)),
+                Failure::Python(err) => err,
+                Failure::Default(err) => from_default(obj.py(), err, &at),
+            })
+        }
+    }
+}
+
+/// `obj` as the engine's value (its text, parsed: the parser is faster than building the
+/// tree object by object through the API).
+pub fn to_value(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<pare::Value> {
+    let text = to_json(obj, default)?;
+    pare::json::parse(&text).map_err(|e| {
+        PyValueError::new_err(format!("pare wrote text it cannot read back (a bug): {e}"))
+    })
+}
+
+/// A step of the path to the object being written, for errors.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn where_(path: &[Step]) -> String {
+    let mut s = String::from("$");
+    for step in path {
+        match step {
+            Step::Key(k) if !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Step::Key(k) => s.push_str(&format!("[{k:?}]")),
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// Why writing failed (the message's `{at}` becomes the path), and where: the path is
+/// collected on the way out of a failure, innermost step first, so a success builds none.
+struct Failed {
+    kind: Failure,
+    path: Vec<Step>,
+}
+
+enum Failure {
+    Type(String),
+    Value(String),
+    Python(PyErr),
+    /// The caller's `default=` raised.
+    Default(PyErr),
+}
+
+impl From<PyErr> for Failed {
+    fn from(e: PyErr) -> Failed {
+        failed(Failure::Python(e))
+    }
+}
+
+fn failed(kind: Failure) -> Failed {
+    Failed {
+        kind,
+        path: Vec::new(),
+    }
+}
+
+/// An exception from `default=` goes on with the path added: a `TypeError` or `ValueError`
+/// as one of the same class whose cause is the original, anything else unchanged.
+fn from_default(py: Python<'_>, err: PyErr, at: &str) -> PyErr {
+    let wrapped = if err.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(format!("default= raised at {at}: {}", err.value(py)))
+    } else if err.is_instance_of::<PyValueError>(py) {
+        PyValueError::new_err(format!("default= raised at {at}: {}", err.value(py)))
+    } else {
+        return err;
+    };
+    wrapped.set_cause(py, Some(err));
+    wrapped
+}
+
+fn too_deep(depth: usize) -> Result<(), Failed> {
+    if depth >= MAX_DEPTH {
+        return Err(failed(Failure::Value(format!(
+            "nested deeper than {MAX_DEPTH} levels at {{at}}, the most pare's JSON parser \
+             reads (a cycle?)"
+        ))));
+    }
+    Ok(())
+}
+
+struct Dumper<'a, 'py> {
+    py: Python<'py>,
+    out: String,
+    default: Option<&'a Bound<'py, PyAny>>,
+    keys: Box<KeyCache>,
+    /// How many times Python code ran (a dict is checked for changes only then).
+    python_ran: u64,
+}
+
+/// The longest key text (quoted, escaped, with its colon) the cache keeps.
+const KEY_BYTES: usize = 38;
+
+/// Keys written before, by the address of their `str` object: `json.load` and most code
+/// that builds many dicts share one object per distinct key, so each distinct key is read
+/// and escaped once. The objects stay alive (their dicts hold them) while the text is
+/// written, unless Python code runs, when it forgets them ([`Dumper::python_runs`]).
+/// Direct-mapped, a slot per address hash; stale slots are told by their generation, so
+/// a new text starts with none without clearing the table.
+struct KeyCache {
+    slots: Box<[KeySlot; KEY_SLOTS]>,
+    generation: u64,
+}
+
+const KEY_SLOTS: usize = 256;
+
+#[derive(Clone, Copy)]
+struct KeySlot {
+    key: usize,
+    generation: u64,
+    len: u8,
+    bytes: [u8; KEY_BYTES],
+}
+
+/// Append a cached key: the slot's whole array is copied (a fixed size copies in a few
+/// moves, where a call to copy its length was a tenth of the time) and the length set to
+/// the key's.
+fn push_key(out: &mut String, slot: &KeySlot) {
+    out.reserve(KEY_BYTES);
+    // SAFETY: `reserve` made room for `KEY_BYTES` more bytes; of them only the first `len`
+    // become part of the string, and they are a key's whole text (copied from a `str` at a
+    // character boundary), so the string stays UTF-8.
+    unsafe {
+        let v = out.as_mut_vec();
+        let at = v.len();
+        std::ptr::copy_nonoverlapping(slot.bytes.as_ptr(), v.as_mut_ptr().add(at), KEY_BYTES);
+        v.set_len(at + usize::from(slot.len));
+    }
+}
+
+/// Append `s` as a JSON string literal, as [`pare::json::write_string`] does, with room
+/// for the common case (nothing to escape) made once.
+fn push_string(out: &mut String, s: &str) {
+    if pare::json::find_special(s.as_bytes(), 0) == s.len() {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        pare::json::write_string(s, out);
+    }
+}
+
+impl KeyCache {
+    fn new() -> Box<KeyCache> {
+        let empty = KeySlot {
+            key: 0,
+            generation: 0,
+            len: 0,
+            bytes: [0; KEY_BYTES],
+        };
+        Box::new(KeyCache {
+            slots: Box::new([empty; KEY_SLOTS]),
+            generation: 1,
+        })
+    }
+
+    fn slot(key: *mut ffi::PyObject) -> usize {
+        // Addresses are 16-byte aligned; a multiply spreads the rest over the slots.
+        (((key as usize as u64) >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
+    }
+
+    fn forget(&mut self) {
+        self.generation += 1;
+    }
+}
+
+thread_local! {
+    /// One key cache per thread, reused by every text written on it.
+    static KEY_CACHE: Cell<Option<Box<KeyCache>>> = const { Cell::new(None) };
+}
+
+/// A strong reference to a container while it is written: Python code a rich type or
+/// `default=` runs may drop the last other reference to it.
+struct Held(*mut ffi::PyObject);
+
+impl Held {
+    /// SAFETY (callers): `obj` is a live object.
+    unsafe fn new(obj: *mut ffi::PyObject) -> Held {
+        // SAFETY: live per the caller; the GIL is held (a `Dumper` has a `Python`).
+        unsafe { ffi::Py_IncRef(obj) };
+        Held(obj)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: `new` took this reference; the GIL is held for the whole conversion.
+        unsafe { ffi::Py_DecRef(self.0) };
+    }
+}
+
+impl Dumper<'_, '_> {
+    /// Write `obj`, a live object (borrowed: the container it came from is [`Held`], and
+    /// nothing runs Python code between taking it and reading it, except [`Self::other`],
+    /// which takes its own reference first).
+    fn value(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        // SAFETY: `obj` is live (see above) and the GIL is held; the type objects are
+        // CPython's statics.
+        unsafe {
+            let ty = ffi::Py_TYPE(obj);
+            if ty == &raw mut ffi::PyUnicode_Type {
+                self.string(obj)
+            } else if ty == &raw mut ffi::PyDict_Type {
+                self.dict(obj, depth)
+            } else if ty == &raw mut ffi::PyList_Type {
+                self.list(obj, depth)
+            } else if obj == ffi::Py_None() {
+                self.out.push_str("null");
+                Ok(())
+            } else if obj == ffi::Py_True() {
+                self.out.push_str("true");
+                Ok(())
+            } else if obj == ffi::Py_False() {
+                self.out.push_str("false");
+                Ok(())
+            } else if ty == &raw mut ffi::PyLong_Type {
+                self.int(obj)
+            } else if ty == &raw mut ffi::PyFloat_Type {
+                self.float(obj)
+            } else if ty == &raw mut ffi::PyTuple_Type {
+                self.tuple(obj, depth)
+            } else {
+                self.other(obj, depth)
+            }
+        }
+    }
+
+    /// SAFETY (callers): `obj` is a live `str` (or subclass).
+    unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
+        let s = unsafe { utf8(self.py, obj) }?;
+        push_string(&mut self.out, s);
+        Ok(())
+    }
+
+    /// SAFETY (callers): `obj` is a live `dict` (or subclass).
+    unsafe fn dict(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        too_deep(depth)?;
+        let _held = unsafe { Held::new(obj) };
+        let size = unsafe { ffi::PyDict_Size(obj) };
+        let mut pos: ffi::Py_ssize_t = 0;
+        let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+        self.out.push('{');
+        let mut first = true;
+        // SAFETY: the dict is held; `PyDict_Next` hands out borrowed references that stay
+        // valid until the dict changes, and it only changes if Python code runs, after
+        // which the size is checked (as `dict` iteration does).
+        while unsafe { ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) } != 0 {
+            if !first {
+                self.out.push(',');
+            }
+            first = false;
+            unsafe { self.key(key) }?;
+            let ran = self.python_ran;
+            if let Err(mut e) = self.value(value, depth + 1) {
+                e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
+                return Err(e);
+            }
+            if self.python_ran != ran && unsafe { ffi::PyDict_Size(obj) } != size {
+                return Err(failed(Failure::Python(PyRuntimeError::new_err(
+                    "dictionary changed size during iteration",
+                ))));
+            }
+        }
+        self.out.push('}');
+        Ok(())
+    }
+
+    /// Write a member's key and its colon, from the cache when this key object was written
+    /// before in this text.
+    ///
+    /// SAFETY (callers): `key` is a live key of a held dict.
+    unsafe fn key(&mut self, key: *mut ffi::PyObject) -> Result<(), Failed> {
+        let slot = &mut self.keys.slots[KeyCache::slot(key)];
+        if slot.key == key as usize && slot.generation == self.keys.generation {
+            push_key(&mut self.out, slot);
+            return Ok(());
+        }
+        let is_str = unsafe {
+            ffi::Py_TYPE(key) == &raw mut ffi::PyUnicode_Type || ffi::PyUnicode_Check(key) != 0
+        };
+        if !is_str {
+            return Err(self.bad_key(key));
+        }
+        let start = self.out.len();
+        if unsafe { self.string(key) }.is_err() {
+            return Err(failed(Failure::Value(
+                "a dict key at {at} is not Unicode text (a lone surrogate?)".into(),
+            )));
+        }
+        self.out.push(':');
+        let written = &self.out[start..];
+        if written.len() <= KEY_BYTES {
+            let slot = &mut self.keys.slots[KeyCache::slot(key)];
+            slot.key = key as usize;
+            slot.generation = self.keys.generation;
+            slot.len = written.len() as u8;
+            slot.bytes[..written.len()].copy_from_slice(written.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// Python code is about to run (a rich type's method, `default=`): it may free a key
+    /// and make another string at its address, so the cache forgets every key.
+    fn python_runs(&mut self) {
+        self.python_ran += 1;
+        self.keys.forget();
+    }
+
+    fn bad_key(&self, key: *mut ffi::PyObject) -> Failed {
+        // SAFETY: a live key of a held dict.
+        let key = unsafe { Bound::from_borrowed_ptr(self.py, key) };
+        failed(Failure::Type(format!(
+            "dict keys must be str, got {} ({}) at {{at}}",
+            type_name(&key),
+            key.repr().map(|r| r.to_string()).unwrap_or_default(),
+        )))
+    }
+
+    /// SAFETY (callers): `obj` is a live `list` (or subclass).
+    unsafe fn list(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        too_deep(depth)?;
+        let _held = unsafe { Held::new(obj) };
+        self.out.push('[');
+        let mut i = 0;
+        // The length is read each time: Python code a rich item runs may change the list.
+        while i < unsafe { ffi::PyList_Size(obj) } {
+            if i > 0 {
+                self.out.push(',');
+            }
+            // SAFETY: `i` is in range (checked just above, nothing ran since).
+            let item = unsafe { ffi::PyList_GetItem(obj, i) };
+            if let Err(mut e) = self.value(item, depth + 1) {
+                e.path.push(Step::Index(i as usize));
+                return Err(e);
+            }
+            i += 1;
+        }
+        self.out.push(']');
+        Ok(())
+    }
+
+    /// SAFETY (callers): `obj` is a live `tuple` (or subclass).
+    unsafe fn tuple(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        too_deep(depth)?;
+        let _held = unsafe { Held::new(obj) };
+        self.out.push('[');
+        // A tuple does not change: its items live as long as it does.
+        let n = unsafe { ffi::PyTuple_Size(obj) };
+        for i in 0..n {
+            if i > 0 {
+                self.out.push(',');
+            }
+            let item = unsafe { ffi::PyTuple_GetItem(obj, i) };
+            if let Err(mut e) = self.value(item, depth + 1) {
+                e.path.push(Step::Index(i as usize));
+                return Err(e);
+            }
+        }
+        self.out.push(']');
+        Ok(())
+    }
+
+    /// SAFETY (callers): `obj` is a live `int` (or subclass, not `bool`).
+    unsafe fn int(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
+        let mut overflow: c_int = 0;
+        let n = unsafe { ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow) };
+        if overflow == 0 {
+            if n == -1 && !unsafe { ffi::PyErr_Occurred() }.is_null() {
+                return Err(PyErr::fetch(self.py).into());
+            }
+            self.out.push_str(itoa::Buffer::new().format(n));
+            return Ok(());
+        }
+        // Past 64 bits: `int.__str__`'s digits (an `IntEnum` member's own `str()` is its name).
+        self.python_runs();
+        let obj = unsafe { Bound::from_borrowed_ptr(self.py, obj) };
+        let digits = self
+            .py
+            .get_type::<PyInt>()
+            .call_method1("__str__", (obj,))?
+            .extract::<String>()?;
+        self.out.push_str(&digits);
+        Ok(())
+    }
+
+    /// SAFETY (callers): `obj` is a live `float` (or subclass).
+    unsafe fn float(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
+        let x = unsafe { ffi::PyFloat_AsDouble(obj) };
+        if x == -1.0 && !unsafe { ffi::PyErr_Occurred() }.is_null() {
+            return Err(PyErr::fetch(self.py).into());
+        }
+        if !x.is_finite() {
+            return Err(failed(Failure::Value(format!(
+                "{x} at {{at}} is not a JSON number (JSON has no NaN or infinity)"
+            ))));
+        }
+        write_float(x, &mut self.out);
+        Ok(())
+    }
+
+    /// Subclasses of the types above, then the rich types, then `default=`.
+    ///
+    /// SAFETY (callers): `obj` is live.
+    unsafe fn other(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        // A strong reference: what follows may run Python code.
+        let obj = unsafe { Bound::from_borrowed_ptr(self.py, obj) };
+        let ptr = obj.as_ptr();
+        // `str` before the rich types (a `StrEnum` member is a `str`); `bool` cannot be
+        // subclassed, so `True` and `False` were all of it.
+        unsafe {
+            if ffi::PyUnicode_Check(ptr) != 0 {
+                return self.string(ptr);
+            }
+            if ffi::PyDict_Check(ptr) != 0 {
+                return self.dict(ptr, depth);
+            }
+            if ffi::PyList_Check(ptr) != 0 {
+                return self.list(ptr, depth);
+            }
+            if ffi::PyTuple_Check(ptr) != 0 {
+                return self.tuple(ptr, depth);
+            }
+            if ffi::PyLong_Check(ptr) != 0 {
+                return self.int(ptr);
+            }
+            if ffi::PyFloat_Check(ptr) != 0 {
+                return self.float(ptr);
+            }
+        }
+        self.python_runs();
+        if self.rich(&obj, depth)? {
+            return Ok(());
+        }
+        if let Some(default) = self.default {
+            too_deep(depth)?;
+            let made = default
+                .call1((&obj,))
+                .map_err(|e| failed(Failure::Default(e)))?;
+            return self.value(made.as_ptr(), depth + 1);
+        }
+        Err(failed(Failure::Type(format!(
+            "cannot shape a {} at {{at}}: give dict, list, tuple, str, int, float, bool or None, \
+             or datetime, date, time, UUID, Decimal, an Enum, a dataclass or a pydantic model \
+             (or pass default= to convert it)",
+            type_name(&obj)
+        ))))
+    }
+
+    /// The types a web handler returns besides JSON's own (see the module docs); `false`:
+    /// none of these.
+    fn rich(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<bool, Failed> {
+        use pyo3::types::{PyDate, PyDateTime, PyTime};
+        let py = self.py;
+        if obj.cast::<PyDateTime>().is_ok()
+            || obj.cast::<PyDate>().is_ok()
+            || obj.cast::<PyTime>().is_ok()
+        {
+            let iso = obj.call_method0("isoformat")?;
+            self.text(&iso.str()?)?;
+            return Ok(true);
+        }
+        let types = rich_types(py)?;
+        if obj.is_instance(types.uuid.bind(py))? {
+            self.text(&obj.str()?)?;
+            return Ok(true);
+        }
+        if obj.is_instance(types.decimal.bind(py))? {
+            let text = obj.str()?.to_cow()?.into_owned();
+            return match Number::from_lexeme(&text) {
+                Some(n) => {
+                    self.out.push_str(n.as_str());
+                    Ok(true)
+                }
+                None => Err(failed(Failure::Value(format!(
+                    "Decimal({text:?}) at {{at}} is not a JSON number"
+                )))),
+            };
+        }
+        if obj.is_instance(types.enum_.bind(py))? {
+            let value = obj.getattr("value")?;
+            self.value(value.as_ptr(), depth)?;
+            return Ok(true);
+        }
+        if types.is_dataclass.bind(py).call1((obj,))?.is_truthy()?
+            && !obj.is_instance_of::<pyo3::types::PyType>()
+        {
+            too_deep(depth)?;
+            let fields = types.fields.bind(py).call1((obj,))?;
+            self.out.push('{');
+            let mut first = true;
+            for f in fields.try_iter()? {
+                let name = f?.getattr("name")?;
+                let name = name.cast::<PyString>().map_err(PyErr::from)?;
+                if !first {
+                    self.out.push(',');
+                }
+                first = false;
+                self.text(name)?;
+                self.out.push(':');
+                let v = obj.getattr(name)?;
+                if let Err(mut e) = self.value(v.as_ptr(), depth + 1) {
+                    e.path.push(Step::Key(name.to_string()));
+                    return Err(e);
+                }
+            }
+            self.out.push('}');
+            return Ok(true);
+        }
+        // A pydantic v2 model (its class has `model_fields`; asking the instance is deprecated).
+        if obj.hasattr("model_dump")? && obj.get_type().hasattr("model_fields")? {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("mode", "json")?;
+            // As FastAPI writes a model: by its aliases.
+            kwargs.set_item("by_alias", true)?;
+            let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
+            self.value(dumped.as_ptr(), depth)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn text(&mut self, s: &Bound<'_, PyString>) -> Result<(), Failed> {
+        // SAFETY: a live `str` the caller holds.
+        unsafe { self.string(s.as_ptr()) }
+    }
+}
+
+/// A `str`'s UTF-8, borrowed from CPython (for an ASCII string its own data; otherwise the
+/// UTF-8 copy CPython makes once and keeps with the string, as for many C API calls).
+///
+/// SAFETY (callers): `obj` is a live `str`; the text lives as long as it does.
+unsafe fn utf8<'a>(py: Python<'_>, obj: *mut ffi::PyObject) -> Result<&'a str, Failed> {
+    let mut len: ffi::Py_ssize_t = 0;
+    let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj, &mut len) };
+    if data.is_null() {
+        // A lone surrogate (`"\ud800"`) has no UTF-8.
+        let err = PyErr::fetch(py);
+        return Err(failed(Failure::Value(format!(
+            "a str at {{at}} is not Unicode text: {err}"
+        ))));
+    }
+    // SAFETY: CPython's UTF-8 of a `str` is valid UTF-8 of `len` bytes, owned by `obj`.
+    Ok(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize))
+    })
+}
+
+/// A key's text for a path (lossy: only for messages).
+///
+/// SAFETY (callers): `key` is a live `str`.
+unsafe fn key_text(py: Python<'_>, key: *mut ffi::PyObject) -> String {
+    unsafe { utf8(py, key) }
+        .map(str::to_owned)
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
+}
+
+/// The classes [`Dumper::rich`] recognizes, imported once.
+struct RichTypes {
+    uuid: Py<PyAny>,
+    decimal: Py<PyAny>,
+    enum_: Py<PyAny>,
+    is_dataclass: Py<PyAny>,
+    fields: Py<PyAny>,
+}
+
+fn rich_types(py: Python<'_>) -> PyResult<&'static RichTypes> {
+    static TYPES: pyo3::sync::PyOnceLock<RichTypes> = pyo3::sync::PyOnceLock::new();
+    TYPES.get_or_try_init(py, || {
+        let get = |module: &str, name: &str| -> PyResult<Py<PyAny>> {
+            Ok(py.import(module)?.getattr(name)?.unbind())
+        };
+        Ok(RichTypes {
+            uuid: get("uuid", "UUID")?,
+            decimal: get("decimal", "Decimal")?,
+            enum_: get("enum", "Enum")?,
+            is_dataclass: get("dataclasses", "is_dataclass")?,
+            fields: get("dataclasses", "fields")?,
+        })
+    })
+}

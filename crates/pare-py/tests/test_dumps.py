@@ -1,0 +1,218 @@
+"""``pare.dumps`` and the ``default=`` hook: a Python value as the JSON text the engine reads
+(``json.dumps(v, separators=(",", ":"), ensure_ascii=False)`` for JSON's own types), the
+conversion behind ``Policy.shape(dict)``, and what happens when a hook or a hostile object
+gets in the way."""
+from __future__ import annotations
+
+import collections
+import enum
+import json
+import random
+import sys
+
+import pytest
+
+import pare
+
+POLICY = pare.Policy.builtin()
+
+
+def reference(value) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class Tag(str, enum.Enum):
+    A = "a\n\"b\""
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class MyStr(str):
+    pass
+
+
+class MyInt(int):
+    def __str__(self):  # json.dumps writes int.__repr__'s digits, not this
+        return "not-digits"
+
+
+class MyFloat(float):
+    pass
+
+
+def random_value(rng: random.Random, depth: int = 0):
+    kind = rng.randrange(10 if depth < 4 else 6)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.choice([0, -1, 2**63 - 1, -(2**63), 2**64, -(10**30), rng.randrange(-10**6, 10**6)])
+    if kind == 3:
+        return rng.choice([0.0, -0.0, 1e-7, 1e16, 1e15, 123456789012345.6, 0.1, -2.5e-300, 1.7976931348623157e308,
+                           rng.uniform(-1e6, 1e6), rng.random() * 10 ** rng.randrange(-30, 30)])
+    if kind in (4, 5):
+        alphabet = 'ab"\\\n\t\x00\x1f\x7f/é€😀\u2028 '
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+    if kind in (6, 7):
+        seq = [random_value(rng, depth + 1) for _ in range(rng.randrange(0, 6))]
+        return tuple(seq) if kind == 7 else seq
+    keys = ["id", "name", "a\"b", "é", "k" * 50, "x\ty"]
+    return {rng.choice(keys) + str(i % 3): random_value(rng, depth + 1) for i in range(rng.randrange(0, 6))}
+
+
+def test_dumps_is_json_dumps_for_json_types_on_random_values():
+    rng = random.Random(33)
+    for _ in range(3000):
+        v = random_value(rng)
+        assert pare.dumps(v) == reference(v), v
+        # And the engine reads it as it reads that text (a str alone would be JSON text).
+        assert POLICY.shape([v]).text == POLICY.shape(reference([v])).text
+
+
+def test_floats_of_every_exponent_are_written_as_repr():
+    rng = random.Random(7)
+    xs = [rng.uniform(-1, 1) * 10.0 ** rng.randrange(-320, 308) for _ in range(20000)]
+    xs += [10.0**e for e in range(-20, 22)] + [5e-324, 1e-5, 1e-4, 9.999999999999999e15, 1e16]
+    assert pare.dumps(xs) == reference(xs)
+
+
+def test_subclasses_and_enums_that_are_ints_or_strs():
+    v = {
+        "od": collections.OrderedDict([("b", 1), ("a", 2)]),
+        "dd": collections.defaultdict(list, {"x": [1]}),
+        MyStr("key"): MyStr("value"),
+        "tag": Tag.A,
+        "level": Level.HIGH,
+        "my_int": MyInt(5),
+        "big": MyInt(2**70),
+        "my_float": MyFloat(0.5),
+    }
+    assert pare.dumps(v) == reference(v)
+
+
+def test_a_key_that_is_not_a_str_names_its_type_value_and_place():
+    with pytest.raises(TypeError, match=r"dict keys must be str, got int \(1\) at \$\.a\[0\]"):
+        pare.dumps({"a": [{1: "x"}]})
+
+
+def test_text_that_is_not_unicode_is_refused_with_its_place():
+    with pytest.raises(ValueError, match=r"a str at \$\.s\[1\] is not Unicode text"):
+        pare.dumps({"s": ["ok", "\ud800"]})
+    with pytest.raises(ValueError, match=r"a dict key at \$\.d is not Unicode text"):
+        pare.dumps({"d": {"\udfff": 1}})
+
+
+def test_nan_is_refused_with_its_place():
+    with pytest.raises(ValueError, match=r"NaN at \$\.x is not a JSON number"):
+        POLICY.shape({"x": float("nan")})
+
+
+def test_a_cycle_stops_at_the_parsers_depth_with_a_message():
+    d: dict = {}
+    d["self"] = d
+    with pytest.raises(ValueError, match=r"nested deeper than 256 levels .*a cycle"):
+        pare.dumps(d)
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested deeper"):
+        POLICY.shape(deep)
+
+
+class Money:
+    def __init__(self, cents: int):
+        self.cents = cents
+
+
+def test_default_converts_what_pare_does_not_know_as_json_dumps_does():
+    hook = lambda o: {"cents": o.cents} if isinstance(o, Money) else sorted(o)  # noqa: E731
+    v = {"price": Money(150), "tags": {"b", "a"}, "n": [Money(1)]}
+    assert pare.dumps(v, default=hook) == json.dumps(v, default=hook, separators=(",", ":")).encode()
+    shaped = POLICY.shape(v, default=hook)
+    assert shaped.text == '{"price":{"cents":150},"tags":["a","b"],"n":[{"cents":1}]}'
+    # tokens_before is counted from the value written again, with the same hook.
+    assert shaped.tokens_before == pare.count_tokens(pare.dumps(v, default=hook).decode())
+    assert pare.encode(v, format="toon", default=hook).startswith("price:")
+    assert POLICY.pages(v, budget=1000, default=hook)[0].text == shaped.text
+    assert POLICY.shape_value(v, default=hook) == json.loads(shaped.text)
+    assert pare.stats(v, default=hook)["tokens"] > 0
+
+
+def test_default_is_not_asked_about_types_pare_writes():
+    seen = []
+    pare.dumps({"a": [1, 2.5, "x", None, True]}, default=seen.append)
+    assert seen == []
+
+
+def test_an_error_default_raises_gets_the_place_and_keeps_its_cause():
+    def hook(o):
+        raise TypeError(f"no idea what {type(o).__name__} is")
+
+    with pytest.raises(TypeError, match=r"default= raised at \$\.items\[1\]: no idea what Money is") as info:
+        pare.dumps({"items": [1, Money(2)]}, default=hook)
+    assert isinstance(info.value.__cause__, TypeError)
+
+    class Boom(Exception):
+        pass
+
+    def boom(o):
+        raise Boom("kept as it is")
+
+    with pytest.raises(Boom, match="kept as it is"):
+        POLICY.shape({"m": Money(1)}, default=boom)
+
+
+def test_a_default_that_never_gives_json_stops_at_the_depth_limit():
+    with pytest.raises(ValueError, match="nested deeper"):
+        pare.dumps({"m": Money(1)}, default=lambda o: Money(0))
+
+
+def test_regression_a_default_that_empties_the_dict_being_written_is_an_error_not_a_crash():
+    d = {"a": Money(1), "b": 2, "c": 3}
+
+    def hook(o):
+        d.clear()
+        return 0
+
+    with pytest.raises(RuntimeError, match="dictionary changed size during iteration"):
+        pare.dumps(d, default=hook)
+
+
+def test_regression_a_default_that_empties_the_list_being_written_does_not_crash():
+    items = [Money(1), {"k": "v"}, "x" * 100]
+
+    def hook(o):
+        items.clear()
+        return "gone"
+
+    assert pare.dumps(items, default=hook) == b'["gone"]'
+
+
+def test_regression_keys_freed_by_a_default_are_not_read_from_the_cache():
+    # The key cache is by address: a hook that frees a row already written (its dict and
+    # key) and makes a new key, likely at the freed address, must not get the old key's text.
+    rows = [{f"key{i}": Money(i)} for i in range(200)]
+
+    def hook(o):
+        if o.cents:
+            rows[o.cents - 1] = None
+        return {f"fresh{o.cents}": o.cents}
+
+    out = json.loads(pare.dumps(rows, default=hook))
+    assert out == [{f"key{i}": {f"fresh{i}": i}} for i in range(200)]
+
+
+def test_a_1_kb_dict_gives_the_same_text_as_its_json():
+    small = {"id": 1, "name": "x" * 900, "tags": ["a", "b"], "score": 0.25}
+    assert POLICY.shape(small).text == POLICY.shape(json.dumps(small)).text
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="StrEnum is 3.11+")
+def test_strenum_is_its_str():
+    class Color(enum.StrEnum):
+        RED = "red"
+
+    assert pare.dumps({"c": Color.RED}) == b'{"c":"red"}'
