@@ -241,8 +241,15 @@ fn rate(before: usize, after: usize) -> f64 {
 }
 
 /// Shape `input` and measure it. With `per_op`, the ops are re-run as prefixes to
-/// attribute savings (one extra run per op). The text ends with a newline exactly when
-/// `newline` is set (the CLI prints one; an MCP result has none), and it is counted as such.
+/// attribute savings (one extra run per op but the last). The text ends with a newline
+/// exactly when `newline` is set (the CLI prints one; an MCP result has none), and it is
+/// counted as such.
+///
+/// Why threads: the counts of the input and the prefix runs need nothing from the shaped
+/// value, so they run beside it (one thread each), and a report costs about the longest
+/// of them instead of their sum (`pare compact --report` on 200 KB: 2× a plain run before,
+/// see `bench/report_cost.sh`). Each thread takes its own counting scratch, so the counts
+/// are the same.
 pub fn measure(
     input: &Value,
     policy: &Policy,
@@ -260,35 +267,57 @@ pub fn measure(
         t
     };
     let count = |v: &Value| tok.count(&text_of(v));
-    let tokens_before = count(input);
-    let tokens_minified = if format == Format::Json {
-        tokens_before
-    } else {
-        count_minified(input, newline, tok)
-    };
-    let shaped = shape(input.clone(), policy, opts);
-    let text = text_of(&shaped.value);
-    let tokens_after = tok.count(&text);
     let names = policy.ops_at(opts.level);
-    let mut ops = Vec::new();
-    if per_op && !names.is_empty() {
-        let mut prev = tokens_before;
-        for (k, name) in names.iter().enumerate() {
-            let now = if k + 1 == names.len() {
-                tokens_after
-            } else {
+    // The counts after each op but the last (the last one's is `tokens_after`).
+    let prefixes = || -> Vec<usize> {
+        if !per_op || names.len() < 2 {
+            return Vec::new();
+        }
+        (1..names.len())
+            .map(|k| {
                 let prefix = ShapeOptions {
                     level: opts.level,
                     params: opts.params.clone(),
                     tokenizer: opts.tokenizer,
                     track_paths: false,
-                    op_limit: Some(k + 1),
+                    op_limit: Some(k),
                     notes: opts.notes,
                     count_matches: false,
                     query: opts.query,
                 };
                 count(&shape(input.clone(), policy, &prefix).value)
-            };
+            })
+            .collect()
+    };
+    let baselines = || {
+        let before = count(input);
+        let minified = if format == Format::Json {
+            before
+        } else {
+            count_minified(input, newline, tok)
+        };
+        (before, minified)
+    };
+    let ((tokens_before, tokens_minified), prefix_counts, (shaped, text, tokens_after)) =
+        std::thread::scope(|scope| {
+            let prefix_counts = scope.spawn(prefixes);
+            let baselines = scope.spawn(baselines);
+            let shaped = shape(input.clone(), policy, opts);
+            let text = text_of(&shaped.value);
+            let tokens_after = tok.count(&text);
+            (
+                baselines
+                    .join()
+                    .expect("the count of the input does not panic"),
+                prefix_counts.join().expect("the prefix runs do not panic"),
+                (shaped, text, tokens_after),
+            )
+        });
+    let mut ops = Vec::new();
+    if per_op && !names.is_empty() {
+        let mut prev = tokens_before;
+        for (k, name) in names.iter().enumerate() {
+            let now = prefix_counts.get(k).copied().unwrap_or(tokens_after);
             ops.push(OpSaving {
                 op: name.to_string(),
                 saved: prev as i64 - now as i64,
