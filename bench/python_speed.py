@@ -7,15 +7,23 @@ Run it with an interpreter that has a *release* build of the package installed
 (`pip install ./crates/pare-py`; `maturin develop` builds a debug one, and the script
 refuses that). It prints one table; each ratio is from this run (best of --runs):
 
-1. **dict, ~1 MB entities** — `policy.shape(d).text` with `bench/adr010.toml` (ADR-010's
-   rules exactly) against the seed's own `compact_entity(d)` + `json.dumps(...)`
-   (`bench/compact_entity.py`); the two outputs are checked equal as JSON values first.
-2. **1 KB payload** — the same call in-process against spawning `pare compact --policy
+1. **dicts of ~1 KB, ~1 MB and ~8 MB entities** — `policy.shape(d).text` with
+   `bench/adr010.toml` (ADR-010's rules exactly) against the seed's own `compact_entity(d)` +
+   `json.dumps(...)` (`bench/compact_entity.py`); the two outputs are checked equal as JSON
+   values first. Issue 33's goals: ≥ 5× at 1 MB and 8 MB, ≥ 1× at 1 KB.
+2. **conversion alone** — `pare.dumps(d)` (the JSON text the engine reads) against
+   `orjson.dumps(d)` on the same dicts (both give bytes; checked equal to `json.dumps`'s).
+   Goal: ≤ 1× orjson's time. Skipped, and said, without orjson installed.
+3. **1,000 pydantic models** with UUIDs and datetimes: `policy.shape(models)` directly
+   against `[m.model_dump(mode="json") for m in models]` then shape (outputs equal).
+4. **`pare compact --report` against a plain run** (whole processes) on the corpus's
+   entities file and the 1 MB and 8 MB payloads. Goal: ≤ 1.3×.
+5. **1 KB payload** — the same call in-process against spawning `pare compact --policy
    bench/adr010.toml` per payload (what a Python service does without the package).
-3. **count_tokens, 7 MB text** — against the reference counter, `gpt-tokenizer`'s
+6. **count_tokens, 7 MB text** — against the reference counter, `gpt-tokenizer`'s
    `countTokens` in node (timed inside node, after loading, and as a whole process); the
    counts must be identical.
-4. **memory** — RSS of a fresh interpreter after `import pare`, and after the first call that
+7. **memory** — RSS of a fresh interpreter after `import pare`, and after the first call that
    builds the o200k_base tables.
 """
 
@@ -58,6 +66,49 @@ def rss_kib(code: str) -> int:
     return int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()[-1])
 
 
+def pydantic_models(n: int):
+    """`n` pydantic v2 models with a UUID, datetimes, an enum and a nested model; `None`
+    (and said) without pydantic."""
+    try:
+        import pydantic
+    except ImportError:
+        print("pydantic is not installed: the models row is skipped", file=sys.stderr)
+        return None
+    import datetime as dt
+    import enum
+    import uuid
+
+    class Status(enum.Enum):
+        ACTIVE = "active"
+        RETIRED = "retired"
+
+    class Owner(pydantic.BaseModel):
+        id: uuid.UUID
+        name: str
+
+    class System(pydantic.BaseModel):
+        id: uuid.UUID
+        name: str
+        status: Status
+        created_at: dt.datetime
+        review_on: dt.date
+        owner: Owner
+        tags: list[str]
+        score: float
+        notes: str | None = None
+
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    return [
+        System(
+            id=uuid.UUID(int=i), name=f"system {i}", status=Status.ACTIVE if i % 3 else Status.RETIRED,
+            created_at=start + dt.timedelta(minutes=i), review_on=(start + dt.timedelta(days=i)).date(),
+            owner=Owner(id=uuid.UUID(int=10**6 + i % 17), name=f"team {i % 17}"), tags=["a", "b"][: i % 3],
+            score=i / 7, notes=None if i % 2 else "checked",
+        )
+        for i in range(n)
+    ]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pare-bin", default=str(REPO / "target" / "release" / "pare"))
@@ -76,21 +127,40 @@ def main() -> int:
     policy = pare.Policy.from_file(REPO / "bench" / "adr010.toml")
     rows = []
 
-    # 1. ~1 MB dict: in-process pare vs compact_entity + json.dumps.
+    # 1. dicts: in-process pare vs compact_entity + json.dumps; 2. conversion vs orjson.
+    try:
+        import orjson
+    except ImportError:
+        orjson = None
+        print("orjson is not installed: the conversion rows are skipped (pip install orjson)", file=sys.stderr)
     big = json.loads(payload(1, work / "entities_1mb.json").read_text())
-    seed = lambda: json.dumps(compact_entity.compact(big), separators=(",", ":"), ensure_ascii=False)  # noqa: E731
-    ours = lambda: policy.shape(big).text  # noqa: E731
-    assert json.loads(seed()) == json.loads(ours()), "pare and compact_entity disagree"
-    t_seed, t_ours = best(seed, args.runs), best(ours, args.runs)
-    rows.append(("~1 MB dict: compact_entity + json.dumps", t_seed, "pare Policy.shape", t_ours))
-
-    # 2. 1 KB payload: in-process vs a `pare compact` process per call.
-    small_doc = {"entities": big["entities"][:1], "total": 1, "entity_type": "System"}
-    small = json.dumps(small_doc, indent=2)
-    while len(small) > 1100:
-        ent = small_doc["entities"][0]
+    one_kb = {"entities": big["entities"][:1], "total": 1, "entity_type": "System"}
+    while len(json.dumps(one_kb, indent=2)) > 1100:
+        ent = one_kb["entities"][0]
         ent.pop(next(iter(ent)))  # trim fields until it is about 1 KB
-        small = json.dumps(small_doc, indent=2)
+    dicts = [("~1 KB", one_kb, args.runs * 300), ("~1 MB", big, args.runs)]
+    dicts.append(("~8 MB", json.loads(payload(8, work / "entities_8mb.json").read_text()), max(3, args.runs // 2)))
+    conversions = []
+    for label, d, runs in dicts:
+        seed = lambda: json.dumps(compact_entity.compact(d), separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+        ours = lambda: policy.shape(d).text  # noqa: E731
+        assert json.loads(seed()) == json.loads(ours()), "pare and compact_entity disagree"
+        t_seed, t_ours = best(seed, runs), best(ours, runs)
+        rows.append((f"{label} dict: compact_entity + json.dumps", t_seed, "pare Policy.shape", t_ours))
+        if orjson is not None:
+            assert pare.dumps(d) == orjson.dumps(d) == json.dumps(d, separators=(",", ":"), ensure_ascii=False).encode()
+            conversions.append((label, best(lambda: orjson.dumps(d), runs), best(lambda: pare.dumps(d), runs)))
+
+    # 3. pydantic models shaped directly vs model_dump(mode="json") then shape.
+    models = pydantic_models(1000)
+    if models is not None:
+        direct = lambda: policy.shape(models).text  # noqa: E731
+        dumped = lambda: policy.shape([m.model_dump(mode="json") for m in models]).text  # noqa: E731
+        assert direct() == dumped()
+        rows.append(("1,000 pydantic models: model_dump(mode=json) + shape", best(dumped, args.runs), "pare Policy.shape", best(direct, args.runs)))
+
+    # 5. 1 KB payload: in-process vs a `pare compact` process per call.
+    small = json.dumps(one_kb, indent=2)
     cmd = [args.pare_bin, "compact", "--policy", str(REPO / "bench" / "adr010.toml")]
     spawn = lambda: subprocess.run(cmd, input=small.encode(), capture_output=True, check=True).stdout  # noqa: E731
     assert spawn().decode()[:-1] == policy.shape(small).text
@@ -98,7 +168,7 @@ def main() -> int:
     t_call = best(lambda: policy.shape(small).text, args.runs * 30)
     rows.append((f"{len(small)} B payload: spawn pare compact", t_spawn, "pare Policy.shape", t_call))
 
-    # 3. count_tokens on 7 MB against gpt-tokenizer.
+    # 6. count_tokens on 7 MB against gpt-tokenizer.
     text = payload(7, work / "entities_7mb.json").read_text()
     ours_count = pare.count_tokens(text)
     t_count = best(lambda: pare.count_tokens(text), args.runs)
@@ -114,6 +184,23 @@ def main() -> int:
     for name, t_peer, ours_name, t_p in rows:
         print(f"{name:62} {t_peer:9.5f}   {ours_name:24} {t_p:9.5f}  {t_peer / t_p:6.1f}x")
     print(f"(node whole process per count, load included: {whole:.3f} s)")
+
+    if conversions:
+        print(f"\n{'conversion alone (bytes out)':30} {'orjson.dumps s':>15} {'pare.dumps s':>13}  pare/orjson")
+        for label, t_or, t_p in conversions:
+            print(f"{label + ' dict':30} {t_or:15.6f} {t_p:13.6f}  {t_p / t_or:6.2f}x")
+
+    # 4. --report against a plain run, whole processes.
+    corpus = Path(os.environ.get("PARE_CORPUS", REPO.parent / "shared" / "corpus")) / "entities_systems.json"
+    files = [f for f in (corpus, work / "entities_1mb.json", work / "entities_8mb.json") if f.exists()]
+    if not corpus.exists():
+        print(f"{corpus}: not here, so the corpus row of the --report table is skipped", file=sys.stderr)
+    print(f"\n{'pare compact --policy bench/adr010.toml':40} {'plain s':>9} {'--report s':>11}  ratio")
+    for f in files:
+        plain = [args.pare_bin, "compact", "--policy", str(REPO / "bench" / "adr010.toml"), str(f)]
+        t_plain = best(lambda: subprocess.run(plain, capture_output=True, check=True), args.runs)
+        t_report = best(lambda: subprocess.run(plain + ["--report"], capture_output=True, check=True), args.runs)
+        print(f"{f.name + f' ({f.stat().st_size // 1024} KB)':40} {t_plain:9.4f} {t_report:11.4f}  {t_report / t_plain:5.2f}x")
 
     # 4. memory.
     base = rss_kib("pass")

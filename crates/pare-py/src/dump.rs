@@ -78,13 +78,14 @@ thread_local! {
 /// `obj` as compact JSON text; `default` is called for an object of no type this knows.
 pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     let guess = LAST_LEN.with(Cell::get);
-    let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
-    keys.forget();
+    let keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     let mut d = Dumper {
         py: obj.py(),
         out: String::with_capacity(guess + guess / 8),
         default,
         keys,
+        kinds: Vec::new(),
+        model_dump_kwargs: None,
         python_ran: 0,
     };
     let result = d.value(obj.as_ptr(), 0);
@@ -195,6 +196,10 @@ struct Dumper<'a, 'py> {
     out: String,
     default: Option<&'a Bound<'py, PyAny>>,
     keys: Box<KeyCache>,
+    /// The rich type of each class met so far ([`Dumper::kind_of`]).
+    kinds: Vec<(Py<pyo3::types::PyType>, Rich)>,
+    /// `model_dump`'s keyword arguments, made once per text.
+    model_dump_kwargs: Option<Py<PyDict>>,
     /// How many times Python code ran (a dict is checked for changes only then).
     python_ran: u64,
 }
@@ -202,23 +207,24 @@ struct Dumper<'a, 'py> {
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
 const KEY_BYTES: usize = 38;
 
-/// Keys written before, by the address of their `str` object: `json.load` and most code
-/// that builds many dicts share one object per distinct key, so each distinct key is read
-/// and escaped once. The objects stay alive (their dicts hold them) while the text is
-/// written, unless Python code runs, when it forgets them ([`Dumper::python_runs`]).
-/// Direct-mapped, a slot per address hash; stale slots are told by their generation, so
-/// a new text starts with none without clearing the table.
+/// Keys written before, by the address of their `str` object: `json.load`, pydantic and
+/// most code that builds many dicts share one object per distinct key, so each distinct
+/// key is read and escaped once. A slot holds a reference to its key, so no other string
+/// can take that address while it is cached: the cache stays right across Python code a
+/// rich type runs, and from one text to the next on a thread. Only exact `str` keys are
+/// kept (letting a subclass's go could run its `__del__` mid-text). Direct-mapped, a slot
+/// per address hash; at most `KEY_SLOTS` keys are kept alive per thread (a thread that
+/// ends leaves its last ones alive: there may be no GIL to free them with then).
 struct KeyCache {
     slots: Box<[KeySlot; KEY_SLOTS]>,
-    generation: u64,
 }
 
 const KEY_SLOTS: usize = 256;
 
 #[derive(Clone, Copy)]
 struct KeySlot {
-    key: usize,
-    generation: u64,
+    /// A reference the slot owns, or null.
+    key: *mut ffi::PyObject,
     len: u8,
     bytes: [u8; KEY_BYTES],
 }
@@ -255,24 +261,18 @@ fn push_string(out: &mut String, s: &str) {
 impl KeyCache {
     fn new() -> Box<KeyCache> {
         let empty = KeySlot {
-            key: 0,
-            generation: 0,
+            key: std::ptr::null_mut(),
             len: 0,
             bytes: [0; KEY_BYTES],
         };
         Box::new(KeyCache {
             slots: Box::new([empty; KEY_SLOTS]),
-            generation: 1,
         })
     }
 
     fn slot(key: *mut ffi::PyObject) -> usize {
         // Addresses are 16-byte aligned; a multiply spreads the rest over the slots.
         (((key as usize as u64) >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
-    }
-
-    fn forget(&mut self) {
-        self.generation += 1;
     }
 }
 
@@ -379,12 +379,12 @@ impl Dumper<'_, '_> {
     }
 
     /// Write a member's key and its colon, from the cache when this key object was written
-    /// before in this text.
+    /// before.
     ///
     /// SAFETY (callers): `key` is a live key of a held dict.
     unsafe fn key(&mut self, key: *mut ffi::PyObject) -> Result<(), Failed> {
         let slot = &mut self.keys.slots[KeyCache::slot(key)];
-        if slot.key == key as usize && slot.generation == self.keys.generation {
+        if slot.key == key {
             push_key(&mut self.out, slot);
             return Ok(());
         }
@@ -402,21 +402,29 @@ impl Dumper<'_, '_> {
         }
         self.out.push(':');
         let written = &self.out[start..];
-        if written.len() <= KEY_BYTES {
+        if written.len() <= KEY_BYTES
+            && unsafe { ffi::Py_TYPE(key) } == &raw mut ffi::PyUnicode_Type
+        {
             let slot = &mut self.keys.slots[KeyCache::slot(key)];
-            slot.key = key as usize;
-            slot.generation = self.keys.generation;
+            // SAFETY: the GIL is held; the slot owned its old key's reference (an exact
+            // `str`, whose freeing runs no Python code), and takes one on the new key.
+            unsafe {
+                if !slot.key.is_null() {
+                    ffi::Py_DecRef(slot.key);
+                }
+                ffi::Py_IncRef(key);
+            }
+            slot.key = key;
             slot.len = written.len() as u8;
             slot.bytes[..written.len()].copy_from_slice(written.as_bytes());
         }
         Ok(())
     }
 
-    /// Python code is about to run (a rich type's method, `default=`): it may free a key
-    /// and make another string at its address, so the cache forgets every key.
+    /// Python code is about to run (a rich type's method, `default=`): it may change a
+    /// dict being written, which is checked after it.
     fn python_runs(&mut self) {
         self.python_ran += 1;
-        self.keys.forget();
     }
 
     fn bad_key(&self, key: *mut ffi::PyObject) -> Failed {
@@ -562,74 +570,108 @@ impl Dumper<'_, '_> {
     /// The types a web handler returns besides JSON's own (see the module docs); `false`:
     /// none of these.
     fn rich(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<bool, Failed> {
-        use pyo3::types::{PyDate, PyDateTime, PyTime};
         let py = self.py;
-        if obj.cast::<PyDateTime>().is_ok()
+        match self.kind_of(obj)? {
+            Rich::Iso => {
+                let iso = obj.call_method0("isoformat")?;
+                self.text(&iso.str()?)?;
+            }
+            Rich::Uuid => self.text(&obj.str()?)?,
+            Rich::Decimal => {
+                let text = obj.str()?.to_cow()?.into_owned();
+                match Number::from_lexeme(&text) {
+                    Some(n) => self.out.push_str(n.as_str()),
+                    None => {
+                        return Err(failed(Failure::Value(format!(
+                            "Decimal({text:?}) at {{at}} is not a JSON number"
+                        ))));
+                    }
+                }
+            }
+            Rich::Enum => {
+                let value = obj.getattr("value")?;
+                self.value(value.as_ptr(), depth)?;
+            }
+            Rich::Dataclass => {
+                too_deep(depth)?;
+                let fields = rich_types(py)?.fields.bind(py).call1((obj,))?;
+                self.out.push('{');
+                let mut first = true;
+                for f in fields.try_iter()? {
+                    let name = f?.getattr("name")?;
+                    let name = name.cast::<PyString>().map_err(PyErr::from)?;
+                    if !first {
+                        self.out.push(',');
+                    }
+                    first = false;
+                    self.text(name)?;
+                    self.out.push(':');
+                    let v = obj.getattr(name)?;
+                    if let Err(mut e) = self.value(v.as_ptr(), depth + 1) {
+                        e.path.push(Step::Key(name.to_string()));
+                        return Err(e);
+                    }
+                }
+                self.out.push('}');
+            }
+            Rich::Model => {
+                let kwargs = match &self.model_dump_kwargs {
+                    Some(k) => k.bind(py).clone(),
+                    None => {
+                        let kwargs = PyDict::new(py);
+                        kwargs.set_item("mode", "json")?;
+                        // As FastAPI writes a model: by its aliases.
+                        kwargs.set_item("by_alias", true)?;
+                        self.model_dump_kwargs = Some(kwargs.clone().unbind());
+                        kwargs
+                    }
+                };
+                let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
+                self.value(dumped.as_ptr(), depth)?;
+            }
+            Rich::None => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Which rich type `obj` is, decided once per class in a text (the checks are calls
+    /// into Python; a list of a thousand models asked them a thousand times). The classes
+    /// are held, so an address names one class throughout.
+    fn kind_of(&mut self, obj: &Bound<'_, PyAny>) -> Result<Rich, Failed> {
+        use pyo3::types::{PyDate, PyDateTime, PyTime, PyType};
+        let py = self.py;
+        // A class itself (a dataclass's class, say) is told by itself, not by its metaclass.
+        let is_class = obj.is_instance_of::<PyType>();
+        let ty = obj.get_type();
+        let known = self.kinds.iter().find(|(t, _)| t.as_ptr() == ty.as_ptr());
+        if let (false, Some((_, kind))) = (is_class, known) {
+            return Ok(*kind);
+        }
+        let types = rich_types(py)?;
+        let kind = if obj.cast::<PyDateTime>().is_ok()
             || obj.cast::<PyDate>().is_ok()
             || obj.cast::<PyTime>().is_ok()
         {
-            let iso = obj.call_method0("isoformat")?;
-            self.text(&iso.str()?)?;
-            return Ok(true);
+            Rich::Iso
+        } else if obj.is_instance(types.uuid.bind(py))? {
+            Rich::Uuid
+        } else if obj.is_instance(types.decimal.bind(py))? {
+            Rich::Decimal
+        } else if obj.is_instance(types.enum_.bind(py))? {
+            Rich::Enum
+        } else if !is_class && types.is_dataclass.bind(py).call1((obj,))?.is_truthy()? {
+            Rich::Dataclass
+        } else if !is_class && obj.hasattr("model_dump")? && ty.hasattr("model_fields")? {
+            // A pydantic v2 model (its class has `model_fields`; asking the instance is
+            // deprecated).
+            Rich::Model
+        } else {
+            Rich::None
+        };
+        if !is_class {
+            self.kinds.push((ty.unbind(), kind));
         }
-        let types = rich_types(py)?;
-        if obj.is_instance(types.uuid.bind(py))? {
-            self.text(&obj.str()?)?;
-            return Ok(true);
-        }
-        if obj.is_instance(types.decimal.bind(py))? {
-            let text = obj.str()?.to_cow()?.into_owned();
-            return match Number::from_lexeme(&text) {
-                Some(n) => {
-                    self.out.push_str(n.as_str());
-                    Ok(true)
-                }
-                None => Err(failed(Failure::Value(format!(
-                    "Decimal({text:?}) at {{at}} is not a JSON number"
-                )))),
-            };
-        }
-        if obj.is_instance(types.enum_.bind(py))? {
-            let value = obj.getattr("value")?;
-            self.value(value.as_ptr(), depth)?;
-            return Ok(true);
-        }
-        if types.is_dataclass.bind(py).call1((obj,))?.is_truthy()?
-            && !obj.is_instance_of::<pyo3::types::PyType>()
-        {
-            too_deep(depth)?;
-            let fields = types.fields.bind(py).call1((obj,))?;
-            self.out.push('{');
-            let mut first = true;
-            for f in fields.try_iter()? {
-                let name = f?.getattr("name")?;
-                let name = name.cast::<PyString>().map_err(PyErr::from)?;
-                if !first {
-                    self.out.push(',');
-                }
-                first = false;
-                self.text(name)?;
-                self.out.push(':');
-                let v = obj.getattr(name)?;
-                if let Err(mut e) = self.value(v.as_ptr(), depth + 1) {
-                    e.path.push(Step::Key(name.to_string()));
-                    return Err(e);
-                }
-            }
-            self.out.push('}');
-            return Ok(true);
-        }
-        // A pydantic v2 model (its class has `model_fields`; asking the instance is deprecated).
-        if obj.hasattr("model_dump")? && obj.get_type().hasattr("model_fields")? {
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("mode", "json")?;
-            // As FastAPI writes a model: by its aliases.
-            kwargs.set_item("by_alias", true)?;
-            let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
-            self.value(dumped.as_ptr(), depth)?;
-            return Ok(true);
-        }
-        Ok(false)
+        Ok(kind)
     }
 
     fn text(&mut self, s: &Bound<'_, PyString>) -> Result<(), Failed> {
@@ -672,6 +714,21 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "object".into())
+}
+
+/// What [`Dumper::rich`] writes an object of a class as.
+#[derive(Clone, Copy)]
+enum Rich {
+    /// `datetime`, `date`, `time`: `isoformat()`.
+    Iso,
+    Uuid,
+    Decimal,
+    Enum,
+    Dataclass,
+    /// A pydantic v2 model.
+    Model,
+    /// None of these.
+    None,
 }
 
 /// The classes [`Dumper::rich`] recognizes, imported once.
