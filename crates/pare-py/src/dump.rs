@@ -245,19 +245,6 @@ fn push_key(out: &mut String, slot: &KeySlot) {
     }
 }
 
-/// Append `s` as a JSON string literal, as [`pare::json::write_string`] does, with room
-/// for the common case (nothing to escape) made once.
-fn push_string(out: &mut String, s: &str) {
-    if pare::json::find_special(s.as_bytes(), 0) == s.len() {
-        out.reserve(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-    } else {
-        pare::json::write_string(s, out);
-    }
-}
-
 impl KeyCache {
     fn new() -> Box<KeyCache> {
         let empty = KeySlot {
@@ -340,7 +327,7 @@ impl Dumper<'_, '_> {
     /// SAFETY (callers): `obj` is a live `str` (or subclass).
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
         let s = unsafe { utf8(self.py, obj) }?;
-        push_string(&mut self.out, s);
+        pare::json::write_string(s, &mut self.out);
         Ok(())
     }
 

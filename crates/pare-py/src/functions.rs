@@ -18,21 +18,11 @@ use crate::convert;
 use crate::errors;
 use crate::policy::{self, Given, PyPolicy};
 
-/// Read JSON text or take a value, as `Policy.shape` does (`default`: as there); parse
-/// errors carry line and column. The value and its text (a value's compact JSON).
-fn value_of(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    default: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(pare::Value, String)> {
-    let text = match Given::read(obj, default)? {
-        Given::Text(t) => t.to_string(),
-        Given::Dumped(t) => t,
-    };
-    let v = py
-        .detach(|| pare::json::parse(&text))
-        .map_err(|e| errors::json_error(py, &e))?;
-    Ok((v, text))
+/// The value of what `Given::read` took (parsed without the GIL); parse errors carry line
+/// and column. The `Given` stays for a caller that wants the text too.
+fn value_of(py: Python<'_>, given: &Given) -> PyResult<pare::Value> {
+    py.detach(|| pare::json::parse(given.text()))
+        .map_err(|e| errors::json_error(py, &e))
 }
 
 /// Exact tokens of `text` by a real tokenizer (`o200k_base`, `cl100k_base`, or `chars4`).
@@ -78,14 +68,12 @@ pub fn encode(
 ) -> PyResult<String> {
     let format = policy::format(format)?;
     let tok = policy::tokenizer(tokenizer)?;
-    let text = match Given::read(value, default)? {
+    let given = match Given::read(value, default)? {
         // A Python value's text is already its compact JSON (what `render` would write).
         Given::Dumped(text) if format == pare::encode::Format::Json => return Ok(text),
-        given => given.text().to_owned(),
+        given => given,
     };
-    let value = py
-        .detach(|| pare::json::parse(&text))
-        .map_err(|e| errors::json_error(py, &e))?;
+    let value = value_of(py, &given)?;
     if format == pare::encode::Format::Toon {
         // TOON carries numbers as doubles: say which ones it cannot, as `pare encode` does.
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
@@ -151,7 +139,7 @@ pub fn pack(
             }
             _ => errors::pare_error(py, e.to_string()),
         })?;
-    let (value, _) = value_of(py, results, default)?;
+    let value = value_of(py, &Given::read(results, default)?)?;
     let packed = py
         .detach(|| {
             let mut cache = PreviewCache::new(1024);
@@ -224,9 +212,10 @@ pub fn stats<'py>(
     default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let tok = policy::tokenizer(tokenizer)?;
-    let (value, text) = value_of(py, value, default)?;
+    let given = Given::read(value, default)?;
+    let value = value_of(py, &given)?;
     let stats = py.detach(|| {
-        let mut stats = pare::stats::profile(&text, &value, tok);
+        let mut stats = pare::stats::profile(given.text(), &value, tok);
         // The rows `pare stats --json --top N` lists: N leaves, then N containers.
         stats.paths = stats
             .top_rows(top, true, true)

@@ -102,17 +102,18 @@ impl Given {
         if let Ok(s) = obj.cast::<PyString>() {
             return Ok(Given::Text(Arc::from(s.to_cow()?.as_ref())));
         }
-        let bytes = if let Ok(b) = obj.cast::<PyBytes>() {
-            Some(b.as_bytes().to_vec())
+        // `bytes` is read where it lies; a `bytearray` is copied first (it can change).
+        let bytes: Option<std::borrow::Cow<[u8]>> = if let Ok(b) = obj.cast::<PyBytes>() {
+            Some(b.as_bytes().into())
         } else if let Ok(b) = obj.cast::<PyByteArray>() {
-            Some(b.to_vec())
+            Some(b.to_vec().into())
         } else {
             None
         };
         if let Some(bytes) = bytes {
-            return String::from_utf8(bytes)
+            return std::str::from_utf8(&bytes)
                 .map(|t| Given::Text(t.into()))
-                .map_err(|e| errors::not_utf8(obj.py(), e.utf8_error().valid_up_to()));
+                .map_err(|e| errors::not_utf8(obj.py(), e.valid_up_to()));
         }
         dump::to_json(obj, default).map(Given::Dumped)
     }

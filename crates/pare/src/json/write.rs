@@ -126,6 +126,8 @@ fn push_indent(out: &mut String, mut n: usize) {
 /// else (`/`, DEL, non-ASCII, U+2028) raw.
 pub fn write_string(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
+    // Room for the common case (nothing to escape) at once, not run by run.
+    out.reserve(s.len() + 2);
     out.push('"');
     let mut start = 0;
     loop {
