@@ -8,9 +8,10 @@ First it checks what it times: the text through pare expands (`pare expand`) to 
 server's JSON, `_meta.pare.tokensBefore` and `tokensAfter` are the reference counts of the
 server's text and of the texts sent (gpt-tokenizer, `scripts/peers.sh count`, when
 /tmp/pare-peers has it; else `pare count`, and it says so), and, with `--before`, the two
-binaries send the client the same bytes. Then it times: with `--runs R` each row is the best
-of R runs (p50 and p99 each), and `--before` times the other binary in the same run and
-prints both rows and their ratio. With `--changing`, before each call (untimed) one entity
+binaries send the client the same bytes. Then it times R runs (`--runs R`, default 3), each
+calling the server directly and through pare (and, with `--before`, through the other
+binary) in turn; it prints each run's p50s and ratio, and rows of the medians over the runs
+(p50 and p99 each) with the median of the runs' ratios. With `--changing`, before each call (untimed) one entity
 gets one more observation (`add_observations`), so every `read_graph` differs from the last
 in one line, as when an agent adds a fact and reads the graph again; without it every call
 returns the same text, which pare has counted before.
@@ -130,15 +131,9 @@ def run(caller, cmd, env, n, names=None):
     return times[len(times) // 2] * 1e3, times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3
 
 
-def best(caller, cmd, env, n, runs, names=None, reset=None):
-    """The best p50 and p99 of `runs` runs; `reset` first restores the graph, as `names`
-    (`--changing`) grows it."""
-    rows = []
-    for _ in range(runs):
-        if names and reset:
-            reset()
-        rows.append(run(caller, cmd, env, n, names))
-    return min(r[0] for r in rows), min(r[1] for r in rows)
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
 def one_reply(cmd, env):
@@ -232,7 +227,7 @@ def main():
     ap.add_argument("n", nargs="?", type=int, default=200, help="calls per row (200)")
     ap.add_argument("entities", nargs="?", default="250", help="entities in the graph (250)")
     ap.add_argument("--before", help="another pare binary to check against and time in the same run")
-    ap.add_argument("--runs", type=int, default=1, help="best of this many runs per row (1)")
+    ap.add_argument("--runs", type=int, default=3, help="runs; each row is the median of the runs' (3)")
     ap.add_argument("--changing", action="store_true",
                     help="one more observation on one entity before each call (untimed)")
     args = ap.parse_args()
@@ -252,23 +247,42 @@ def main():
             with open(graph) as f:
                 names = [e["name"] for e in map(json.loads, f) if e.get("type") == "entity"]
         load = os.getloadavg()
-        rows = [("direct (stdio):", best(stdio_rpc, SERVER, env, n, runs, names, fresh_graph))]
         binaries = [("", args.pare)] + ([(" before", args.before)] if args.before else [])
-        for label, binary in binaries:
-            rows.append((f"through pare{label} (stdio):", best(stdio_rpc, [binary, "mcp", "--policy", policy, "--"] + SERVER, env, n, runs, names, fresh_graph)))
+        sides = [("direct (stdio):", SERVER)] + [
+            (f"through pare{label} (stdio):", [binary, "mcp", "--policy", policy, "--"] + SERVER)
+            for label, binary in binaries
+        ]
+        # The sides take turns within each run, so a slow spell of this machine falls on
+        # all of them; each run's ratio is between two rows timed minutes apart at most.
+        runs_rows = []
+        for _ in range(runs):
+            if names:
+                fresh_graph()
+            runs_rows.append([run(stdio_rpc, cmd, env, n, names) for _, cmd in sides])
         changing = ", one observation more before each call" if names else ""
         print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls per run, "
-              f"best of {runs}{changing}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+              f"{runs} run(s){changing}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        for r, row in enumerate(runs_rows, 1):
+            ratios = "   ".join(f"{p50 / row[0][0]:.2f}x" for p50, _ in row[1:])
+            print(f"run {r}: p50 " + " / ".join(f"{p50:.2f}" for p50, _ in row) + f" ms   through pare / direct: {ratios}")
+        rows = [(name, (median([r[i][0] for r in runs_rows]), median([r[i][1] for r in runs_rows])))
+                for i, (name, _) in enumerate(sides)]
+        print(f"median of the {runs} run(s):")
         (d50, d99) = rows[0][1]
         for name, (p50, p99) in rows:
             print(f"{name:32} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
         for (name, (p50, p99)), (label, _) in zip(rows[1:], binaries):
             print(f"{'added' + label + ':':32} p50 {p50 - d50:+7.2f} ms   p99 {p99 - d99:+7.2f} ms")
+        for i, (label, _) in enumerate(binaries, 1):
+            ratio = median([r[i][0] / r[0][0] for r in runs_rows])
+            print(f"{'through pare' + label + ' / direct:':32} p50 {ratio:7.2f}x  (the median of the runs' ratios)")
         if args.before:
             (a50, a99), (b50, b99) = rows[1][1], rows[2][1]
             print(f"{'added, before/after:':32} p50 {(b50 - d50) / max(a50 - d50, 1e-9):7.2f}×    "
                   f"p99 {(b99 - d99) / max(a99 - d99, 1e-9):7.2f}×")
-        h50, h99 = best(http_rpc, [args.pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n, runs, names, fresh_graph)
+        if names:
+            fresh_graph()
+        h50, h99 = run(http_rpc, [args.pare, "mcp", "--listen", "127.0.0.1:0", "--policy", policy, "--"] + SERVER, env, n, names)
         print(f"{'through pare --listen:':32} p50 {h50:7.2f} ms   p99 {h99:7.2f} ms   (HTTP client, SSE replies)")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -619,7 +619,7 @@ impl Write for Outbox {
             ));
         }
         let mut rest = data;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(at) = memchr::memchr(b'\n', rest) {
             self.buf.extend_from_slice(&rest[..at]);
             let line = std::mem::take(&mut self.buf);
             self.link.dispatch(line);

@@ -62,7 +62,7 @@ impl<R: BufRead> LineReader<R> {
                 });
             }
             let room = self.cap - buf.len();
-            match avail.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', avail) {
                 Some(i) if i <= room => {
                     buf.extend_from_slice(&avail[..i]);
                     self.inner.consume(i + 1);
@@ -96,7 +96,7 @@ impl<R: BufRead> LineReader<R> {
                     newline: false,
                 });
             }
-            let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
+            let (chunk, done) = match memchr::memchr(b'\n', avail) {
                 Some(i) => (&avail[..i], Some(i + 1)),
                 None => (avail, None),
             };

@@ -76,7 +76,7 @@ impl<R: BufRead> Events<R> {
                 last: true,
             });
         }
-        let (mut data, used) = match buf.iter().position(|&b| b == b'\n') {
+        let (mut data, used) = match memchr::memchr(b'\n', buf) {
             Some(i) => {
                 self.in_long_line = false;
                 (buf[..i].to_vec(), i + 1)
@@ -198,7 +198,7 @@ fn skip_line(r: &mut impl BufRead) -> io::Result<()> {
         if buf.is_empty() {
             return Ok(());
         }
-        match buf.iter().position(|&b| b == b'\n') {
+        match memchr::memchr(b'\n', buf) {
             Some(i) => {
                 r.consume(i + 1);
                 return Ok(());

@@ -346,7 +346,7 @@ impl Write for RouterWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let mut rest = data;
         while !rest.is_empty() {
-            let newline = rest.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', rest);
             if let Some(held) = &mut self.held {
                 match newline {
                     Some(i) => {
