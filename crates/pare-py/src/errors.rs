@@ -109,6 +109,13 @@ pub fn not_utf8(py: Python<'_>, offset: usize) -> PyErr {
     raise(py, "JsonError", message, &fields)
 }
 
+/// A JSONL line that is not UTF-8: its number, and the first bad byte's offset in the block.
+pub fn not_utf8_line(py: Python<'_>, line: usize, offset: usize) -> PyErr {
+    let fields = [field(py, "line", line), field(py, "offset", offset)];
+    let message = format!("line {line} is not UTF-8 (at byte {offset})");
+    raise(py, "JsonError", message, &fields)
+}
+
 pub fn respond_error(py: Python<'_>, e: RespondError) -> PyErr {
     match e {
         RespondError::Json(e) => json_error(py, &e),

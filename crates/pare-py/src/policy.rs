@@ -131,6 +131,46 @@ impl Given {
     }
 }
 
+/// The bytes `shape_jsonl` is handed, held so that the GIL can be let go while they are read:
+/// `bytes` and `str` where they lie (both immutable); a `bytearray` or `memoryview` copied
+/// first (it could change meanwhile).
+enum Block {
+    Bytes(pyo3::pybacked::PyBackedBytes),
+    Str(pyo3::pybacked::PyBackedStr),
+    Copied(Vec<u8>),
+}
+
+impl Block {
+    fn read(data: &Bound<'_, PyAny>) -> PyResult<Block> {
+        if let Ok(s) = data.cast::<PyString>() {
+            return Ok(Block::Str(s.clone().try_into()?));
+        }
+        if let Ok(b) = data.cast::<PyBytes>() {
+            return Ok(Block::Bytes(b.clone().into()));
+        }
+        if let Ok(b) = data.cast::<PyByteArray>() {
+            return Ok(Block::Copied(b.to_vec()));
+        }
+        if data.cast::<pyo3::types::PyMemoryView>().is_ok() {
+            let bytes = data.call_method0("tobytes")?;
+            return Ok(Block::Bytes(bytes.cast_into::<PyBytes>()?.into()));
+        }
+        Err(errors::wrong_type(
+            "data",
+            "bytes, bytearray, memoryview or str",
+            data,
+        ))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Block::Bytes(b) => b,
+            Block::Str(s) => s.as_bytes(),
+            Block::Copied(v) => v,
+        }
+    }
+}
+
 /// Parameter overrides as the engine takes them: `{"maxGapMinutes": 5}` → `("maxGapMinutes", "5")`.
 pub fn param_overrides(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
     let Some(params) = params else {
@@ -359,13 +399,15 @@ impl PyPolicy {
     /// the GIL released, for Dask's `map_partitions` or Ray's `map_batches`. Returns the
     /// lines without their newlines; a line that is not JSON raises `JsonError` naming its
     /// index in `lines`. A key repeated within an object keeps its last value with a
-    /// `UserWarning` (`strict=True`: raises `JsonError` instead), as the CLI does.
+    /// `UserWarning` (`strict=True`: raises `JsonError` instead), as the CLI does. Each line
+    /// is read where it lies (no copy); `shape_jsonl` takes bytes and makes no string per
+    /// line at all.
     #[pyo3(signature = (lines, level=None, params=None, format="json", tokenizer="o200k_base", omitted=None, strict=false))]
     #[allow(clippy::too_many_arguments)]
     fn shape_lines(
         &self,
         py: Python<'_>,
-        lines: Vec<String>,
+        lines: Vec<pyo3::pybacked::PyBackedStr>,
         level: Option<String>,
         params: Option<&Bound<'_, PyDict>>,
         format: &str,
@@ -409,6 +451,57 @@ impl PyPolicy {
             PyErr::warn(py, &category, &message, 1)?;
         }
         Ok(out)
+    }
+
+    /// A block of JSONL (`bytes`, `bytearray`, `memoryview` or `str`: whole lines, `\n`
+    /// between them) shaped line by line, each line as `pare compact --jsonl` writes it, and
+    /// returned as one `bytes` with a `\n` after each line: a Dask `read_bytes` block or a
+    /// Ray file range in, the bytes to write out back, with no string object per line either
+    /// way (`shape_lines` makes two). Blank lines are skipped; a line that is not JSON (or
+    /// not UTF-8) raises `JsonError` with its 1-based `line` in the block and `offset` in
+    /// the block. A key repeated within an object keeps its last value with a `UserWarning`
+    /// naming the line (`strict=True`: raises `JsonError` instead). The GIL is released; one
+    /// call shapes on one core.
+    #[pyo3(signature = (data, level=None, params=None, tokenizer="o200k_base", omitted=None, strict=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn shape_jsonl<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        level: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        tokenizer: &str,
+        omitted: Option<bool>,
+        strict: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let opts = self::options(level, params, "json", tokenizer, None, None, omitted)?;
+        let policy = &*self.policy;
+        let shape_opts = pare::ShapeOptions::resolve(
+            policy,
+            opts.level.as_deref(),
+            &opts.params,
+            opts.tokenizer,
+            opts.omitted,
+        )
+        .map_err(|e| errors::policy_error(py, &e))?;
+        let block = Block::read(data)?;
+        let mut out = Vec::new();
+        let done = py
+            .detach(|| {
+                pare::jsonl::shape_jsonl(block.bytes(), policy, &shape_opts, strict, &mut out)
+            })
+            .map_err(|e| match e {
+                pare::jsonl::JsonlError::Json(e) => errors::json_error(py, &e),
+                pare::jsonl::JsonlError::NotUtf8 { line, offset } => {
+                    errors::not_utf8_line(py, line, offset)
+                }
+            })?;
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        for (line, d) in done.duplicates {
+            let message = std::ffi::CString::new(format!("line {line}: {d}")).unwrap_or_default();
+            PyErr::warn(py, &category, &message, 1)?;
+        }
+        Ok(PyBytes::new(py, &out))
     }
 
     /// The shaped value itself, as Python objects, for callers that serialise it

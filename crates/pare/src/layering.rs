@@ -29,6 +29,7 @@ const ORDER: &[&str] = &[
     "schema",
     "policy",
     "shape",
+    "jsonl",
     "early",
     "report",
     "pack",

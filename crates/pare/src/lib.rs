@@ -30,14 +30,14 @@
 //! `pare::Policy`, `pare::ShapeOptions`, `pare::render`, …); the modules below hold the
 //! rest, and what only the engine uses is private to it.
 //!
-//! Beside the pipeline, [`pack`] packs search results under a token budget and [`stats`]
-//! profiles where a payload's tokens go; [`mcp`] maps MCP tool calls onto the pipeline for
+//! Beside the pipeline, [`pack`] packs search results under a token budget, [`stats`]
+//! profiles where a payload's tokens go, [`jsonl`] shapes a block of JSONL lines; [`mcp`] maps MCP tool calls onto the pipeline for
 //! every MCP door and [`rest`] REST responses for every REST door.
 //!
 //! Modules depend one way, each only on the ones before it: [`value`], `timestamp`,
 //! `rank_table`, [`cursor`], [`scan`], [`manifest`], `params`, [`tokens`] → [`query`] →
 //! [`json`] → [`embedded`] → [`encode`] → [`ops`] → [`schema`] → [`policy`] → [`mod@shape`] →
-//! `early` → [`report`], [`pack`], [`stats`] → [`mod@respond`] → [`mcp`], [`rest`]. A test
+//! [`jsonl`], `early` → [`report`], [`pack`], [`stats`] → [`mod@respond`] → [`mcp`], [`rest`]. A test
 //! keeps the order (`layering.rs`), with no exception: the JSON stream runs the list ops it
 //! can do while reading through hooks it owns ([`json`]'s `ListHooks`, implemented in
 //! [`ops`]). No I/O happens here but reading a
@@ -51,6 +51,7 @@ pub(crate) mod early;
 pub mod embedded;
 pub mod encode;
 pub mod json;
+pub mod jsonl;
 pub mod manifest;
 pub mod mcp;
 pub mod ops;

@@ -119,6 +119,20 @@ class Policy:
         """JSONL lines (blank ones skipped), each shaped as ``pare compact --jsonl`` writes it,
         without newlines: a Dask/Ray partition in one call. A key repeated within an object
         keeps its last value with a ``UserWarning``; ``strict=True`` raises ``JsonError``."""
+    def shape_jsonl(
+        self,
+        data: Union[bytes, bytearray, memoryview, str],
+        level: Optional[str] = None,
+        params: Optional[Mapping[str, ParamValue]] = None,
+        tokenizer: TokenizerName = "o200k_base",
+        omitted: Optional[bool] = None,
+        strict: bool = False,
+    ) -> bytes:
+        """A block of whole JSONL lines shaped line by line as ``pare compact --jsonl`` writes
+        them, returned as bytes with a newline after each line (blank lines skipped): a Dask
+        ``read_bytes`` block or a Ray range in, the bytes to write out back. A bad line raises
+        ``JsonError`` with its ``line`` and ``offset`` in the block; a repeated key warns
+        (``strict=True``: raises). One core per call, the GIL released."""
     def shape_value(
         self,
         value: Input,
