@@ -111,8 +111,12 @@ pub(super) struct Bpe {
     name: &'static str,
     pub(super) bpe: &'static RankTable,
     /// Three patterns, tried in order at each position (leftmost-first): the main
-    /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback.
-    pub(super) splitter: Regex,
+    /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback. Built on
+    /// first use: o200k splits ASCII by hand, and building it cost a process 3–4 ms, which
+    /// a count of ASCII text (most JSON) never needs.
+    pub(super) splitter: OnceLock<Regex>,
+    /// The main and fallback patterns the splitter is built from.
+    patterns: (String, String),
     /// Search caches for `splitter`, taken once per text rather than once per piece (as
     /// the regex's own pool would be): a thread other than the regex's first user pays a
     /// lock and a put-back per search there, which cost a quarter of a count.
@@ -135,19 +139,32 @@ impl Bpe {
     /// the text, the main pattern's `\s+$` already took it. The emulation is exact: both
     /// forms take all but the last whitespace character before a non-space.
     fn new(name: &'static str, bpe: &'static RankTable, main: &str, fallback: &str) -> Self {
-        let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
-        let splitter = Regex::new_many(&[main, lookahead.as_str(), fallback])
-            // The patterns are constants; the unit tests build both encodings.
-            .expect("pre-tokenizer patterns are valid");
-        Bpe {
+        let tokens = Bpe {
             name,
             bpe,
-            splitter,
+            splitter: OnceLock::new(),
+            patterns: (main.to_owned(), fallback.to_owned()),
             caches: Mutex::new(Vec::new()),
             ascii_o200k: name == "o200k_base",
             chunks: chunks::ChunkMemo::default(),
             floors: chunks::ChunkMemo::default(),
+        };
+        if !tokens.ascii_o200k {
+            // Every piece takes the regex: built now, as the encoding is.
+            tokens.splitter();
         }
+        tokens
+    }
+
+    /// The pre-tokenizer's regex, built on first use.
+    pub(super) fn splitter(&self) -> &Regex {
+        self.splitter.get_or_init(|| {
+            let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
+            let (main, fallback) = &self.patterns;
+            Regex::new_many(&[main.as_str(), lookahead.as_str(), fallback.as_str()])
+                // The patterns are constants; the unit tests build both encodings.
+                .expect("pre-tokenizer patterns are valid")
+        })
     }
 
     /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
@@ -159,7 +176,7 @@ impl Bpe {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .pop()
             .unwrap_or_else(|| Scratch {
-                cache: self.splitter.create_cache(),
+                cache: None,
                 short: HashMap::default(),
                 long: HashMap::default(),
             });
@@ -188,7 +205,7 @@ impl Bpe {
     /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
     pub(super) fn regex_piece_end(&self, cache: &mut Cache, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        let end = match self.splitter.search_with(cache, &input) {
+        let end = match self.splitter().search_with(cache, &input) {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // The look-ahead stand-in: give back the last (whitespace) character.
                 let matched = &text[at..m.end()];
@@ -508,8 +525,8 @@ pub(super) struct Pieces<'a> {
 
 /// What a walk over pieces reuses from one text to the next.
 pub(super) struct Scratch {
-    /// The splitter's search cache.
-    cache: Cache,
+    /// The splitter's search cache, made with the splitter on its first use.
+    cache: Option<Cache>,
     /// Token counts of pieces of two to [`SHORT_PIECE_BYTES`] bytes seen before, keyed by
     /// their bytes and length packed into one integer ([`short_key`]). A text's pieces
     /// repeat (keys, punctuation runs, common words), and this small table answers from
@@ -612,9 +629,10 @@ impl Iterator for Pieces<'_> {
             return Some(start..end);
         }
         let scratch = self.scratch.as_mut().expect("scratch until dropped");
-        let end = self
-            .bpe
-            .regex_piece_end(&mut scratch.cache, self.text, start);
+        let cache = scratch
+            .cache
+            .get_or_insert_with(|| self.bpe.splitter().create_cache());
+        let end = self.bpe.regex_piece_end(cache, self.text, start);
         self.at = end;
         Some(start..end)
     }
