@@ -7,6 +7,7 @@ pub mod expr_parse;
 pub mod json_incremental;
 pub mod json_parse;
 pub mod json_stream;
+pub mod jsonl;
 pub mod policy_parse;
 pub mod py_repr_parse;
 pub mod selector_parse;

@@ -11,6 +11,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("json_incremental", pare_fuzz::json_incremental::check),
     ("json_parse", pare_fuzz::json_parse::check),
     ("json_stream", pare_fuzz::json_stream::check),
+    ("jsonl", pare_fuzz::jsonl::check),
     ("policy_parse", pare_fuzz::policy_parse::check),
     ("py_repr_parse", pare_fuzz::py_repr_parse::check),
     ("selector_parse", pare_fuzz::selector_parse::check),
