@@ -255,10 +255,14 @@ def main():
         # The sides take turns within each run, so a slow spell of this machine falls on
         # all of them; each run's ratio is between two rows timed minutes apart at most.
         runs_rows = []
-        for _ in range(runs):
+        def timed(cmd):
+            # `--changing` grows the graph: each side starts from the same one.
             if names:
                 fresh_graph()
-            runs_rows.append([run(stdio_rpc, cmd, env, n, names) for _, cmd in sides])
+            return run(stdio_rpc, cmd, env, n, names)
+
+        for _ in range(runs):
+            runs_rows.append([timed(cmd) for _, cmd in sides])
         changing = ", one observation more before each call" if names else ""
         print(f"read_graph text: {dsize} bytes direct, {psize} bytes through pare; {n} calls per run, "
               f"{runs} run(s){changing}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
