@@ -116,6 +116,17 @@ pub fn not_utf8_line(py: Python<'_>, line: usize, offset: usize) -> PyErr {
     raise(py, "JsonError", message, &fields)
 }
 
+/// Each message as a `UserWarning`, in order (a caller's `warnings` filter can make one an
+/// error, which then stops here).
+pub fn warn_all(py: Python<'_>, messages: impl IntoIterator<Item = String>) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    for message in messages {
+        let message = std::ffi::CString::new(message).unwrap_or_default();
+        PyErr::warn(py, &category, &message, 1)?;
+    }
+    Ok(())
+}
+
 pub fn respond_error(py: Python<'_>, e: RespondError) -> PyErr {
     match e {
         RespondError::Json(e) => json_error(py, &e),

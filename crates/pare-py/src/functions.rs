@@ -76,11 +76,12 @@ pub fn encode(
     let value = value_of(py, &given)?;
     if format == pare::encode::Format::Toon {
         // TOON carries numbers as doubles: say which ones it cannot, as `pare encode` does.
-        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        for inexact in pare::encode::toon::inexact_numbers(&value) {
-            let message = std::ffi::CString::new(inexact.to_string()).unwrap_or_default();
-            PyErr::warn(py, &category, &message, 1)?;
-        }
+        errors::warn_all(
+            py,
+            pare::encode::toon::inexact_numbers(&value)
+                .iter()
+                .map(ToString::to_string),
+        )?;
     }
     Ok(py.detach(|| render(&value, format, tok)))
 }

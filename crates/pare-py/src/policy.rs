@@ -242,6 +242,22 @@ impl Options {
             ..Request::new(input, policy)
         }
     }
+
+    /// The options of a line-by-line walk (`shape_lines`, `shape_jsonl`): no budget, no page.
+    fn shape_options<'a>(
+        &'a self,
+        py: Python<'_>,
+        policy: &'a pare::Policy,
+    ) -> PyResult<pare::ShapeOptions<'a>> {
+        pare::ShapeOptions::resolve(
+            policy,
+            self.level.as_deref(),
+            &self.params,
+            self.tokenizer,
+            self.omitted,
+        )
+        .map_err(|e| errors::policy_error(py, &e))
+    }
 }
 
 #[pymethods]
@@ -417,14 +433,7 @@ impl PyPolicy {
     ) -> PyResult<Vec<String>> {
         let opts = self::options(level, params, format, tokenizer, None, None, omitted)?;
         let policy = &*self.policy;
-        let shape_opts = pare::ShapeOptions::resolve(
-            policy,
-            opts.level.as_deref(),
-            &opts.params,
-            opts.tokenizer,
-            opts.omitted,
-        )
-        .map_err(|e| errors::policy_error(py, &e))?;
+        let shape_opts = opts.shape_options(py, policy)?;
         let shaped = py.detach(|| {
             let mut out = Vec::with_capacity(lines.len());
             let mut duplicates = Vec::new();
@@ -445,11 +454,7 @@ impl PyPolicy {
             e.message = format!("lines[{i}]: {}", e.message);
             errors::json_error(py, &e)
         })?;
-        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        for d in duplicates {
-            let message = std::ffi::CString::new(d).unwrap_or_default();
-            PyErr::warn(py, &category, &message, 1)?;
-        }
+        errors::warn_all(py, duplicates)?;
         Ok(out)
     }
 
@@ -476,14 +481,7 @@ impl PyPolicy {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let opts = self::options(level, params, "json", tokenizer, None, None, omitted)?;
         let policy = &*self.policy;
-        let shape_opts = pare::ShapeOptions::resolve(
-            policy,
-            opts.level.as_deref(),
-            &opts.params,
-            opts.tokenizer,
-            opts.omitted,
-        )
-        .map_err(|e| errors::policy_error(py, &e))?;
+        let shape_opts = opts.shape_options(py, policy)?;
         let block = Block::read(data)?;
         let mut out = Vec::new();
         let done = py
@@ -496,11 +494,12 @@ impl PyPolicy {
                     errors::not_utf8_line(py, line, offset)
                 }
             })?;
-        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        for (line, d) in done.duplicates {
-            let message = std::ffi::CString::new(format!("line {line}: {d}")).unwrap_or_default();
-            PyErr::warn(py, &category, &message, 1)?;
-        }
+        errors::warn_all(
+            py,
+            done.duplicates
+                .iter()
+                .map(|(line, d)| format!("line {line}: {d}")),
+        )?;
         Ok(PyBytes::new(py, &out))
     }
 

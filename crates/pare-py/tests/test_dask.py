@@ -44,13 +44,24 @@ def corpus(path, mb: float) -> None:
             size += len(line) + 1
 
 
-def test_a_local_cluster_of_two_worker_processes_writes_what_pare_compact_jsonl_writes(pare_bin, tmp_path):
+def corpus_and_cli(pare_bin, tmp_path, mb: float):
+    """A corpus of `mb` MB, the entities policy, and what `pare compact --jsonl` writes for it."""
     src = tmp_path / "corpus.jsonl"
-    corpus(src, 6)
+    corpus(src, mb)
     policy_path = POLICIES / "entities.toml"
-    policy = pare.Policy.from_file(policy_path)
     want = run_pare(pare_bin, "compact", "--jsonl", str(src), "--policy", str(policy_path))
     assert want.returncode == 0, want.stderr
+    return src, pare.Policy.from_file(policy_path), want.stdout
+
+
+def joined(out) -> bytes:
+    """The numbered part files in `out`, in order, as one text."""
+    parts = sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
+    return b"".join(p.read_bytes() for p in parts)
+
+
+def test_a_local_cluster_of_two_worker_processes_writes_what_pare_compact_jsonl_writes(pare_bin, tmp_path):
+    src, policy, want = corpus_and_cli(pare_bin, tmp_path, 6)
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
@@ -62,9 +73,7 @@ def test_a_local_cluster_of_two_worker_processes_writes_what_pare_compact_jsonl_
         pids = set(client.run(lambda: __import__("os").getpid()).values())
         assert len(pids) == 2
 
-    parts = sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
-    got = b"".join(p.read_bytes() for p in parts)
-    assert got == want.stdout
+    assert joined(out) == want
 
 
 def line_ranges(path, size):
@@ -86,12 +95,7 @@ def test_dask_blocks_of_bytes_through_shape_jsonl_write_what_pare_compact_jsonl_
     import dask
     from dask.bytes import read_bytes
 
-    src = tmp_path / "corpus.jsonl"
-    corpus(src, 4)
-    policy_path = POLICIES / "entities.toml"
-    policy = pare.Policy.from_file(policy_path)
-    want = run_pare(pare_bin, "compact", "--jsonl", str(src), "--policy", str(policy_path))
-    assert want.returncode == 0, want.stderr
+    src, policy, want = corpus_and_cli(pare_bin, tmp_path, 4)
     out = tmp_path / "out"
     out.mkdir()
 
@@ -105,8 +109,7 @@ def test_dask_blocks_of_bytes_through_shape_jsonl_write_what_pare_compact_jsonl_
         blocks = [b for per_file in blocks for b in per_file]
         assert len(blocks) >= 4
         dask.compute(*(shape_to(b, out / f"{i}.jsonl") for i, b in enumerate(blocks)))
-    parts = sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
-    assert b"".join(p.read_bytes() for p in parts) == want.stdout
+    assert joined(out) == want
 
 
 def test_ray_tasks_over_ranges_of_lines_write_what_pare_compact_jsonl_writes(pare_bin, tmp_path):
@@ -114,12 +117,7 @@ def test_ray_tasks_over_ranges_of_lines_write_what_pare_compact_jsonl_writes(par
         import ray
     except ImportError:
         missing("ray is not installed (scripts/test installs it from requirements-test.txt)")
-    src = tmp_path / "corpus.jsonl"
-    corpus(src, 2)
-    policy_path = POLICIES / "entities.toml"
-    policy = pare.Policy.from_file(policy_path)
-    want = run_pare(pare_bin, "compact", "--jsonl", str(src), "--policy", str(policy_path))
-    assert want.returncode == 0, want.stderr
+    src, policy, want = corpus_and_cli(pare_bin, tmp_path, 2)
     out = tmp_path / "out"
     out.mkdir()
 
@@ -141,8 +139,7 @@ def test_ray_tasks_over_ranges_of_lines_write_what_pare_compact_jsonl_writes(par
     finally:
         ray.shutdown()
     assert os.getpid() not in pids  # shaped in Ray's worker processes
-    parts = sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
-    assert b"".join(p.read_bytes() for p in parts) == want.stdout
+    assert joined(out) == want
 
 
 def test_shape_jsonl_takes_every_kind_of_block_and_names_a_bad_line_by_its_place_in_the_block():
