@@ -72,6 +72,18 @@ def test_dumps_is_json_dumps_for_json_types_on_random_values():
         assert POLICY.shape([v]).text == POLICY.shape(reference([v])).text
 
 
+def test_strings_of_every_length_with_an_escape_at_every_place():
+    # The converter copies strings eight bytes at a time and escapes where a word stops:
+    # every length around a word, an escape (or a multi-byte character) at every place.
+    for n in range(0, 26):
+        for at in range(n):
+            for odd in ('"', "\\", "\n", "\x00", "\x1f", "é", "€", "😀", "\x7f"):
+                for filler in ("a", "é"):
+                    s = filler * at + odd + filler * (n - at - 1)
+                    assert pare.dumps(s) == reference(s), s
+                    assert pare.dumps({s: [s, s + odd]}) == reference({s: [s, s + odd]}), s
+
+
 def test_floats_of_every_exponent_are_written_as_repr():
     rng = random.Random(7)
     xs = [rng.uniform(-1, 1) * 10.0 ** rng.randrange(-320, 308) for _ in range(20000)]

@@ -48,7 +48,7 @@ pub fn find_special(bytes: &[u8], mut i: usize) -> usize {
 /// Up to 7 bytes as a little-endian word, the rest filled with `pad`: loaded as 4, 2 and 1
 /// bytes, by the bits of the length (a copy of a variable length was a call to `memcpy`).
 #[inline]
-pub(crate) fn short_word(t: &[u8], pad: u8) -> u64 {
+pub fn short_word(t: &[u8], pad: u8) -> u64 {
     debug_assert!(t.len() < 8);
     let mut x = u64::from_le_bytes([pad; 8]);
     let mut at = 0;
@@ -86,9 +86,10 @@ static SPECIAL: [bool; 256] = {
 };
 
 /// The high bit of each byte of `x` that is `"`, `\` or below 0x20 (exact for the lowest
-/// such byte; bytes above it may be flagged spuriously).
+/// such byte; bytes above it may be flagged spuriously). Public for a door that writes
+/// strings as the engine does while copying them (`pare-py`'s converter).
 #[inline]
-fn special_bytes(x: u64) -> u64 {
+pub fn special_bytes(x: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let quote = x ^ (LO * u64::from(b'"'));

@@ -40,8 +40,7 @@ pub use parse::{
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
 pub(crate) use stream::{Streamed, compact_omitting};
-pub(crate) use write::push_escape;
-pub use write::{to_compact, to_pretty, write_compact, write_pretty, write_string};
+pub use write::{push_escape, to_compact, to_pretty, write_compact, write_pretty, write_string};
 pub(crate) use written::Written;
 
 /// The scanner's ([`crate::scan`]): where a JSON string's raw runs end.

@@ -141,8 +141,9 @@ pub fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The escape of `b`, a byte [`super::is_special`] names, as [`write_string`] writes it.
-pub(crate) fn push_escape(b: u8, out: &mut String) {
+/// The escape of `b`, a byte [`crate::scan::find_special`] stops at, as [`write_string`]
+/// writes it.
+pub fn push_escape(b: u8, out: &mut String) {
     match b {
         b'"' => out.push_str("\\\""),
         b'\\' => out.push_str("\\\\"),
