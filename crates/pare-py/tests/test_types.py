@@ -83,6 +83,53 @@ def test_a_thousand_models_shape_as_their_json_dump():
     same_as_jsonable_encoder({"items": items})
 
 
+class Measure(pydantic.BaseModel):
+    label: str
+    values: list[float]
+    nested: list[Item] = []
+
+
+def test_a_model_written_by_pydantics_json_is_its_dump_byte_for_byte():
+    # pare writes a model by pydantic's own JSON (no dict made), with floats rewritten as
+    # Python's repr: the bytes are those of its `model_dump(mode="json")`, for floats of
+    # every exponent and strings with every escape.
+    floats = [1e-7, 1e-5, 1e-4, 0.1, 1.0, 100.0, 1e15, 1e16, 1.2345678901234568e20, -0.0, 5e-324, 1.7976931348623157e308, -2.5e-300]
+    floats += [1.1 * 10.0**e for e in range(-30, 30)]
+    label = 'a"\\\n\t\x00\x08\x0c\x1b\x1f\x7f é€😀\u2028'
+    item = Item(id=uuid.UUID(int=7), created=dt.datetime(2026, 1, 1), color=Color.RED, displayName=label, point=Point(1, dt.date(2020, 1, 1), [2.5e-9]))
+    m = Measure(label=label, values=floats, nested=[item])
+    want = json.dumps(m.model_dump(mode="json", by_alias=True), separators=(",", ":"), ensure_ascii=False).encode()
+    assert pare.dumps(m) == want
+    assert pare.dumps({"m": [m, m]}) == json.dumps({"m": [json.loads(want)] * 2}, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_a_model_with_its_own_model_dump_is_written_by_it():
+    class Custom(pydantic.BaseModel):
+        x: int
+
+        def model_dump(self, **kwargs):
+            return {"custom": self.x, "mode": kwargs.get("mode")}
+
+    assert pare.dumps([Custom(x=1)]) == b'[{"custom":1,"mode":"json"}]'
+
+
+def test_a_models_nan_is_null_as_pydantic_writes_it_or_refused_as_a_float_is():
+    # The documented difference: pydantic's JSON writes NaN and infinities as its
+    # `ser_json_inf_nan` says (`null` by default), where `model_dump` + `json.dumps` would
+    # write `NaN`, which no JSON reader takes.
+    class Reading(pydantic.BaseModel):
+        x: float
+
+    assert pare.dumps(Reading(x=float("nan"))) == b'{"x":null}'
+
+    class Strict(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(ser_json_inf_nan="constants")
+        x: list[float]
+
+    with pytest.raises(ValueError, match=r"-Infinity at \$\.a\[0\] is not a JSON number"):
+        pare.dumps({"a": [Strict(x=[1.0, float("-inf")])]})
+
+
 def test_decimal_keeps_its_own_digits_and_refuses_nan():
     assert POLICY.shape({"price": Decimal("1.10"), "big": Decimal("1E+2"), "neg": Decimal("-0.000001")}).text == (
         '{"price":1.10,"big":1E+2,"neg":-0.000001}'
