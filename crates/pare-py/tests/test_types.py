@@ -103,6 +103,63 @@ def test_a_model_written_by_pydantics_json_is_its_dump_byte_for_byte():
     assert pare.dumps({"m": [m, m]}) == json.dumps({"m": [json.loads(want)] * 2}, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def test_runs_of_models_in_a_list_are_their_dumps_and_a_failing_one_still_fails():
+    # Runs of one class are written in one call of pydantic's list serializer: mixed
+    # lists, subclasses, runs of one and many, give the dumps' bytes.
+    class Sub(Measure):
+        extra: int = 5
+
+    a = Measure(label="a", values=[1e-7])
+    b = Item(id=uuid.UUID(int=1), created=dt.datetime(2026, 1, 1), color=Color.BLUE, displayName="b")
+    mixed = [a, a, b, a, Sub(label="s", values=[]), Sub(label="t", values=[2.5]), {"x": a}, a, a, a, [b, b]]
+
+    def dumped(v):
+        if isinstance(v, pydantic.BaseModel):
+            return v.model_dump(mode="json", by_alias=True)
+        if isinstance(v, dict):
+            return {k: dumped(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [dumped(x) for x in v]
+        return v
+
+    assert pare.dumps(mixed) == json.dumps(dumped(mixed), separators=(",", ":"), ensure_ascii=False).encode()
+
+    # The run was written by a list serializer (made here, for a class new to pare).
+    import pydantic_core
+
+    class Row(pydantic.BaseModel):
+        x: float
+
+    made = []
+    real = pydantic_core.SchemaSerializer
+
+    def counting(*args, **kwargs):
+        made.append(args)
+        return real(*args, **kwargs)
+
+    rows = [Row(x=i / 7) for i in range(50)]
+    try:
+        pydantic_core.SchemaSerializer = counting
+        text = pare.dumps(rows)
+    finally:
+        pydantic_core.SchemaSerializer = real
+    assert len(made) == 1
+    assert text == json.dumps(dumped(rows), separators=(",", ":"), ensure_ascii=False).encode()
+
+    class Loose(pydantic.BaseModel):
+        v: object
+
+    class Opaque:
+        pass
+
+    bad = [Loose(v=1), Loose(v=2), Loose(v=Opaque()), Loose(v=3)]
+    with pytest.raises(Exception) as direct:
+        pare.dumps(bad)
+    with pytest.raises(Exception) as dumped_first:
+        bad[2].model_dump(mode="json")
+    assert type(direct.value) is type(dumped_first.value)
+
+
 def test_a_model_with_its_own_model_dump_is_written_by_it():
     class Custom(pydantic.BaseModel):
         x: int
