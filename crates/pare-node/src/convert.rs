@@ -68,31 +68,14 @@ enum Step {
 }
 
 fn where_(path: &[Step]) -> String {
-    let mut s = String::from("$");
-    // A cycle's path is hundreds of steps: its start and end say where.
-    const SHOWN: usize = 8;
-    for (i, step) in path.iter().enumerate() {
-        if path.len() > 3 * SHOWN && i >= SHOWN && i < path.len() - SHOWN {
-            if i == SHOWN {
-                s.push_str(&format!("…({} more)…", path.len() - 2 * SHOWN));
-            }
-            continue;
-        }
-        match step {
-            Step::Key(k)
-                if !k.is_empty()
-                    && !k.starts_with(|c: char| c.is_ascii_digit())
-                    && k.chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$') =>
-            {
-                s.push('.');
-                s.push_str(k);
-            }
-            Step::Key(k) => s.push_str(&format!("[{}]", serde_json::Value::from(k.as_str()))),
-            Step::Index(i) => s.push_str(&format!("[{i}]")),
-        }
-    }
-    s
+    let steps: Vec<pare::manifest::Step> = path
+        .iter()
+        .map(|step| match step {
+            Step::Key(k) => pare::manifest::Step::Key(k),
+            Step::Index(i) => pare::manifest::Step::Index(*i as usize),
+        })
+        .collect();
+    pare::manifest::error_path(&steps)
 }
 
 /// Why a conversion failed (the message's `{at}` becomes the path), and where: the path is

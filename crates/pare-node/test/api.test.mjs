@@ -64,7 +64,7 @@ test("values convert by JSON.stringify's rules", () => {
 test("what has no JSON form is refused, naming where", () => {
   const p = Policy.builtin();
   assert.throws(() => p.shape({ a: [1, NaN] }), { name: "TypeError", message: /NaN at \$\.a\[1\] is not a JSON number/ });
-  assert.throws(() => p.shape({ "x y": { b: Infinity } }), { message: /Infinity at \$\["x y"\]\.b/ });
+  assert.throws(() => p.shape({ "x y": { b: Infinity } }), { message: /Infinity at \$\['x y'\]\.b/ });
   assert.throws(() => p.shape({ big: 10n }), { name: "TypeError", message: /BigInt at \$\.big/ });
   assert.throws(() => p.shape(undefined), { name: "TypeError", message: /cannot shape undefined/ });
   assert.throws(() => p.shape(() => 1), { name: "TypeError", message: /cannot shape a function/ });

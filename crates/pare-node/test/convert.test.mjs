@@ -64,6 +64,8 @@ test("what the text would get wrong goes to the addon, which says what and where
   const cycle = {};
   cycle.self = [cycle];
   assert.throws(() => encode(cycle), { message: /nests deeper than 256 levels/ });
+  // regression: the doors wrote a place each their own way; the engine's form, everywhere.
+  assert.throws(() => encode({ "x y": { b: { "a\nb": [NaN] } } }), { message: /NaN at \$\['x y'\]\.b\['a\\nb'\]\[0\]/ });
   // A toJSON other than Date's is called once, by the addon, and its result checked.
   let calls = 0;
   assert.throws(

@@ -128,18 +128,14 @@ enum Step {
 }
 
 fn where_(path: &[Step]) -> String {
-    let mut s = String::from("$");
-    for step in path {
-        match step {
-            Step::Key(k) if !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-                s.push('.');
-                s.push_str(k);
-            }
-            Step::Key(k) => s.push_str(&format!("[{k:?}]")),
-            Step::Index(i) => s.push_str(&format!("[{i}]")),
-        }
-    }
-    s
+    let steps: Vec<pare::manifest::Step> = path
+        .iter()
+        .map(|step| match step {
+            Step::Key(k) => pare::manifest::Step::Key(k),
+            Step::Index(i) => pare::manifest::Step::Index(*i),
+        })
+        .collect();
+    pare::manifest::error_path(&steps)
 }
 
 /// Why writing failed (the message's `{at}` becomes the path), and where: the path is

@@ -122,10 +122,19 @@ def test_nan_is_refused_with_its_place():
         POLICY.shape({"x": float("nan")})
 
 
+def test_regression_doors_wrote_a_place_each_their_own_way():
+    # Every door says where a value is as the engine writes a path: `['x y']` (it was
+    # `["x y"]` here, in Rust's quoting), control characters escaped, a long path cut.
+    with pytest.raises(ValueError, match=r"NaN at \$\['x y'\]\.b\['a\\nb'\]\[0\] is not"):
+        POLICY.shape({"x y": {"b": {"a\nb": [float("nan")]}}})
+    with pytest.raises(ValueError, match=r"NaN at \$\['it\\'s'\]\['0a'\]\.a-b "):
+        POLICY.shape({"it's": {"0a": {"a-b": float("nan")}}})
+
+
 def test_a_cycle_stops_at_the_parsers_depth_with_a_message():
     d: dict = {}
     d["self"] = d
-    with pytest.raises(ValueError, match=r"nested deeper than 256 levels .*a cycle"):
+    with pytest.raises(ValueError, match=r"nested deeper than 256 levels at \$(\.self){8}…\(\d+ more\)…(\.self){8}, .*a cycle"):
         pare.dumps(d)
     deep: list = []
     for _ in range(300):

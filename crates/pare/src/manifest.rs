@@ -327,8 +327,9 @@ impl Recorder {
     }
 }
 
-/// `.key` for plain keys, `['key']` for the rest (RFC 9535 normalized-path style).
-pub(crate) fn push_key(path: &mut String, key: &str) {
+/// `.key` for plain keys, `['key']` for the rest (RFC 9535 normalized-path style: a quote,
+/// a backslash and control characters escaped, so a path stays on one line).
+pub fn push_key(path: &mut String, key: &str) {
     let plain = !key.is_empty()
         && !key.starts_with(|c: char| c.is_ascii_digit())
         && key
@@ -343,11 +344,53 @@ pub(crate) fn push_key(path: &mut String, key: &str) {
             match c {
                 '\'' => path.push_str("\\'"),
                 '\\' => path.push_str("\\\\"),
+                '\u{8}' => path.push_str("\\b"),
+                '\u{c}' => path.push_str("\\f"),
+                '\n' => path.push_str("\\n"),
+                '\r' => path.push_str("\\r"),
+                '\t' => path.push_str("\\t"),
+                c if c < ' ' => path.push_str(&format!("\\u{:04x}", u32::from(c))),
                 c => path.push(c),
             }
         }
         path.push_str("']");
     }
+}
+
+/// A step of the way to a value, for [`error_path`].
+pub enum Step<'a> {
+    /// An object's member.
+    Key(&'a str),
+    /// An array's item.
+    Index(usize),
+}
+
+/// Where a value is, as every door's errors say it: `$.items[3]['display name']`
+/// ([`push_key`] for keys). A path of more than 24 steps (a cycle, nesting past the limit)
+/// shows its first and last 8 and how many are left out between.
+///
+/// ```
+/// use pare::manifest::{error_path, Step};
+/// let steps = [Step::Key("items"), Step::Index(3), Step::Key("x y")];
+/// assert_eq!(error_path(&steps), "$.items[3]['x y']");
+/// ```
+pub fn error_path(steps: &[Step]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = String::from("$");
+    let elide = steps.len() > 3 * SHOWN;
+    for (i, step) in steps.iter().enumerate() {
+        if elide && (SHOWN..steps.len() - SHOWN).contains(&i) {
+            if i == SHOWN {
+                s.push_str(&format!("…({} more)…", steps.len() - 2 * SHOWN));
+            }
+            continue;
+        }
+        match step {
+            Step::Key(k) => push_key(&mut s, k),
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
 }
 
 fn note(counts: &[((Kind, String), u64)]) -> Value {
