@@ -152,12 +152,6 @@ fn setup(args: &Args) -> Result<Setup> {
 pub fn run(args: Args) -> Result<()> {
     args.input.apply();
     let setup = setup(&args)?;
-    if setup.reporting {
-        // A report counts tokens: the tokenizer's tables (a few ms to build) are built on a
-        // thread of their own while the input is read, parsed and shaped.
-        let tok = setup.tok();
-        std::thread::spawn(move || tok.count("pare builds its tables"));
-    }
     if args.jsonl {
         return run_jsonl(&args, &setup);
     }

@@ -247,9 +247,9 @@ fn rate(before: usize, after: usize) -> f64 {
 ///
 /// Why threads: the counts of the input and the prefix runs need nothing from the shaped
 /// value, so they run beside it (one thread each), and a report costs about the longest
-/// of them instead of their sum (`pare compact --report` on 200 KB: 2× a plain run before,
-/// see `bench/report_cost.sh`). Each thread takes its own counting scratch, so the counts
-/// are the same.
+/// of them instead of their sum (`bench/python_speed.py` times `pare compact --report`
+/// against a plain run). Each thread takes its own counting scratch, so the counts are the
+/// same.
 pub fn measure(
     input: &Value,
     policy: &Policy,
