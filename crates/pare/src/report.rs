@@ -240,6 +240,10 @@ fn rate(before: usize, after: usize) -> f64 {
     }
 }
 
+/// Inputs whose minified JSON is shorter than this are measured on one thread: starting one
+/// costs about what counting a few kilobytes does.
+const THREAD_FROM_BYTES: usize = 4 << 10;
+
 /// Shape `input` and measure it. With `per_op`, the ops are re-run as prefixes to
 /// attribute savings (one extra run per op but the last). The text ends with a newline
 /// exactly when `newline` is set (the CLI prints one; an MCP result has none), and it is
@@ -298,18 +302,27 @@ pub fn measure(
         };
         (before, minified)
     };
+    // A thread only for work worth one: a prefix run at all, a count of some length.
+    let prefix_runs = per_op && names.len() >= 2;
+    let big = at_least(input, &mut { THREAD_FROM_BYTES });
     let ((tokens_before, tokens_minified), prefix_counts, (shaped, text, tokens_after)) =
         std::thread::scope(|scope| {
-            let prefix_counts = scope.spawn(prefixes);
-            let baselines = scope.spawn(baselines);
+            let prefix_counts = (prefix_runs && big).then(|| scope.spawn(prefixes));
+            let baselines_running = big.then(|| scope.spawn(baselines));
             let shaped = shape(input.clone(), policy, opts);
             let text = text_of(&shaped.value);
             let tokens_after = tok.count(&text);
             (
-                baselines
-                    .join()
-                    .expect("the count of the input does not panic"),
-                prefix_counts.join().expect("the prefix runs do not panic"),
+                match baselines_running {
+                    Some(running) => running
+                        .join()
+                        .expect("the count of the input does not panic"),
+                    None => baselines(),
+                },
+                match prefix_counts {
+                    Some(running) => running.join().expect("the prefix runs do not panic"),
+                    None => prefixes(),
+                },
                 (shaped, text, tokens_after),
             )
         });
@@ -338,6 +351,25 @@ pub fn measure(
         text,
         matches: shaped.matches,
         packed: false,
+    }
+}
+
+/// Whether `value`'s minified JSON is at least `*left` bytes long (about: a few bytes per
+/// member and item, and the strings' and numbers' own), looking no further than that.
+fn at_least(value: &Value, left: &mut usize) -> bool {
+    let took = |left: &mut usize, n: usize| {
+        *left = left.saturating_sub(n);
+        *left == 0
+    };
+    match value {
+        Value::String(s) => took(left, s.len() + 2),
+        Value::Number(n) => took(left, n.as_str().len()),
+        Value::Array(items) => items.iter().any(|v| took(left, 1) || at_least(v, left)),
+        Value::Object(map) => map
+            .entries()
+            .iter()
+            .any(|(k, v)| took(left, k.len() + 4) || at_least(v, left)),
+        _ => took(left, 4),
     }
 }
 
