@@ -484,8 +484,8 @@ impl Dumper<'_, '_> {
 
     /// Write the models `list[i..end]` (a [`Dumper::model_run`]) in one call of pydantic's
     /// serializer for a list of their class, as the items one by one would be written.
-    /// `false` (nothing written) when that call fails: the items are then written one by
-    /// one, and the one that fails says where it is.
+    /// `false` (nothing written) when that call fails, or its JSON repeats a key: the items
+    /// are then written one by one, and the one that fails says where it is.
     ///
     /// Why: a call into pydantic per model cost a third of writing a thousand of them.
     ///
@@ -499,7 +499,7 @@ impl Dumper<'_, '_> {
         let py = self.py;
         let start = self.out.len();
         self.python_runs();
-        let written = (|| -> Result<(), Failed> {
+        let written = (|| -> Result<bool, Failed> {
             // SAFETY: a live list; the slice is a new reference, owned by the `Bound`.
             let run =
                 unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_GetSlice(list, i, end)) }?;
@@ -516,10 +516,11 @@ impl Dumper<'_, '_> {
                 .ok_or_else(|| failed(Failure::Value("pydantic wrote no list".into())))?;
             push_model_json(inner, &mut self.out)
         })();
-        if written.is_err() {
+        let written = written.unwrap_or(false);
+        if !written {
             self.out.truncate(start);
         }
-        written.is_ok()
+        written
     }
 
     /// SAFETY (callers): `obj` is a live `tuple` (or subclass).
@@ -693,26 +694,33 @@ impl Dumper<'_, '_> {
                 let json =
                     serializer.call_method(pyo3::intern!(py, "to_json"), (obj,), Some(&kwargs))?;
                 let bytes = json.cast::<PyBytes>().map_err(PyErr::from)?;
-                push_model_json(bytes.as_bytes(), &mut self.out)?;
+                if !push_model_json(bytes.as_bytes(), &mut self.out)? {
+                    self.model_dump(obj, depth)?;
+                }
             }
-            Rich::Model => {
-                let kwargs = match &self.model_dump_kwargs {
-                    Some(k) => k.bind(py).clone(),
-                    None => {
-                        let kwargs = PyDict::new(py);
-                        kwargs.set_item("mode", "json")?;
-                        // As FastAPI writes a model: by its aliases.
-                        kwargs.set_item("by_alias", true)?;
-                        self.model_dump_kwargs = Some(kwargs.clone().unbind());
-                        kwargs
-                    }
-                };
-                let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
-                self.value(dumped.as_ptr(), depth)?;
-            }
+            Rich::Model => self.model_dump(obj, depth)?,
             Rich::None => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// A pydantic model as its `model_dump(mode="json", by_alias=True)`, converted.
+    fn model_dump(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), Failed> {
+        let py = self.py;
+        let kwargs = match &self.model_dump_kwargs {
+            Some(k) => k.bind(py).clone(),
+            None => {
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("mode", "json")?;
+                // As FastAPI writes a model: by its aliases.
+                kwargs.set_item("by_alias", true)?;
+                self.model_dump_kwargs = Some(kwargs.clone().unbind());
+                kwargs
+            }
+        };
+        let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
+        self.value(dumped.as_ptr(), depth)?;
+        Ok(())
     }
 
     /// Which rich type `obj` is, decided once per class in a text (the checks are calls
@@ -883,7 +891,11 @@ const LIST_SERIALIZERS: usize = 64;
 ///
 /// Why: pydantic writes a model's JSON in Rust without making its dict; a thousand models
 /// dumped to dicts then converted cost twice as long.
-fn push_model_json(json: &[u8], out: &mut String) -> Result<(), Failed> {
+///
+/// `Ok(false)`, with nothing written, when an object of it repeats a key (a field's alias
+/// that is another field's name, an extra field by that name): its `model_dump` keeps one
+/// of them, so it is written from that instead.
+fn push_model_json(json: &[u8], out: &mut String) -> Result<bool, Failed> {
     let bad = |what: &str| {
         failed(Failure::Value(format!(
             "pydantic wrote JSON pare cannot read at {{at}} ({what})"
@@ -891,12 +903,40 @@ fn push_model_json(json: &[u8], out: &mut String) -> Result<(), Failed> {
     };
     let text = std::str::from_utf8(json).map_err(|_| bad("not UTF-8"))?;
     let b = text.as_bytes();
+    let start = out.len();
     out.reserve(b.len());
     let (mut i, mut copied) = (0, 0);
+    // The containers open: an object's first key in `keys`, or `None` for an array.
+    let mut open: Vec<Option<usize>> = Vec::new();
+    let mut keys: Vec<&str> = Vec::new();
     while i < b.len() {
         match b[i] {
+            b'{' => {
+                open.push(Some(keys.len()));
+                i += 1;
+            }
+            b'[' => {
+                open.push(None);
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(Some(from)) = open.pop() {
+                    keys.truncate(from);
+                }
+                i += 1;
+            }
             b'"' => {
                 let end = pare::scan::string_end(b, i).ok_or_else(|| bad("a string"))?;
+                if let Some(&Some(from)) = open.last()
+                    && b.get(end) == Some(&b':')
+                {
+                    let key = &text[i..end];
+                    if keys[from..].contains(&key) {
+                        out.truncate(start);
+                        return Ok(false);
+                    }
+                    keys.push(key);
+                }
                 if b[i..end].contains(&b'\\') {
                     let Ok(pare::Value::String(s)) = pare::json::parse(&text[i..end]) else {
                         return Err(bad("a string"));
@@ -929,7 +969,7 @@ fn push_model_json(json: &[u8], out: &mut String) -> Result<(), Failed> {
         }
     }
     out.push_str(&text[copied..]);
-    Ok(())
+    Ok(true)
 }
 
 /// `NaN` or an infinity pydantic wrote (`ser_json_inf_nan = "constants"`), refused as a

@@ -160,6 +160,26 @@ def test_runs_of_models_in_a_list_are_their_dumps_and_a_failing_one_still_fails(
     assert type(direct.value) is type(dumped_first.value)
 
 
+def test_regression_a_models_json_that_repeats_a_key_was_written_with_both():
+    # An alias that is another field's name: pydantic's JSON has the key twice, its
+    # `model_dump` once (the later field's value, at the first place). pare writes the dump.
+    class Clash(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(extra="allow")
+        x: int = pydantic.Field(alias="y")
+        y: int = 0
+
+    one = Clash(y=1)
+    extra = Measure.model_validate({"label": "a", "values": []})
+    for v in ([one], [one, one, one], {"a": one}, [Clash(y=2, z=3), extra, extra]):
+        want = json.dumps(
+            json.loads(json.dumps(v, default=lambda m: m.model_dump(mode="json", by_alias=True))),
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode()
+        assert pare.dumps(v) == want, v
+    assert POLICY.shape([one, one]).warnings == POLICY.shape([one.model_dump(mode="json", by_alias=True)] * 2).warnings
+
+
 def test_a_model_with_its_own_model_dump_is_written_by_it():
     class Custom(pydantic.BaseModel):
         x: int
