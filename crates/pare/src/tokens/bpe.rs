@@ -413,9 +413,20 @@ impl Tokenizer for Bpe {
     fn count(&self, text: &str) -> usize {
         let bom = text.contains(BOM);
         if !bom && chunks::worth_it(text) {
-            return self
-                .chunks
-                .count(text, |chunk| self.count_whole(chunk, false));
+            // One walk over the whole text's pieces, moved to each chunk not remembered
+            // (chunks end where pieces do): one scratch for the text, not one per chunk.
+            let mut pieces = self.pieces(text);
+            return self.chunks.count(text, |chunk| {
+                let start = chunk.as_ptr() as usize - text.as_ptr() as usize;
+                let end = start + chunk.len();
+                pieces.at = start;
+                let mut total = 0;
+                while pieces.at < end {
+                    let Some(r) = pieces.next() else { break };
+                    total += pieces.piece_count(r, false);
+                }
+                total
+            });
         }
         self.count_whole(text, bom)
     }

@@ -5,8 +5,10 @@
 //! same lines (a graph read again, a list one item longer), and `auto` counts the same rows
 //! in several candidates. A chunk seen before costs a hash and a compare instead of its
 //! pre-tokenizing and BPE: on the memory server's `read_graph`, called again, the proxy's
-//! counts take a fraction of their time. A chunk never seen costs its hash on top of
-//! its count (a few percent).
+//! counts take a fraction of their time. A chunk never seen costs its hash, two locks and
+//! a copy on top of its count: a megabyte of JSON never seen counts in about 15% more time
+//! than counted whole (9.7 against 8.4 ms in process; 20–24% before a text's chunks shared
+//! one walk over its pieces).
 //!
 //! Why it is exact: a text is split only where no pre-tokenizer piece runs across, so one
 //! ends there ([`is_split`]):
@@ -80,7 +82,7 @@ impl ChunkMemo {
 
     /// The count of `text`: the sum of its chunks' counts, each remembered or found by
     /// `count` (which counts a text whole).
-    pub(super) fn count(&self, text: &str, count: impl Fn(&str) -> usize) -> usize {
+    pub(super) fn count(&self, text: &str, mut count: impl FnMut(&str) -> usize) -> usize {
         let mut total = 0;
         for chunk in chunks(text, CHUNK_BYTES) {
             // A chunk too long to remember is never looked up either.
