@@ -505,12 +505,9 @@ impl Dumper<'_, '_> {
                 unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_GetSlice(list, i, end)) }?;
             let first = run.get_item(0)?;
             let serializer = list_serializer(&first.get_type())?;
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("by_alias", true)?;
-            let json =
-                serializer.call_method(pyo3::intern!(py, "to_json"), (run,), Some(&kwargs))?;
-            let bytes = json.cast::<PyBytes>().map_err(PyErr::from)?.as_bytes();
-            let inner = bytes
+            let json = self.serializer_json(&serializer, run.as_any())?;
+            let inner = json
+                .as_bytes()
                 .strip_prefix(b"[")
                 .and_then(|b| b.strip_suffix(b"]"))
                 .ok_or_else(|| failed(Failure::Value("pydantic wrote no list".into())))?;
@@ -678,23 +675,11 @@ impl Dumper<'_, '_> {
                 self.out.push('}');
             }
             Rich::ModelJson => {
-                let kwargs = match &self.to_json_kwargs {
-                    Some(k) => k.bind(py).clone(),
-                    None => {
-                        let kwargs = PyDict::new(py);
-                        // As FastAPI writes a model: by its aliases.
-                        kwargs.set_item("by_alias", true)?;
-                        self.to_json_kwargs = Some(kwargs.clone().unbind());
-                        kwargs
-                    }
-                };
                 let serializer = obj
                     .get_type()
                     .getattr(pyo3::intern!(py, "__pydantic_serializer__"))?;
-                let json =
-                    serializer.call_method(pyo3::intern!(py, "to_json"), (obj,), Some(&kwargs))?;
-                let bytes = json.cast::<PyBytes>().map_err(PyErr::from)?;
-                if !push_model_json(bytes.as_bytes(), &mut self.out)? {
+                let json = self.serializer_json(&serializer, obj)?;
+                if !push_model_json(json.as_bytes(), &mut self.out)? {
                     self.model_dump(obj, depth)?;
                 }
             }
@@ -706,21 +691,24 @@ impl Dumper<'_, '_> {
 
     /// A pydantic model as its `model_dump(mode="json", by_alias=True)`, converted.
     fn model_dump(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), Failed> {
-        let py = self.py;
-        let kwargs = match &self.model_dump_kwargs {
-            Some(k) => k.bind(py).clone(),
-            None => {
-                let kwargs = PyDict::new(py);
-                kwargs.set_item("mode", "json")?;
-                // As FastAPI writes a model: by its aliases.
-                kwargs.set_item("by_alias", true)?;
-                self.model_dump_kwargs = Some(kwargs.clone().unbind());
-                kwargs
-            }
-        };
+        let kwargs = kwargs_once(self.py, &mut self.model_dump_kwargs, |k| {
+            k.set_item("mode", "json")
+        })?;
         let dumped = obj.call_method("model_dump", (), Some(&kwargs))?;
         self.value(dumped.as_ptr(), depth)?;
         Ok(())
+    }
+
+    /// `serializer.to_json(value, by_alias=True)`: a pydantic serializer's JSON of `value`.
+    fn serializer_json<'py>(
+        &mut self,
+        serializer: &Bound<'py, PyAny>,
+        value: &Bound<'py, PyAny>,
+    ) -> Result<Bound<'py, PyBytes>, Failed> {
+        let py = serializer.py();
+        let kwargs = kwargs_once(py, &mut self.to_json_kwargs, |_| Ok(()))?;
+        let json = serializer.call_method(pyo3::intern!(py, "to_json"), (value,), Some(&kwargs))?;
+        Ok(json.cast_into::<PyBytes>().map_err(PyErr::from)?)
     }
 
     /// Which rich type `obj` is, decided once per class in a text (the checks are calls
@@ -825,7 +813,7 @@ fn write_string(s: &str, out: &mut String) {
         };
         out.as_mut_vec().set_len(at + clean);
         for &c in &tail[clean..] {
-            if needs_escape(c) {
+            if pare::scan::is_special(c) {
                 pare::json::push_escape(c, out);
             } else {
                 // Continuation bytes of a character: the string is whole again by the end.
@@ -834,6 +822,23 @@ fn write_string(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// Keyword arguments for a pydantic call, made once per text (kept in `kept`): `by_alias=True`,
+/// as FastAPI writes a model, and what `more` adds.
+fn kwargs_once<'py>(
+    py: Python<'py>,
+    kept: &mut Option<Py<PyDict>>,
+    more: impl FnOnce(&Bound<'py, PyDict>) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if let Some(k) = kept {
+        return Ok(k.bind(py).clone());
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("by_alias", true)?;
+    more(&kwargs)?;
+    *kept = Some(kwargs.clone().unbind());
+    Ok(kwargs)
 }
 
 /// pydantic's serializer for a list of `class` (a model class), made once per class: a
@@ -982,11 +987,6 @@ fn not_a_json_number(rest: &str) -> Failed {
     failed(Failure::Value(format!(
         "{word} at {{at}} is not a JSON number (JSON has no NaN or infinity)"
     )))
-}
-
-/// Whether JSON text cannot hold byte `c` raw (what [`pare::scan::find_special`] stops at).
-fn needs_escape(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
 }
 
 /// A `str`'s UTF-8, borrowed from CPython (for an ASCII string its own data; otherwise the

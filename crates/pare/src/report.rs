@@ -272,9 +272,10 @@ pub fn measure(
     };
     let count = |v: &Value| tok.count(&text_of(v));
     let names = policy.ops_at(opts.level);
+    let prefix_runs = per_op && names.len() >= 2;
     // The counts after each op but the last (the last one's is `tokens_after`).
     let prefixes = || -> Vec<usize> {
-        if !per_op || names.len() < 2 {
+        if !prefix_runs {
             return Vec::new();
         }
         (1..names.len())
@@ -303,7 +304,6 @@ pub fn measure(
         (before, minified)
     };
     // A thread only for work worth one: a prefix run at all, a count of some length.
-    let prefix_runs = per_op && names.len() >= 2;
     let big = at_least(input, &mut { THREAD_FROM_BYTES });
     let ((tokens_before, tokens_minified), prefix_counts, (shaped, text, tokens_after)) =
         std::thread::scope(|scope| {

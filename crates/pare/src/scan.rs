@@ -68,7 +68,7 @@ pub fn short_word(t: &[u8], pad: u8) -> u64 {
 
 /// Whether byte `b` is one a JSON string cannot hold raw (what [`find_special`] stops at).
 #[inline]
-pub(crate) fn is_special(b: u8) -> bool {
+pub fn is_special(b: u8) -> bool {
     SPECIAL[usize::from(b)]
 }
 

@@ -194,12 +194,7 @@ impl Bpe {
 
     /// The sum of the counts of `text`'s pieces; `bom`: whether it holds U+FEFF.
     pub(super) fn count_whole(&self, text: &str, bom: bool) -> usize {
-        let mut pieces = self.pieces(text);
-        let mut total = 0;
-        while let Some(r) = pieces.next() {
-            total += pieces.piece_count(r, bom);
-        }
-        total
+        self.pieces(text).count_to(text.len(), bom)
     }
 
     /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
@@ -418,14 +413,8 @@ impl Tokenizer for Bpe {
             let mut pieces = self.pieces(text);
             return self.chunks.count(text, |chunk| {
                 let start = chunk.as_ptr() as usize - text.as_ptr() as usize;
-                let end = start + chunk.len();
                 pieces.at = start;
-                let mut total = 0;
-                while pieces.at < end {
-                    let Some(r) = pieces.next() else { break };
-                    total += pieces.piece_count(r, false);
-                }
-                total
+                pieces.count_to(start + chunk.len(), false)
             });
         }
         self.count_whole(text, bom)
@@ -578,6 +567,16 @@ pub(super) fn short_key_at(text: &[u8], range: Range<usize>) -> u128 {
 }
 
 impl Pieces<'_> {
+    /// The tokens of the pieces from here to `end` (a piece boundary, or the text's end).
+    pub(super) fn count_to(&mut self, end: usize, bom: bool) -> usize {
+        let mut total = 0;
+        while self.at < end {
+            let Some(r) = self.next() else { break };
+            total += self.piece_count(r, bom);
+        }
+        total
+    }
+
     /// Tokens of the piece at `range` ([`Bpe::piece_count`], remembered).
     pub(super) fn piece_count(&mut self, range: Range<usize>, bom: bool) -> usize {
         let piece = &self.text[range.clone()];
