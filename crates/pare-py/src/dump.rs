@@ -44,6 +44,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyString};
 
+use crate::capi;
 use crate::convert::float_number;
 
 /// A finite float as Python's `repr` writes it ([`float_number`]), without its allocations
@@ -217,7 +218,7 @@ const KEY_BYTES: usize = 38;
 /// per address hash; at most `KEY_SLOTS` keys are kept alive per thread (a thread that
 /// ends leaves its last ones alive: there may be no GIL to free them with then).
 struct KeyCache {
-    slots: Box<[KeySlot; KEY_SLOTS]>,
+    slots: [KeySlot; KEY_SLOTS],
 }
 
 const KEY_SLOTS: usize = 256;
@@ -253,8 +254,9 @@ impl KeyCache {
             len: 0,
             bytes: [0; KEY_BYTES],
         };
+        // One box, the slots in it: a lookup is one load from the `Dumper`'s pointer.
         Box::new(KeyCache {
-            slots: Box::new([empty; KEY_SLOTS]),
+            slots: [empty; KEY_SLOTS],
         })
     }
 
@@ -277,7 +279,7 @@ impl Held {
     /// SAFETY (callers): `obj` is a live object.
     unsafe fn new(obj: *mut ffi::PyObject) -> Held {
         // SAFETY: live per the caller; the GIL is held (a `Dumper` has a `Python`).
-        unsafe { ffi::Py_IncRef(obj) };
+        unsafe { capi::incref(obj) };
         Held(obj)
     }
 }
@@ -285,7 +287,7 @@ impl Held {
 impl Drop for Held {
     fn drop(&mut self) {
         // SAFETY: `new` took this reference; the GIL is held for the whole conversion.
-        unsafe { ffi::Py_DecRef(self.0) };
+        unsafe { capi::decref(self.0) };
     }
 }
 
@@ -398,9 +400,9 @@ impl Dumper<'_, '_> {
             // `str`, whose freeing runs no Python code), and takes one on the new key.
             unsafe {
                 if !slot.key.is_null() {
-                    ffi::Py_DecRef(slot.key);
+                    capi::decref(slot.key);
                 }
-                ffi::Py_IncRef(key);
+                capi::incref(key);
             }
             slot.key = key;
             slot.len = written.len() as u8;
@@ -432,12 +434,12 @@ impl Dumper<'_, '_> {
         self.out.push('[');
         let mut i = 0;
         // The length is read each time: Python code a rich item runs may change the list.
-        while i < unsafe { ffi::PyList_Size(obj) } {
+        while i < unsafe { capi::list_len(obj) } {
             if i > 0 {
                 self.out.push(',');
             }
             // SAFETY: `i` is in range (checked just above, nothing ran since).
-            let item = unsafe { ffi::PyList_GetItem(obj, i) };
+            let item = unsafe { capi::list_item(obj, i) };
             if let Some(end) = unsafe { self.model_run(obj, i) }
                 && unsafe { self.models(obj, i, end) }
             {
@@ -465,7 +467,7 @@ impl Dumper<'_, '_> {
     ) -> Option<ffi::Py_ssize_t> {
         // SAFETY: per the caller; nothing here runs Python code.
         unsafe {
-            let ty = ffi::Py_TYPE(ffi::PyList_GetItem(list, i));
+            let ty = ffi::Py_TYPE(capi::list_item(list, i));
             let known = self
                 .kinds
                 .iter()
@@ -473,9 +475,9 @@ impl Dumper<'_, '_> {
             if !known {
                 return None;
             }
-            let len = ffi::PyList_Size(list);
+            let len = capi::list_len(list);
             let mut end = i + 1;
-            while end < len && ffi::Py_TYPE(ffi::PyList_GetItem(list, end)) == ty {
+            while end < len && ffi::Py_TYPE(capi::list_item(list, end)) == ty {
                 end += 1;
             }
             (end - i >= 2).then_some(end)
@@ -526,12 +528,12 @@ impl Dumper<'_, '_> {
         let _held = unsafe { Held::new(obj) };
         self.out.push('[');
         // A tuple does not change: its items live as long as it does.
-        let n = unsafe { ffi::PyTuple_Size(obj) };
+        let n = unsafe { capi::tuple_len(obj) };
         for i in 0..n {
             if i > 0 {
                 self.out.push(',');
             }
-            let item = unsafe { ffi::PyTuple_GetItem(obj, i) };
+            let item = unsafe { capi::tuple_item(obj, i) };
             if let Err(mut e) = self.value(item, depth + 1) {
                 e.path.push(Step::Index(i as usize));
                 return Err(e);
@@ -566,10 +568,7 @@ impl Dumper<'_, '_> {
 
     /// SAFETY (callers): `obj` is a live `float` (or subclass).
     unsafe fn float(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
-        let x = unsafe { ffi::PyFloat_AsDouble(obj) };
-        if x == -1.0 && !unsafe { ffi::PyErr_Occurred() }.is_null() {
-            return Err(PyErr::fetch(self.py).into());
-        }
+        let x = unsafe { capi::float_value(obj) };
         if !x.is_finite() {
             return Err(failed(Failure::Value(format!(
                 "{x} at {{at}} is not a JSON number (JSON has no NaN or infinity)"
@@ -769,16 +768,23 @@ impl Dumper<'_, '_> {
 /// `s` as a JSON string, byte for byte as [`pare::json::write_string`] writes it, but
 /// copied eight bytes at a time as it is scanned: most strings of a payload are short and
 /// need no escape, and a scan then a copy of each (a call to `memcpy` for a few bytes) was
-/// a third of a conversion.
+/// a third of a conversion. The last 1-7 bytes of a string of 8 or more are the top of its
+/// last eight, loaded and stored as one word that ends where the string does (its lower
+/// bytes rewrite what was just copied, when that was copied unescaped).
 fn write_string(s: &str, out: &mut String) {
     let b = s.as_bytes();
+    let n = b.len();
     // Room for the string, its quotes, and a whole last word written past its end.
-    out.reserve(b.len() + 2 + 8);
+    out.reserve(n + 2 + 8);
     let mut i = 0;
-    // SAFETY: bytes are written only within the capacity reserved (at most `b.len() - i`
-    // string bytes, plus 8 a word may run past them, plus the quotes, reserved again after
-    // each escape); the length is set only to the end of whole characters copied from `s`
-    // (a word is kept whole, or up to an ASCII byte to escape), so the string stays UTF-8.
+    // Bytes of `b` from here on were copied as they are (none escaped since).
+    let mut verbatim_from = 0;
+    // SAFETY: bytes are written only within the capacity reserved (at most `n - i` string
+    // bytes, plus 8 a word may run past them, plus the quotes, reserved again after each
+    // escape); a word stored to end at the string's end starts at most 7 bytes back, over
+    // bytes of `b` copied unescaped (`verbatim_from`), so it rewrites them unchanged; the
+    // length is set only to the end of whole characters copied from `s` (a word is kept
+    // whole, or up to an ASCII byte to escape), so the string stays UTF-8.
     unsafe {
         let mut at = out.len();
         let mut dst = out.as_mut_vec().as_mut_ptr();
@@ -796,9 +802,24 @@ fn write_string(s: &str, out: &mut String) {
             out.as_mut_vec().set_len(at + k);
             pare::json::push_escape(b[i + k], out);
             i += k + 1;
-            out.reserve(b.len() - i + 2 + 8);
+            verbatim_from = i;
+            out.reserve(n - i + 2 + 8);
             at = out.len();
             dst = out.as_mut_vec().as_mut_ptr();
+        }
+        let rest = n - i;
+        if rest > 0 && n >= 8 && n - 8 >= verbatim_from {
+            // The lower `8 - rest` bytes were checked: the first flagged byte above them
+            // is a true one (flags run only upward from a true one).
+            let word = u64::from_le_bytes(*b[n - 8..].first_chunk::<8>().unwrap_unchecked());
+            let hits = pare::scan::special_bytes(word) & (u64::MAX << (8 * (8 - rest)));
+            if hits == 0 {
+                let from = at - (8 - rest);
+                std::ptr::write_unaligned(dst.add(from).cast::<[u8; 8]>(), word.to_le_bytes());
+                *dst.add(from + 8) = b'"';
+                out.as_mut_vec().set_len(from + 9);
+                return;
+            }
         }
         // The last 0-7 bytes, as one word padded with a plain byte: written whole (the
         // room is there), kept up to the first byte to escape, the rest one by one.
@@ -811,6 +832,11 @@ fn write_string(s: &str, out: &mut String) {
         } else {
             (hits.trailing_zeros() / 8) as usize
         };
+        if clean == tail.len() {
+            *dst.add(at + clean) = b'"';
+            out.as_mut_vec().set_len(at + clean + 1);
+            return;
+        }
         out.as_mut_vec().set_len(at + clean);
         for &c in &tail[clean..] {
             if pare::scan::is_special(c) {
@@ -993,7 +1019,12 @@ fn not_a_json_number(rest: &str) -> Failed {
 /// UTF-8 copy CPython makes once and keeps with the string, as for many C API calls).
 ///
 /// SAFETY (callers): `obj` is a live `str`; the text lives as long as it does.
+#[inline(always)]
 unsafe fn utf8<'a>(py: Python<'_>, obj: *mut ffi::PyObject) -> Result<&'a str, Failed> {
+    // SAFETY: a live `str` per the caller; CPython's UTF-8 of it, owned by it.
+    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
+        return Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) });
+    }
     let mut len: ffi::Py_ssize_t = 0;
     let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj, &mut len) };
     if data.is_null() {

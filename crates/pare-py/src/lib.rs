@@ -9,6 +9,7 @@
 //! released while the engine works; the tokenizer tables are built once per process, on
 //! first use.
 
+mod capi;
 mod convert;
 mod dump;
 mod errors;
