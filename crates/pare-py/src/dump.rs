@@ -46,12 +46,13 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyString};
 
 use crate::capi;
 use crate::convert::float_number;
+use crate::split::Helper;
 
 /// A finite float as Python's `repr` writes it ([`float_number`]), without its allocations
 /// when JavaScript's text (the same shortest digits) is already that: positional, with a
 /// decimal exponent from -4 to 15 (Python writes `1e-05` and `1e+16` where JavaScript
 /// writes `0.00001` and `10000000000000000`), and not zero (JavaScript drops `-0`'s sign).
-fn write_float(x: f64, out: &mut String) {
+pub(crate) fn write_float(x: f64, out: &mut String) {
     let mut buf = ryu_js::Buffer::new();
     let js = buf.format_finite(x);
     let body = js.strip_prefix('-').unwrap_or(js);
@@ -91,8 +92,12 @@ pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> Py
         model_dump_kwargs: None,
         to_json_kwargs: None,
         python_ran: 0,
+        // SAFETY: `obj` is live (the caller's), the GIL is held, and the `Dumper` keeps to
+        // `split`'s rules: it stops the helper (`quiesce`) before anything but reading.
+        helper: unsafe { Helper::start(obj.as_ptr()) },
     };
     let result = d.value(obj.as_ptr(), 0);
+    d.quiesce();
     LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
     KEY_CACHE.with(|c| c.set(Some(d.keys)));
     match result {
@@ -204,6 +209,8 @@ struct Dumper<'a, 'py> {
     to_json_kwargs: Option<Py<PyDict>>,
     /// How many times Python code ran (a dict is checked for changes only then).
     python_ran: u64,
+    /// The thread writing the second half of the root's long lists, while it may.
+    helper: Option<Helper>,
 }
 
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
@@ -329,7 +336,17 @@ impl Dumper<'_, '_> {
 
     /// SAFETY (callers): `obj` is a live `str` (or subclass).
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
-        let s = unsafe { utf8(self.py, obj) }?;
+        // SAFETY: a live `str` per the caller; CPython's UTF-8 of it, owned by it.
+        let s = match unsafe { capi::utf8_in_place(obj) } {
+            Some((data, len)) => unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len))
+            },
+            None => {
+                // CPython makes (and keeps) the UTF-8 now: a change the helper must not see.
+                self.quiesce();
+                unsafe { utf8(self.py, obj) }?
+            }
+        };
         write_string(s, &mut self.out);
         Ok(())
     }
@@ -355,6 +372,7 @@ impl Dumper<'_, '_> {
             unsafe { self.key(key) }?;
             let ran = self.python_ran;
             if let Err(mut e) = self.value(value, depth + 1) {
+                self.quiesce();
                 e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
                 return Err(e);
             }
@@ -382,6 +400,7 @@ impl Dumper<'_, '_> {
             ffi::Py_TYPE(key) == &raw mut ffi::PyUnicode_Type || ffi::PyUnicode_Check(key) != 0
         };
         if !is_str {
+            self.quiesce();
             return Err(self.bad_key(key));
         }
         let start = self.out.len();
@@ -414,7 +433,15 @@ impl Dumper<'_, '_> {
     /// Python code is about to run (a rich type's method, `default=`): it may change a
     /// dict being written, which is checked after it.
     fn python_runs(&mut self) {
+        self.quiesce();
         self.python_ran += 1;
+    }
+
+    /// Stop the helper thread and wait for it, before anything but reading objects (Python
+    /// code, asking CPython for a string's UTF-8, an error): the parts it has not handed
+    /// over are written here instead.
+    fn quiesce(&mut self) {
+        self.helper = None;
     }
 
     fn bad_key(&self, key: *mut ffi::PyObject) -> Failed {
@@ -437,6 +464,11 @@ impl Dumper<'_, '_> {
         while i < unsafe { capi::list_len(obj) } {
             if i > 0 {
                 self.out.push(',');
+            }
+            if let Some((text, end)) = self.helper.as_mut().and_then(|h| h.take(obj, i)) {
+                self.out.push_str(&text);
+                i = end;
+                continue;
             }
             // SAFETY: `i` is in range (checked just above, nothing ran since).
             let item = unsafe { capi::list_item(obj, i) };
@@ -582,6 +614,7 @@ impl Dumper<'_, '_> {
     ///
     /// SAFETY (callers): `obj` is live.
     unsafe fn other(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        self.quiesce();
         // A strong reference: what follows may run Python code.
         let obj = unsafe { Bound::from_borrowed_ptr(self.py, obj) };
         let ptr = obj.as_ptr();
@@ -771,7 +804,7 @@ impl Dumper<'_, '_> {
 /// a third of a conversion. The last 1-7 bytes of a string of 8 or more are the top of its
 /// last eight, loaded and stored as one word that ends where the string does (its lower
 /// bytes rewrite what was just copied, when that was copied unescaped).
-fn write_string(s: &str, out: &mut String) {
+pub(crate) fn write_string(s: &str, out: &mut String) {
     let b = s.as_bytes();
     let n = b.len();
     // Room for the string, its quotes, and a whole last word written past its end.
@@ -1019,12 +1052,7 @@ fn not_a_json_number(rest: &str) -> Failed {
 /// UTF-8 copy CPython makes once and keeps with the string, as for many C API calls).
 ///
 /// SAFETY (callers): `obj` is a live `str`; the text lives as long as it does.
-#[inline(always)]
 unsafe fn utf8<'a>(py: Python<'_>, obj: *mut ffi::PyObject) -> Result<&'a str, Failed> {
-    // SAFETY: a live `str` per the caller; CPython's UTF-8 of it, owned by it.
-    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
-        return Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) });
-    }
     let mut len: ffi::Py_ssize_t = 0;
     let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj, &mut len) };
     if data.is_null() {

@@ -55,6 +55,13 @@ pub fn dumps<'py>(
     Ok(PyBytes::new(py, text.as_bytes()))
 }
 
+/// How many parts of lists the converter took from its helper thread on this thread since
+/// the last call (the tests' proof that the two-thread path ran; see `split.rs`).
+#[pyfunction]
+pub fn _helper_parts() -> u64 {
+    crate::split::parts_taken()
+}
+
 /// A value (or JSON text) as `json`, `pretty`, `toon` or `auto` (the cheapest lossless text
 /// by the tokenizer's count), as `pare encode` writes it (without the final newline).
 #[pyfunction]

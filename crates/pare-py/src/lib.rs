@@ -18,6 +18,7 @@ mod mcp;
 mod policy;
 mod rest;
 mod shaped;
+mod split;
 
 use pyo3::prelude::*;
 
@@ -34,6 +35,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_helper_parts, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand, m)?)?;
     m.add_function(wrap_pyfunction!(functions::pack, m)?)?;
@@ -45,6 +47,9 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "NOT_OF_THE_SHAPED_BODY",
         pyo3::types::PyTuple::new(m.py(), pare::rest::response::NOT_OF_THE_SHAPED_BODY)?,
     )?;
+    // The portable build (one wheel for CPython 3.10+) reads objects through the stable
+    // ABI's calls and converts on one thread; the tests of the two-thread path skip there.
+    m.add("__abi3__", cfg!(Py_LIMITED_API))?;
     // Benchmarks refuse a debug build (`maturin develop`, scripts/test's dev profile).
     m.add(
         "__build__",

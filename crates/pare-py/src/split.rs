@@ -1,0 +1,338 @@
+//! Conversion on two threads: the second half of a big object's lists is written by a
+//! helper thread while the converter ([`crate::dump`]) writes the rest, and the pieces are
+//! joined in order, so the text is byte for byte what one thread writes.
+//!
+//! Why: a payload of a few hundred kilobytes or more is mostly one or two long lists
+//! (`{"items": [...]}`), and writing it is reading CPython's structs and copying bytes, work
+//! a second core can share. orjson writes on one thread.
+//!
+//! What keeps it sound. The caller holds the GIL for the whole conversion, and while the
+//! helper runs the caller runs no Python code and changes no object but reference counts
+//! (its own `Held` containers and key cache), which the helper never reads:
+//!
+//! - the helper only *reads*: exact `dict`/`list`/`tuple`/`str`/`int`/`float`, `None`,
+//!   `True`, `False`, with a `str`'s UTF-8 read in place ([`capi::utf8_in_place`]); it
+//!   makes no Python call that allocates, raises, or touches a thread state, and takes no
+//!   references. Anything else (a subclass, a rich type, an `int` past 64 bits, NaN, a
+//!   `str` whose UTF-8 CPython has not made yet, too deep) gives up on that part, which the
+//!   caller then writes itself, as it would have;
+//! - before the caller does anything else (run Python code: a rich type, `default=`,
+//!   pydantic; ask CPython for a `str`'s UTF-8; build an error) it stops the helper and
+//!   waits for it ([`Dumper::quiesce`](crate::dump)), and writes every part not yet taken
+//!   itself: Python code may change what the helper read;
+//! - the helper is joined before the conversion returns (its `Drop`), so no object it
+//!   reads can be freed while it reads it.
+//!
+//! Only in a per-version build with a GIL (`capi`'s reads; a free-threaded CPython lets
+//! other threads change objects at any time).
+//!
+//! ```text
+//! {"entities": [e0 … e398], "relationships": [r0 … r597]}
+//!  caller: e0…e198, r0…r298          helper: e199…e398, r299…r597
+//! ```
+
+// Raw CPython reads from a second thread: each `unsafe` block says why it is sound.
+#![allow(unsafe_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use pyo3::ffi;
+
+use crate::capi;
+use crate::dump::{write_float, write_string};
+
+/// The helper is started only when its half is estimated at this many bytes or more: a
+/// thread costs tens of microseconds to start, about what writing 64 KB takes.
+const MIN_HELPER_BYTES: usize = 128 << 10;
+
+/// A list shorter than this is not split.
+const MIN_ITEMS: ffi::Py_ssize_t = 16;
+
+/// The most members of a top-level dict looked at for lists to split.
+const MAX_MEMBERS: usize = 64;
+
+/// `list[from..to]`, written by the helper, of about `bytes` bytes.
+#[derive(Clone, Copy)]
+struct Part {
+    list: *mut ffi::PyObject,
+    from: ffi::Py_ssize_t,
+    to: ffi::Py_ssize_t,
+    bytes: usize,
+}
+
+/// The parts, moved to the helper thread.
+struct Parts(Vec<Part>);
+
+// SAFETY: the pointers are only read on the helper thread, under the rules in the module
+// comment (the caller holds the GIL, runs no Python code and keeps the objects alive until
+// the helper is joined).
+unsafe impl Send for Parts {}
+
+/// A running helper: its parts in the order the caller meets them, and their texts as
+/// they come (`None`: the helper gave up on that part).
+pub struct Helper {
+    parts: Vec<Part>,
+    next: usize,
+    texts: mpsc::Receiver<Option<String>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Helper {
+    /// Plan and start a helper for `root`, when it has lists long enough to be worth one.
+    ///
+    /// SAFETY (callers): `root` is live, the GIL is held, and the caller keeps to the
+    /// module comment's rules until the helper is dropped.
+    pub unsafe fn start(root: *mut ffi::PyObject) -> Option<Helper> {
+        if cfg!(any(Py_LIMITED_API, Py_GIL_DISABLED, Py_3_14, PyPy, GraalPy)) {
+            return None;
+        }
+        // SAFETY: per the caller; planning only reads.
+        let parts = unsafe { plan(root) }?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, texts) = mpsc::channel();
+        let job = Parts(parts.clone());
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("pare-convert".into())
+            .spawn(move || {
+                let job = job;
+                for part in &job.0 {
+                    if stopped.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let mut out = String::with_capacity(part.bytes + part.bytes / 8);
+                    // SAFETY: the module comment's rules, kept by the caller.
+                    let text = unsafe { write_part(*part, &mut out) }.ok().map(|()| out);
+                    if tx.send(text).is_err() {
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Helper {
+            parts,
+            next: 0,
+            texts,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// The helper's text for `list[i..]` and where it ends, when `list[i..]` is the next
+    /// part and the helper wrote it (waiting for it if need be).
+    pub fn take(
+        &mut self,
+        list: *mut ffi::PyObject,
+        i: ffi::Py_ssize_t,
+    ) -> Option<(String, ffi::Py_ssize_t)> {
+        let part = self.parts.get(self.next)?;
+        if part.list != list || part.from != i {
+            return None;
+        }
+        self.next += 1;
+        let text = self.texts.recv().ok()??;
+        TAKEN.with(|n| n.set(n.get() + 1));
+        Some((text, part.to))
+    }
+}
+
+thread_local! {
+    /// Parts taken from a helper on this thread, for the tests (`pare._pare._helper_parts`).
+    static TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many parts this thread's conversions took from a helper since the last call.
+pub fn parts_taken() -> u64 {
+    TAKEN.with(|n| n.replace(0))
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            // The helper cannot panic on our data (it writes into its own strings); if it
+            // did, its parts were not taken and the caller writes them.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The parts worth a helper: the second half of the root list, or of each list that is a
+/// member of the root dict; `None` when their estimated text is small.
+///
+/// SAFETY (callers): `root` is live and the GIL is held.
+unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
+    let mut lists = Vec::new();
+    // SAFETY: reads of live objects under the GIL; `PyDict_Next` hands out borrowed
+    // references the root dict keeps alive.
+    unsafe {
+        let ty = ffi::Py_TYPE(root);
+        if ty == &raw mut ffi::PyList_Type {
+            lists.push(root);
+        } else if ty == &raw mut ffi::PyDict_Type {
+            let mut pos: ffi::Py_ssize_t = 0;
+            let mut key = std::ptr::null_mut();
+            let mut value = std::ptr::null_mut();
+            while lists.len() < MAX_MEMBERS
+                && ffi::PyDict_Next(root, &mut pos, &mut key, &mut value) != 0
+            {
+                if ffi::Py_TYPE(value) == &raw mut ffi::PyList_Type {
+                    lists.push(value);
+                }
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    let mut estimate = 0usize;
+    let mut sample = String::new();
+    for list in lists {
+        // SAFETY: a live list (above).
+        let len = unsafe { capi::list_len(list) };
+        if len < MIN_ITEMS {
+            continue;
+        }
+        let from = len / 2;
+        // One item from the helper's half, written, stands for all of them.
+        sample.clear();
+        // SAFETY: as above; `from` is in range.
+        let item = unsafe { capi::list_item(list, from) };
+        if unsafe { write_value(item, 1, &mut sample) }.is_err() {
+            continue;
+        }
+        let bytes = (sample.len() + 1) * (len - from) as usize;
+        estimate += bytes;
+        parts.push(Part {
+            list,
+            from,
+            to: len,
+            bytes,
+        });
+    }
+    (estimate >= MIN_HELPER_BYTES).then_some(parts)
+}
+
+/// The helper gave up (the caller writes this part).
+struct GaveUp;
+
+/// `part`'s items, separated by commas.
+///
+/// SAFETY (callers): the module comment's rules.
+unsafe fn write_part(part: Part, out: &mut String) -> Result<(), GaveUp> {
+    for i in part.from..part.to {
+        if i > part.from {
+            out.push(',');
+        }
+        // SAFETY: the list cannot change while the helper runs; `i` is in range.
+        unsafe { write_value(capi::list_item(part.list, i), 1, out) }?;
+    }
+    Ok(())
+}
+
+/// `obj` as the converter writes it, for the types the helper reads; [`GaveUp`] for any
+/// other.
+///
+/// SAFETY (callers): the module comment's rules (or the calling thread holds the GIL).
+unsafe fn write_value(
+    obj: *mut ffi::PyObject,
+    depth: usize,
+    out: &mut String,
+) -> Result<(), GaveUp> {
+    if depth >= pare::json::MAX_DEPTH {
+        return Err(GaveUp);
+    }
+    // SAFETY: reads of live objects, per the caller; the type objects are CPython's
+    // statics; exact `int`s convert without raising or calling Python code.
+    unsafe {
+        let ty = ffi::Py_TYPE(obj);
+        if ty == &raw mut ffi::PyUnicode_Type {
+            write_str(obj, out)
+        } else if ty == &raw mut ffi::PyDict_Type {
+            out.push('{');
+            let mut pos: ffi::Py_ssize_t = 0;
+            let mut key = std::ptr::null_mut();
+            let mut value = std::ptr::null_mut();
+            let mut first = true;
+            while ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                if ffi::Py_TYPE(key) != &raw mut ffi::PyUnicode_Type {
+                    return Err(GaveUp);
+                }
+                write_str(key, out)?;
+                out.push(':');
+                write_value(value, depth + 1, out)?;
+            }
+            out.push('}');
+            Ok(())
+        } else if ty == &raw mut ffi::PyList_Type {
+            write_items(capi::list_len(obj), |i| capi::list_item(obj, i), depth, out)
+        } else if obj == ffi::Py_None() {
+            out.push_str("null");
+            Ok(())
+        } else if obj == ffi::Py_True() {
+            out.push_str("true");
+            Ok(())
+        } else if obj == ffi::Py_False() {
+            out.push_str("false");
+            Ok(())
+        } else if ty == &raw mut ffi::PyLong_Type {
+            let mut overflow = 0;
+            let n = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
+            if overflow != 0 {
+                return Err(GaveUp);
+            }
+            out.push_str(itoa::Buffer::new().format(n));
+            Ok(())
+        } else if ty == &raw mut ffi::PyFloat_Type {
+            let x = capi::float_value(obj);
+            if !x.is_finite() {
+                return Err(GaveUp);
+            }
+            write_float(x, out);
+            Ok(())
+        } else if ty == &raw mut ffi::PyTuple_Type {
+            write_items(
+                capi::tuple_len(obj),
+                |i| capi::tuple_item(obj, i),
+                depth,
+                out,
+            )
+        } else {
+            Err(GaveUp)
+        }
+    }
+}
+
+/// SAFETY (callers): as [`write_value`]'s, with `item(i)` live for `i < len`.
+unsafe fn write_items(
+    len: ffi::Py_ssize_t,
+    item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
+    depth: usize,
+    out: &mut String,
+) -> Result<(), GaveUp> {
+    out.push('[');
+    for i in 0..len {
+        if i > 0 {
+            out.push(',');
+        }
+        // SAFETY: per the caller.
+        unsafe { write_value(item(i), depth + 1, out) }?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+/// SAFETY (callers): `obj` is a live `str`, per the module comment's rules.
+unsafe fn write_str(obj: *mut ffi::PyObject, out: &mut String) -> Result<(), GaveUp> {
+    // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
+    let (data, len) = unsafe { capi::utf8_in_place(obj) }.ok_or(GaveUp)?;
+    let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
+    write_string(s, out);
+    Ok(())
+}

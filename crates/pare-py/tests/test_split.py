@@ -1,0 +1,174 @@
+"""The converter's second thread (``crates/pare-py/src/split.rs``): a big object's long lists
+are written half by a helper thread. The text must be byte for byte what one thread writes,
+whatever the helper meets: types it gives up on, errors in its half, and Python code (a
+``default=`` hook) that changes its half while the first half is written."""
+from __future__ import annotations
+
+import enum
+import json
+import sys
+import threading
+
+import pytest
+
+import pare
+from pare import _pare
+
+pytestmark = pytest.mark.skipif(
+    _pare.__abi3__,
+    reason="the abi3 build converts on one thread (no helper to test); the per-version build does",
+)
+
+
+def reference(value, **kw) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, **kw).encode()
+
+
+def records(n: int, tag: str = "rec") -> list[dict]:
+    """About 150 bytes each: 3,000 are well past the size the helper starts at."""
+    return [
+        {"id": i, "name": f"{tag} {i}", "score": i / 7, "ok": i % 2 == 0, "note": None,
+         "tags": ["a", "b", str(i)], "pair": (i, -i)}
+        for i in range(n)
+    ]
+
+
+def dumps_counting(value, **kw) -> tuple[bytes, int]:
+    _pare._helper_parts()  # reset this thread's count
+    text = pare.dumps(value, **kw)
+    return text, _pare._helper_parts()
+
+
+def test_a_big_dict_of_lists_is_written_on_two_threads_as_one_writes_it():
+    value = {"items": records(3000), "more": records(2000, "more"), "total": 5000}
+    text, parts = dumps_counting(value)
+    assert text == reference(value)
+    assert parts == 2, "the helper should have written the second half of both lists"
+
+
+def test_a_big_list_at_the_root_and_a_small_one_stays_on_one_thread():
+    value = records(4000)
+    text, parts = dumps_counting(value)
+    assert text == reference(value) and parts == 1
+    small = records(100)
+    text, parts = dumps_counting(small)
+    assert text == reference(small) and parts == 0
+
+
+def test_one_list_met_twice_and_inside_another_member_is_written_each_time():
+    shared = records(3000)
+    value = {"first": {"inner": shared}, "shared": shared, "again": shared}
+    text, parts = dumps_counting(value)
+    assert text == reference(value)
+    assert parts >= 1
+
+
+class Colour(enum.IntEnum):
+    RED = 1
+
+
+class MyStr(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [MyStr("sub"), Colour.RED, 2**70, -(2**64), "fresh é " + "x" * 3, {"k": MyStr("v")}, (1, [2, {"deep": 2**65}])],
+    ids=["str-subclass", "int-enum", "big-int", "big-negative-int", "non-ascii", "subclass-in-dict", "deep-big-int"],
+)
+def test_what_the_helper_gives_up_on_in_its_half_is_written_by_the_caller(odd):
+    items = records(3000)
+    # Strings made now, so CPython has not made their UTF-8 yet (the helper cannot read it).
+    if isinstance(odd, str) and type(odd) is str:
+        odd = "".join(["fresh é ", "x" * 3])
+    items[2500]["odd"] = odd
+    value = {"items": items}
+    text, parts = dumps_counting(value)
+    assert text == reference(value)
+    assert parts == 0, "the helper's only part held a type it does not read"
+
+
+def test_a_default_hook_that_changes_the_helpers_half_is_seen_as_one_thread_sees_it():
+    class Marker:
+        pass
+
+    def make():
+        items = records(3000)
+        # The last item of the caller's half: by the time it is written, the helper (items
+        # 1500 on, as fast) has written much of its half, which the hook then changes.
+        items[1499]["m"] = Marker()
+
+        def default(obj):
+            items[1500]["name"] = "changed by default="
+            items[1501]["tags"].append("added")
+            del items[1502]["note"]
+            items[2999]["id"] = -1
+            return "marker"
+
+        return {"items": items}, default
+
+    value, default = make()
+    text = pare.dumps(value, default=default)
+    value, default = make()
+    # json.dumps writes on one thread, in order: the reference for what Python code changes.
+    assert text == reference(value, default=default)
+    assert b"changed by default=" in text and b'"added"' in text
+
+
+def test_nan_in_the_helpers_half_is_refused_with_its_place():
+    items = records(3000)
+    items[2222]["score"] = float("nan")
+    with pytest.raises(ValueError, match=r"\$\.items\[2222\]\.score"):
+        pare.dumps({"items": items})
+
+
+def test_a_bad_key_in_the_helpers_half_is_refused_with_its_place():
+    items = records(3000)
+    items[2345][7] = "int key"
+    with pytest.raises(TypeError, match=r"dict keys must be str, got int \(7\) at \$\[2345\]"):
+        pare.dumps(items)
+
+
+def test_a_cycle_in_the_helpers_half_stops_at_the_depth_limit():
+    items = records(3000)
+    loop: list = []
+    loop.append(loop)
+    items[2500]["loop"] = loop
+    with pytest.raises(ValueError, match="nested deeper than"):
+        pare.dumps(items)
+
+
+def test_threads_converting_one_shared_object_at_once_all_get_its_text():
+    value = {"items": records(3000), "other": records(3000, "o")}
+    want = reference(value)
+    got: list[bytes] = []
+    errors: list[BaseException] = []
+
+    def work():
+        try:
+            for _ in range(10):
+                got.append(pare.dumps(value))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 40 and all(g == want for g in got)
+
+
+def test_shape_of_a_big_dict_is_the_same_as_shape_of_its_text():
+    policy = pare.Policy.builtin()
+    value = {"items": records(3000), "total": 3000}
+    assert policy.shape(value).text == policy.shape(json.dumps(value)).text
+
+
+def test_refcounts_are_as_they_were_after_two_thread_conversions():
+    items = records(3000)
+    value = {"items": items}
+    before = [sys.getrefcount(x) for x in (value, items, items[0], items[2999])]
+    for _ in range(20):
+        pare.dumps(value)
+    assert [sys.getrefcount(x) for x in (value, items, items[0], items[2999])] == before
