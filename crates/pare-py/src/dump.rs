@@ -22,10 +22,10 @@
 //! `pare compact` and gives the same bytes. Through PyO3's safe API each object cost a
 //! reference count, a type check by call and (on abi3) a `bytes` copy of every string; this
 //! reads the common types by their type pointer and borrows each string's UTF-8 from
-//! CPython, as orjson does. On the 1 MB entities dict it was 3.4 ms through a tree; it is
-//! now about 1.8× orjson's time (`bench/python_speed.py` prints both): the stable ABI's
-//! calls (`PyDict_Next`, `PyUnicode_AsUTF8AndSize`, reference counts) and the key cache's
-//! lookups are most of the rest.
+//! CPython, as orjson does ([`crate::capi`]: struct reads in a per-version build), and a
+//! big object's long lists are written half on a second thread ([`crate::split`]). On the
+//! 1 MB entities dict it was 3.4 ms through a tree; `bench/python_speed.py` prints it
+//! against orjson's time.
 //!
 //! ```python
 //! pare.encode({"a": 1.0, "b": (1, None)}, format="json") == '{"a":1.0,"b":[1,null]}'
@@ -214,7 +214,7 @@ struct Dumper<'a, 'py> {
 }
 
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
-const KEY_BYTES: usize = 38;
+pub(crate) const KEY_BYTES: usize = 38;
 
 /// Keys written before, by the address of their `str` object: `json.load`, pydantic and
 /// most code that builds many dicts share one object per distinct key, so each distinct
@@ -224,24 +224,34 @@ const KEY_BYTES: usize = 38;
 /// kept (letting a subclass's go could run its `__del__` mid-text). Direct-mapped, a slot
 /// per address hash; at most `KEY_SLOTS` keys are kept alive per thread (a thread that
 /// ends leaves its last ones alive: there may be no GIL to free them with then).
-struct KeyCache {
-    slots: [KeySlot; KEY_SLOTS],
+pub(crate) struct KeyCache {
+    pub(crate) slots: [KeySlot; KEY_SLOTS],
 }
 
 const KEY_SLOTS: usize = 256;
 
 #[derive(Clone, Copy)]
-struct KeySlot {
-    /// A reference the slot owns, or null.
-    key: *mut ffi::PyObject,
+pub(crate) struct KeySlot {
+    /// A reference the slot owns, or null (the helper thread's own cache owns none: see
+    /// `split`).
+    pub(crate) key: *mut ffi::PyObject,
     len: u8,
     bytes: [u8; KEY_BYTES],
+}
+
+impl KeySlot {
+    /// Keep `written` (a key's text, quoted, with its colon: at most `KEY_BYTES`) as `key`'s.
+    pub(crate) fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
+        self.key = key;
+        self.len = written.len() as u8;
+        self.bytes[..written.len()].copy_from_slice(written);
+    }
 }
 
 /// Append a cached key: the slot's whole array is copied (a fixed size copies in a few
 /// moves, where a call to copy its length was a tenth of the time) and the length set to
 /// the key's.
-fn push_key(out: &mut String, slot: &KeySlot) {
+pub(crate) fn push_key(out: &mut String, slot: &KeySlot) {
     out.reserve(KEY_BYTES);
     // SAFETY: `reserve` made room for `KEY_BYTES` more bytes; of them only the first `len`
     // become part of the string, and they are a key's whole text (copied from a `str` at a
@@ -255,7 +265,7 @@ fn push_key(out: &mut String, slot: &KeySlot) {
 }
 
 impl KeyCache {
-    fn new() -> Box<KeyCache> {
+    pub(crate) fn new() -> Box<KeyCache> {
         let empty = KeySlot {
             key: std::ptr::null_mut(),
             len: 0,
@@ -267,7 +277,7 @@ impl KeyCache {
         })
     }
 
-    fn slot(key: *mut ffi::PyObject) -> usize {
+    pub(crate) fn slot(key: *mut ffi::PyObject) -> usize {
         // Addresses are 16-byte aligned; a multiply spreads the rest over the slots.
         (((key as usize as u64) >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
     }
@@ -423,9 +433,7 @@ impl Dumper<'_, '_> {
                 }
                 capi::incref(key);
             }
-            slot.key = key;
-            slot.len = written.len() as u8;
-            slot.bytes[..written.len()].copy_from_slice(written.as_bytes());
+            slot.remember(key, written.as_bytes());
         }
         Ok(())
     }

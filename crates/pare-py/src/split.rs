@@ -42,7 +42,7 @@ use std::thread::JoinHandle;
 use pyo3::ffi;
 
 use crate::capi;
-use crate::dump::{write_float, write_string};
+use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_string};
 
 /// The helper is started only when its half is estimated at this many bytes or more: a
 /// thread costs tens of microseconds to start, about what writing 64 KB takes.
@@ -100,13 +100,17 @@ impl Helper {
             .name("pare-convert".into())
             .spawn(move || {
                 let job = job;
+                // Its own key cache, owning no references: no key is freed while it runs.
+                let mut keys = KeyCache::new();
                 for part in &job.0 {
                     if stopped.load(Ordering::Relaxed) {
                         return;
                     }
                     let mut out = String::with_capacity(part.bytes + part.bytes / 8);
                     // SAFETY: the module comment's rules, kept by the caller.
-                    let text = unsafe { write_part(*part, &mut out) }.ok().map(|()| out);
+                    let text = unsafe { write_part(*part, &mut keys, &mut out) }
+                        .ok()
+                        .map(|()| out);
                     if tx.send(text).is_err() {
                         return;
                     }
@@ -189,6 +193,8 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
     let mut parts = Vec::new();
     let mut estimate = 0usize;
     let mut sample = String::new();
+    // Made only for a list long enough to sample: a small object pays nothing here.
+    let mut keys: Option<Box<KeyCache>> = None;
     for list in lists {
         // SAFETY: a live list (above).
         let len = unsafe { capi::list_len(list) };
@@ -200,7 +206,9 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
         sample.clear();
         // SAFETY: as above; `from` is in range.
         let item = unsafe { capi::list_item(list, from) };
-        if unsafe { write_value(item, 1, &mut sample) }.is_err() {
+        if unsafe { write_value(item, 1, keys.get_or_insert_with(KeyCache::new), &mut sample) }
+            .is_err()
+        {
             continue;
         }
         let bytes = (sample.len() + 1) * (len - from) as usize;
@@ -221,13 +229,13 @@ struct GaveUp;
 /// `part`'s items, separated by commas.
 ///
 /// SAFETY (callers): the module comment's rules.
-unsafe fn write_part(part: Part, out: &mut String) -> Result<(), GaveUp> {
+unsafe fn write_part(part: Part, keys: &mut KeyCache, out: &mut String) -> Result<(), GaveUp> {
     for i in part.from..part.to {
         if i > part.from {
             out.push(',');
         }
         // SAFETY: the list cannot change while the helper runs; `i` is in range.
-        unsafe { write_value(capi::list_item(part.list, i), 1, out) }?;
+        unsafe { write_value(capi::list_item(part.list, i), 1, keys, out) }?;
     }
     Ok(())
 }
@@ -239,6 +247,7 @@ unsafe fn write_part(part: Part, out: &mut String) -> Result<(), GaveUp> {
 unsafe fn write_value(
     obj: *mut ffi::PyObject,
     depth: usize,
+    keys: &mut KeyCache,
     out: &mut String,
 ) -> Result<(), GaveUp> {
     if depth >= pare::json::MAX_DEPTH {
@@ -261,17 +270,19 @@ unsafe fn write_value(
                     out.push(',');
                 }
                 first = false;
-                if ffi::Py_TYPE(key) != &raw mut ffi::PyUnicode_Type {
-                    return Err(GaveUp);
-                }
-                write_str(key, out)?;
-                out.push(':');
-                write_value(value, depth + 1, out)?;
+                write_key(key, keys, out)?;
+                write_value(value, depth + 1, keys, out)?;
             }
             out.push('}');
             Ok(())
         } else if ty == &raw mut ffi::PyList_Type {
-            write_items(capi::list_len(obj), |i| capi::list_item(obj, i), depth, out)
+            write_items(
+                capi::list_len(obj),
+                |i| capi::list_item(obj, i),
+                depth,
+                keys,
+                out,
+            )
         } else if obj == ffi::Py_None() {
             out.push_str("null");
             Ok(())
@@ -301,6 +312,7 @@ unsafe fn write_value(
                 capi::tuple_len(obj),
                 |i| capi::tuple_item(obj, i),
                 depth,
+                keys,
                 out,
             )
         } else {
@@ -314,6 +326,7 @@ unsafe fn write_items(
     len: ffi::Py_ssize_t,
     item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
     depth: usize,
+    keys: &mut KeyCache,
     out: &mut String,
 ) -> Result<(), GaveUp> {
     out.push('[');
@@ -322,9 +335,36 @@ unsafe fn write_items(
             out.push(',');
         }
         // SAFETY: per the caller.
-        unsafe { write_value(item(i), depth + 1, out) }?;
+        unsafe { write_value(item(i), depth + 1, keys, out) }?;
     }
     out.push(']');
+    Ok(())
+}
+
+/// A member's key and its colon, from `keys` when this key object was written before.
+///
+/// SAFETY (callers): `key` is a live key of a dict being read, per the module comment's rules.
+unsafe fn write_key(
+    key: *mut ffi::PyObject,
+    keys: &mut KeyCache,
+    out: &mut String,
+) -> Result<(), GaveUp> {
+    let slot = &mut keys.slots[KeyCache::slot(key)];
+    if slot.key == key {
+        push_key(out, slot);
+        return Ok(());
+    }
+    // SAFETY: per the caller.
+    if unsafe { ffi::Py_TYPE(key) } != &raw mut ffi::PyUnicode_Type {
+        return Err(GaveUp);
+    }
+    let start = out.len();
+    unsafe { write_str(key, out) }?;
+    out.push(':');
+    let written = &out.as_bytes()[start..];
+    if written.len() <= KEY_BYTES {
+        slot.remember(key, written);
+    }
     Ok(())
 }
 

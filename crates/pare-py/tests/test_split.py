@@ -172,3 +172,14 @@ def test_refcounts_are_as_they_were_after_two_thread_conversions():
     for _ in range(20):
         pare.dumps(value)
     assert [sys.getrefcount(x) for x in (value, items, items[0], items[2999])] == before
+
+
+def test_keys_the_helper_caches_escaped_long_and_non_ascii_are_written_right():
+    keys = ['q"uote', "back\\slash", "tab\there", "é-accent", "long-" + "k" * 60, "ctl\x01"]
+    items = [{k + str(i % 300): i for k in keys} for i in range(3000)]
+    value = {"items": items}
+    first, _ = dumps_counting(value)
+    # The first call made CPython keep the non-ASCII keys' UTF-8: the helper reads it now.
+    second, parts = dumps_counting(value)
+    assert first == second == reference(value)
+    assert parts == 1
