@@ -7,7 +7,9 @@ from __future__ import annotations
 import collections
 import enum
 import json
+import math
 import random
+import struct
 import sys
 
 import pytest
@@ -88,6 +90,16 @@ def test_floats_of_every_exponent_are_written_as_repr():
     rng = random.Random(7)
     xs = [rng.uniform(-1, 1) * 10.0 ** rng.randrange(-320, 308) for _ in range(20000)]
     xs += [10.0**e for e in range(-20, 22)] + [5e-324, 1e-5, 1e-4, 9.999999999999999e15, 1e16]
+    assert pare.dumps(xs) == reference(xs)
+
+
+def test_floats_of_every_bit_pattern_and_near_1e_minus_4_are_written_as_repr():
+    # zmij writes these; below 1e-4 its form differs from Python's (`1e-7`, `0.00001`).
+    rng = random.Random(11)
+    xs = [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(50000)]
+    xs = [x for x in xs if math.isfinite(x)]
+    xs += [m * 10.0**e for e in range(-9, 0) for m in (1.0, -1.0, 1.5, 9.999999999999999, 1.0000000000000002)]
+    xs += [rng.uniform(-2e-4, 2e-4) for _ in range(5000)] + [0.0, -0.0, 9.999999999999999e-05, 0.00011]
     assert pare.dumps(xs) == reference(xs)
 
 
