@@ -55,6 +55,117 @@ pub unsafe fn utf8_in_place(obj: *mut ffi::PyObject) -> Option<(*const u8, usize
     }
 }
 
+/// A compact `str` whose UTF-8 CPython has not made yet, written onto `out` as a JSON
+/// string (quoted, escaped as `pare::json` escapes) straight from its 1-, 2- or 4-byte
+/// characters, without changing the string: `false` (and `out` as it was) when it is not
+/// compact or holds a lone surrogate (which has no UTF-8; the caller asks CPython, whose
+/// error says so).
+///
+/// Why: `PyUnicode_AsUTF8AndSize` makes and keeps a UTF-8 copy inside the string, a change
+/// the converter's helper thread must not see happen (see `split`), and memory the string
+/// holds from then on; this reads only, and encodes and escapes in one pass.
+///
+/// SAFETY (callers): `obj` is a live `str` (or subclass).
+#[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
+pub unsafe fn write_encoded(obj: *mut ffi::PyObject, out: &mut String) -> bool {
+    // SAFETY: a live `str`; a compact one's characters follow its header, `length` of
+    // them, each of `kind` bytes (what CPython's `PyUnicode_DATA` and `PyUnicode_KIND`
+    // read).
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT(obj) == 0 {
+            return false;
+        }
+        let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
+        let data = ffi::PyUnicode_DATA(obj);
+        let start = out.len();
+        out.push('"');
+        let whole = match ffi::PyUnicode_KIND(obj) {
+            ffi::PyUnicode_1BYTE_KIND => {
+                encode(std::slice::from_raw_parts(data.cast::<u8>(), len), out)
+            }
+            ffi::PyUnicode_2BYTE_KIND => {
+                encode(std::slice::from_raw_parts(data.cast::<u16>(), len), out)
+            }
+            ffi::PyUnicode_4BYTE_KIND => {
+                encode(std::slice::from_raw_parts(data.cast::<u32>(), len), out)
+            }
+            _ => false,
+        };
+        if !whole {
+            out.truncate(start);
+            return false;
+        }
+        out.push('"');
+        true
+    }
+}
+
+/// Code points as UTF-8 onto `out`, the ASCII ones JSON escapes escaped; `false` at the
+/// first that is not a character (a surrogate).
+#[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
+fn encode<U: Copy + Into<u32>>(units: &[U], out: &mut String) -> bool {
+    // The longest UTF-8 of one unit: a 1-byte unit (Latin-1) takes at most 2 bytes, a
+    // 2-byte one 3, a 4-byte one 4. Room for all of them, so the loop writes unchecked.
+    let widest = match std::mem::size_of::<U>() {
+        1 => 2,
+        2 => 3,
+        _ => 4,
+    };
+    out.reserve(units.len() * widest);
+    let mut at = out.len();
+    for (i, &unit) in units.iter().enumerate() {
+        let point: u32 = unit.into();
+        if point < 0x80 && pare::scan::is_special(point as u8) {
+            // SAFETY: `at` is the end of what was written, all whole characters.
+            unsafe { out.as_mut_vec().set_len(at) };
+            pare::json::push_escape(point as u8, out);
+            out.reserve((units.len() - i) * widest);
+            at = out.len();
+            continue;
+        }
+        if (0xD800..0xE000).contains(&point) || point > 0x10FFFF {
+            // SAFETY: as above.
+            unsafe { out.as_mut_vec().set_len(at) };
+            return false;
+        }
+        // SAFETY: the room reserved holds this unit's UTF-8 (at most `widest` bytes) and
+        // every later one's; the bytes written are the character's whole UTF-8.
+        unsafe {
+            let p = out.as_mut_vec().as_mut_ptr().add(at);
+            if point < 0x80 {
+                *p = point as u8;
+                at += 1;
+            } else if point < 0x800 {
+                *p = 0xC0 | (point >> 6) as u8;
+                *p.add(1) = 0x80 | (point & 0x3F) as u8;
+                at += 2;
+            } else if point < 0x10000 {
+                *p = 0xE0 | (point >> 12) as u8;
+                *p.add(1) = 0x80 | ((point >> 6) & 0x3F) as u8;
+                *p.add(2) = 0x80 | (point & 0x3F) as u8;
+                at += 3;
+            } else {
+                *p = 0xF0 | (point >> 18) as u8;
+                *p.add(1) = 0x80 | ((point >> 12) & 0x3F) as u8;
+                *p.add(2) = 0x80 | ((point >> 6) & 0x3F) as u8;
+                *p.add(3) = 0x80 | (point & 0x3F) as u8;
+                at += 4;
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe { out.as_mut_vec().set_len(at) };
+    true
+}
+
+/// Only a per-version build reads a `str`'s characters.
+///
+/// SAFETY (callers): as above.
+#[cfg(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy))]
+pub unsafe fn write_encoded(_obj: *mut ffi::PyObject, _out: &mut String) -> bool {
+    false
+}
+
 /// The stable ABI cannot read a `str`'s header: always ask.
 ///
 /// SAFETY (callers): as above.

@@ -378,6 +378,9 @@ impl Dumper<'_, '_> {
                 std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len))
             },
             None => {
+                if unsafe { capi::write_encoded(obj, &mut self.out) } {
+                    return Ok(());
+                }
                 // CPython makes (and keeps) the UTF-8 now: a change the helper must not see.
                 self.quiesce();
                 unsafe { utf8(self.py, obj) }?

@@ -11,11 +11,11 @@
 //! (its own `Held` containers and key cache), which the helper never reads:
 //!
 //! - the helper only *reads*: exact `dict`/`list`/`tuple`/`str`/`int`/`float`, `None`,
-//!   `True`, `False`, with a `str`'s UTF-8 read in place ([`capi::utf8_in_place`]); it
-//!   makes no Python call that allocates, raises, or touches a thread state, and takes no
-//!   references. Anything else (a subclass, a rich type, an `int` past 64 bits, NaN, a
-//!   `str` whose UTF-8 CPython has not made yet, too deep) gives up on that part, which the
-//!   caller then writes itself, as it would have;
+//!   `True`, `False`, with a `str`'s UTF-8 read in place or encoded from its characters
+//!   ([`capi::utf8_in_place`], [`capi::write_encoded`]); it makes no Python call that
+//!   allocates, raises, or touches a thread state, and takes no references. Anything else
+//!   (a subclass, a rich type, an `int` past 64 bits, NaN, a lone surrogate, too deep)
+//!   gives up on that part, which the caller then writes itself, as it would have;
 //! - before the caller does anything else (run Python code: a rich type, `default=`,
 //!   pydantic; ask CPython for a `str`'s UTF-8; build an error) it stops the helper and
 //!   waits for it ([`Dumper::quiesce`](crate::dump)), and writes every part not yet taken
@@ -108,7 +108,7 @@ impl Helper {
                     }
                     let mut out = String::with_capacity(part.bytes + part.bytes / 8);
                     // SAFETY: the module comment's rules, kept by the caller.
-                    let text = unsafe { write_part(*part, &mut keys, &mut out) }
+                    let text = unsafe { write_part(*part, &stopped, &mut keys, &mut out) }
                         .ok()
                         .map(|()| out);
                     if tx.send(text).is_err() {
@@ -229,8 +229,18 @@ struct GaveUp;
 /// `part`'s items, separated by commas.
 ///
 /// SAFETY (callers): the module comment's rules.
-unsafe fn write_part(part: Part, keys: &mut KeyCache, out: &mut String) -> Result<(), GaveUp> {
+unsafe fn write_part(
+    part: Part,
+    stop: &AtomicBool,
+    keys: &mut KeyCache,
+    out: &mut String,
+) -> Result<(), GaveUp> {
     for i in part.from..part.to {
+        // Asked to stop (the caller is about to run Python code): at once, not at the end
+        // of the part, which the caller waits for.
+        if stop.load(Ordering::Relaxed) {
+            return Err(GaveUp);
+        }
         if i > part.from {
             out.push(',');
         }
@@ -371,8 +381,15 @@ unsafe fn write_key(
 /// SAFETY (callers): `obj` is a live `str`, per the module comment's rules.
 unsafe fn write_str(obj: *mut ffi::PyObject, out: &mut String) -> Result<(), GaveUp> {
     // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
-    let (data, len) = unsafe { capi::utf8_in_place(obj) }.ok_or(GaveUp)?;
-    let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
-    write_string(s, out);
-    Ok(())
+    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
+        let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
+        write_string(s, out);
+        return Ok(());
+    }
+    // Not made yet: encoded here from the characters (reading only).
+    // SAFETY: per the caller.
+    match unsafe { capi::write_encoded(obj, out) } {
+        true => Ok(()),
+        false => Err(GaveUp),
+    }
 }

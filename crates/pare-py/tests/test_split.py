@@ -4,6 +4,7 @@ whatever the helper meets: types it gives up on, errors in its half, and Python 
 ``default=`` hook) that changes its half while the first half is written."""
 from __future__ import annotations
 
+import datetime
 import enum
 import json
 import sys
@@ -73,19 +74,45 @@ class MyStr(str):
 
 @pytest.mark.parametrize(
     "odd",
-    [MyStr("sub"), Colour.RED, 2**70, -(2**64), "fresh é " + "x" * 3, {"k": MyStr("v")}, (1, [2, {"deep": 2**65}])],
-    ids=["str-subclass", "int-enum", "big-int", "big-negative-int", "non-ascii", "subclass-in-dict", "deep-big-int"],
+    [MyStr("sub"), Colour.RED, 2**70, -(2**64), {"k": MyStr("v")}, (1, [2, {"deep": 2**65}])],
+    ids=["str-subclass", "int-enum", "big-int", "big-negative-int", "subclass-in-dict", "deep-big-int"],
 )
 def test_what_the_helper_gives_up_on_in_its_half_is_written_by_the_caller(odd):
     items = records(3000)
-    # Strings made now, so CPython has not made their UTF-8 yet (the helper cannot read it).
-    if isinstance(odd, str) and type(odd) is str:
-        odd = "".join(["fresh é ", "x" * 3])
     items[2500]["odd"] = odd
     value = {"items": items}
     text, parts = dumps_counting(value)
     assert text == reference(value)
     assert parts == 0, "the helper's only part held a type it does not read"
+
+
+def test_strings_whose_utf8_cpython_has_not_made_are_encoded_on_both_threads():
+    # Made now, by join: CPython makes a str's UTF-8 only when asked, and pare does not ask.
+    words = ["".join(["fresh ", c, str(i)]) for i, c in enumerate("é€😀\u2028ÿ" * 600)]
+    items = records(3000)
+    for i, w in enumerate(words):
+        items[i]["word"] = w
+        items[i][w] = i  # as keys too
+    value = {"items": items}
+    text, parts = dumps_counting(value)
+    assert text == reference(value)
+    assert parts == 1, "non-ASCII strings should not stop the helper"
+
+
+def test_a_lone_surrogate_in_the_helpers_half_is_refused_with_its_place():
+    items = records(3000)
+    items[2700]["name"] = "bad \ud800 text"
+    with pytest.raises(ValueError, match=r"a str at \$\.items\[2700\]\.name is not Unicode text"):
+        pare.dumps({"items": items})
+
+
+def test_a_rich_type_early_in_the_callers_half_stops_the_helper_and_all_is_written():
+    items = records(3000)
+    items[3]["when"] = datetime.datetime(2026, 11, 27, 12, 0, tzinfo=datetime.timezone.utc)
+    value = {"items": items}
+    text, parts = dumps_counting(value)
+    assert text == reference(value, default=lambda o: o.isoformat())
+    assert parts == 0, "Python code ran (isoformat) before the helper's part was reached"
 
 
 def test_a_default_hook_that_changes_the_helpers_half_is_seen_as_one_thread_sees_it():
@@ -178,8 +205,16 @@ def test_keys_the_helper_caches_escaped_long_and_non_ascii_are_written_right():
     keys = ['q"uote', "back\\slash", "tab\there", "é-accent", "long-" + "k" * 60, "ctl\x01"]
     items = [{k + str(i % 300): i for k in keys} for i in range(3000)]
     value = {"items": items}
-    first, _ = dumps_counting(value)
-    # The first call made CPython keep the non-ASCII keys' UTF-8: the helper reads it now.
+    first, first_parts = dumps_counting(value)
     second, parts = dumps_counting(value)
     assert first == second == reference(value)
-    assert parts == 1
+    assert first_parts == parts == 1
+
+
+def test_converting_a_non_ascii_str_leaves_it_without_a_utf8_copy():
+    # CPython's own UTF-8 call would keep a copy inside each string (and sys.getsizeof counts
+    # it); the per-version build encodes from the characters and changes nothing.
+    words = ["".join(["naïve ", str(i), " 東京 😀"]) for i in range(100)]
+    sizes = [sys.getsizeof(w) for w in words]
+    pare.dumps({"words": words, "by": {w: i for i, w in enumerate(words)}})
+    assert [sys.getsizeof(w) for w in words] == sizes
