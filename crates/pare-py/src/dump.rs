@@ -88,6 +88,20 @@ thread_local! {
 
 /// `obj` as compact JSON text; `default` is called for an object of no type this knows.
 pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    dump(obj, default).map(|d| d.text)
+}
+
+/// What [`dump`] wrote.
+pub struct Dumped {
+    pub text: String,
+    /// No object in the text repeats a key: every key was an exact `str` (a dict's keys
+    /// are distinct; a `str` subclass's `__eq__` can make two keys of one text), or came
+    /// from pydantic's JSON, whose repeats are caught ([`push_model_json`]).
+    pub keys_unique: bool,
+}
+
+/// [`to_json`], saying whether keys may repeat.
+pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
     let guess = LAST_LEN.with(Cell::get);
     let keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     let mut d = Dumper {
@@ -102,13 +116,17 @@ pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> Py
         // SAFETY: `obj` is live (the caller's), the GIL is held, and the `Dumper` keeps to
         // `split`'s rules: it stops the helper (`quiesce`) before anything but reading.
         helper: unsafe { Helper::start(obj.as_ptr()) },
+        keys_unique: true,
     };
     let result = d.value(obj.as_ptr(), 0);
     d.quiesce();
     LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
     KEY_CACHE.with(|c| c.set(Some(d.keys)));
     match result {
-        Ok(()) => Ok(d.out),
+        Ok(()) => Ok(Dumped {
+            text: d.out,
+            keys_unique: d.keys_unique,
+        }),
         Err(e) => {
             let FailedAt { kind, mut path } = *e.0;
             path.reverse();
@@ -237,6 +255,8 @@ struct Dumper<'a, 'py> {
     python_ran: u64,
     /// The thread writing the second half of the root's long lists, while it may.
     helper: Option<Helper>,
+    /// Every key so far was an exact `str` ([`Dumped::keys_unique`]).
+    keys_unique: bool,
 }
 
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
@@ -441,6 +461,9 @@ impl Dumper<'_, '_> {
         if !is_str {
             self.quiesce();
             return Err(self.bad_key(key));
+        }
+        if unsafe { ffi::Py_TYPE(key) } != &raw mut ffi::PyUnicode_Type {
+            self.keys_unique = false;
         }
         let start = self.out.len();
         if unsafe { self.string(key) }.is_err() {

@@ -77,7 +77,7 @@ pub fn encode(
     let tok = policy::tokenizer(tokenizer)?;
     let given = match Given::read(value, default)? {
         // A Python value's text is already its compact JSON (what `render` would write).
-        Given::Dumped(text) if format == pare::encode::Format::Json => return Ok(text),
+        Given::Dumped(text, _) if format == pare::encode::Format::Json => return Ok(text),
         given => given,
     };
     let value = value_of(py, &given)?;

@@ -91,8 +91,9 @@ impl PyPolicy {
 pub enum Given {
     /// Shared, so that `Shaped` can count the input's tokens later without a second copy.
     Text(Arc<str>),
-    /// The text of a Python value.
-    Dumped(String),
+    /// The text of a Python value, and whether no object in it can repeat a key (every
+    /// key an exact `str`: a `str` subclass may make two keys of one text).
+    Dumped(String, bool),
 }
 
 impl Given {
@@ -115,7 +116,8 @@ impl Given {
                 .map(|t| Given::Text(t.into()))
                 .map_err(|e| errors::not_utf8(obj.py(), e.valid_up_to()));
         }
-        dump::to_json(obj, default).map(Given::Dumped)
+        let dumped = dump::dump(obj, default)?;
+        Ok(Given::Dumped(dumped.text, dumped.keys_unique))
     }
 
     /// The engine's input: JSON text either way.
@@ -123,10 +125,15 @@ impl Given {
         Input::Json(self.text())
     }
 
+    /// The engine may take the text as the door's own ([`pare::Request::written_by_door`]).
+    pub fn written_by_door(&self) -> bool {
+        matches!(self, Given::Dumped(_, true))
+    }
+
     pub fn text(&self) -> &str {
         match self {
             Given::Text(t) => t,
-            Given::Dumped(t) => t,
+            Given::Dumped(t, _) => t,
         }
     }
 }
@@ -226,8 +233,9 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn request<'a>(&'a self, input: Input<'a>, policy: &'a pare::Policy) -> Request<'a> {
+    pub fn request<'a>(&'a self, given: &'a Given, policy: &'a pare::Policy) -> Request<'a> {
         Request {
+            written_by_door: given.written_by_door(),
             level: self.level.as_deref(),
             params: &self.params,
             format: self.format,
@@ -239,7 +247,7 @@ impl Options {
             fields: self.fields.as_ref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
-            ..Request::new(input, policy)
+            ..Request::new(given.input(), policy)
         }
     }
 
@@ -358,7 +366,7 @@ impl PyPolicy {
         let source = match &given {
             _ if budget.is_some() => None,
             Given::Text(t) => Some(Source::Text(t.clone())),
-            Given::Dumped(_) => Some(Source::Object(
+            Given::Dumped(..) => Some(Source::Object(
                 value.clone().unbind(),
                 default.map(|d| d.clone().unbind()),
             )),
@@ -519,7 +527,7 @@ impl PyPolicy {
         let policy = &*self.policy;
         let shaped = py
             .detach(|| {
-                let mut request = opts.request(given.input(), policy);
+                let mut request = opts.request(&given, policy);
                 request.measure = false;
                 respond(request).map(|r| r.shaped)
             })
@@ -565,7 +573,7 @@ fn respond_pages(
     given: Given,
     all: bool,
 ) -> Result<Vec<pare::Page>, pare::RespondError> {
-    let mut request = opts.request(given.input(), policy);
+    let mut request = opts.request(&given, policy);
     request.measure = false;
     // Only the pages are handed back: a policy the stream can do is written as it reads.
     request.want_value = false;

@@ -9,6 +9,7 @@ import enum
 import json
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -218,3 +219,42 @@ def test_converting_a_non_ascii_str_leaves_it_without_a_utf8_copy():
     sizes = [sys.getsizeof(w) for w in words]
     pare.dumps({"words": words, "by": {w: i for i, w in enumerate(words)}})
     assert [sys.getsizeof(w) for w in words] == sizes
+
+
+ENTITIES = Path(__file__).resolve().parents[3] / "examples" / "policies" / "entities.toml"
+
+
+@pytest.mark.parametrize("level", [None, "full"])
+def test_shape_of_a_megabyte_dict_read_on_two_threads_is_shape_of_its_text(level):
+    # Past 512 KB a dict's text is streamed on two threads without looking for repeated
+    # keys (Request::written_by_door); a text from elsewhere waits for 2 MB and looks.
+    policy = pare.Policy.from_file(ENTITIES)
+    value = {
+        "entities": [dict(r, created_at="2026-01-01", metadata={}, aliases=[]) for r in records(4000)],
+        "relationships": [{"from": i, "to": i + 1, "relationship_type": None if i % 5 else "uses",
+                           "created_at": "x", "version": 2} for i in range(4000)],
+        "total": 4000,
+    }
+    text = json.dumps(value)
+    assert len(text) > 1_000_000
+    kw = {} if level is None else {"level": level}
+    assert policy.shape(value, **kw).text == policy.shape(text, **kw).text
+
+
+class SameTextKey(str):
+    """Two of these with one text are two keys of one dict."""
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return self is other
+
+
+def test_regression_keys_of_one_text_from_a_str_subclass_are_not_taken_as_unique():
+    policy = pare.Policy.builtin()
+    d = {SameTextKey("a"): 1, SameTextKey("a"): 2, "b": [1, 2]}
+    assert len(d) == 3
+    text = json.dumps(d, separators=(",", ":"))
+    assert text == '{"a":1,"a":2,"b":[1,2]}'
+    # As the text is read: the last "a" wins, as `pare compact` gives it.
+    assert policy.shape(d).text == policy.shape(text).text == '{"a":2,"b":[1,2]}'

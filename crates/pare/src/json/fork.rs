@@ -30,6 +30,11 @@ use crate::value::Value;
 /// microseconds, parsing a megabyte about two milliseconds.
 pub(super) const MIN_BYTES: usize = 1 << 21;
 
+/// The same for a text a door wrote in a long-lived process (a binding's `dict`): there a
+/// thread starts cheaply, and a megabyte's stream took a fifth less on two (measured in
+/// the Python package; in a fresh `pare` process it took more, hence [`MIN_BYTES`]).
+pub(super) const WARM_MIN_BYTES: usize = 1 << 19;
+
 /// The helper stops offering when the main parser is this close to its last offer.
 const MIN_SEGMENT: usize = 1 << 18;
 
@@ -107,7 +112,7 @@ impl Offers {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     Parse,
-    Stream { note_items: bool },
+    Stream { note_items: bool, keys_unique: bool },
 }
 
 /// How the helper reads elements: the depth budget, what to leave out, and what to make.
@@ -153,14 +158,17 @@ pub(super) fn stream_with_help<T>(
     text: &str,
     start: usize,
     omit: &Omit,
-    note_items: bool,
+    (note_items, keys_unique): (bool, bool),
     main: impl FnOnce(&Offers) -> T,
 ) -> T {
     let target = start + (text.len() - start) / 2;
     let job = Job {
         max_depth: super::MAX_DEPTH,
         omit: Some(omit),
-        mode: Mode::Stream { note_items },
+        mode: Mode::Stream {
+            note_items,
+            keys_unique,
+        },
     };
     with_help(text, start, target, job, main)
 }
@@ -288,8 +296,13 @@ fn elements(text: &str, at: usize, stop: Option<usize>, offers: &Offers, job: Jo
         omit,
         mode,
     } = job;
-    if let Mode::Stream { note_items } = mode {
-        return super::stream::elements(text, at, stop, (max_depth, note_items), offers, omit?);
+    if let Mode::Stream {
+        note_items,
+        keys_unique,
+    } = mode
+    {
+        let how = (max_depth, note_items, keys_unique);
+        return super::stream::elements(text, at, stop, how, offers, omit?);
     }
     let mut p = Parser::new(text, at, max_depth, None, omit);
     let mut values = Vec::new();

@@ -39,7 +39,7 @@ pub use parse::{
     parse_with_max_depth,
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
-pub(crate) use stream::{Streamed, compact_omitting};
+pub(crate) use stream::{Known, Streamed, compact_omitting};
 pub use write::{push_escape, to_compact, to_pretty, write_compact, write_pretty, write_string};
 pub(crate) use written::Written;
 

@@ -57,6 +57,33 @@ pub(crate) struct Streamed {
     pub selectors_hit: Vec<usize>,
 }
 
+/// What the caller knows of the text it hands [`compact_omitting`].
+#[derive(Clone, Copy)]
+pub(crate) struct Known {
+    /// No object in it repeats a key (a door wrote it from its own map objects): the
+    /// stream does not look. Were one repeated, it would be written twice.
+    pub keys_unique: bool,
+    /// Texts from this long are read on two threads.
+    pub fork_from: usize,
+}
+
+impl Known {
+    /// Any text, in any process: repeated keys are looked for (and stop the stream), and
+    /// two threads start at [`fork::MIN_BYTES`].
+    pub(crate) const NOTHING: Known = Known {
+        keys_unique: false,
+        fork_from: fork::MIN_BYTES,
+    };
+
+    /// Text a door wrote from its own objects in a long-lived process
+    /// ([`crate::Request::written_by_door`]): no repeated keys, and two threads from
+    /// [`fork::WARM_MIN_BYTES`] (a thread is cheap to start once a process is warm).
+    pub(crate) const WRITTEN_BY_DOOR: Known = Known {
+        keys_unique: true,
+        fork_from: fork::WARM_MIN_BYTES,
+    };
+}
+
 /// `text` as compact JSON, less the members `omit` leaves out, with `lists`' ops applied to
 /// the lists they name; `None` when the parser must read the text instead (see the module
 /// docs).
@@ -64,17 +91,19 @@ pub(crate) fn compact_omitting(
     text: &str,
     omit: &Omit,
     lists: Option<&dyn ListHooks>,
+    known: Known,
 ) -> Option<Streamed> {
     let start = after_bom(text);
+    let unique = known.keys_unique;
     let document = |offers: Option<&Offers>| match lists {
-        Some(lists) => document::<true>(text, start, offers, omit, Some(lists)),
-        None => document::<false>(text, start, offers, omit, None),
+        Some(lists) => document::<true>(text, start, offers, omit, Some(lists), unique),
+        None => document::<false>(text, start, offers, omit, None, unique),
     };
     // A large text on two threads, as the parser reads one (see [`super::fork`]).
     // A helper writes elements before it knows whose they are: not with scoped tests.
-    if text.len() >= fork::MIN_BYTES && !omit.scoped() && crate::has_second_core() {
+    if text.len() >= known.fork_from && !omit.scoped() && crate::has_second_core() {
         let note_items = lists.is_some();
-        fork::stream_with_help(text, start, omit, note_items, |offers| {
+        fork::stream_with_help(text, start, omit, (note_items, unique), |offers| {
             document(Some(offers))
         })
     } else {
@@ -90,10 +119,12 @@ fn document<const LISTS: bool>(
     offers: Option<&Offers>,
     omit: &Omit,
     lists: Option<&dyn ListHooks>,
+    keys_unique: bool,
 ) -> Option<Streamed> {
     // Compact output is at most about as long as the text: one buffer of that size, never
     // copied as it grows.
     let mut s = Stream::<LISTS>::new(text, start, super::MAX_DEPTH, offers, omit, text.len());
+    s.keys_unique = keys_unique;
     s.lists = lists;
     s.node = lists.map(|_| ROOT);
     s.reached = vec![false; lists.map_or(0, |l| l.nodes())];
@@ -115,13 +146,14 @@ pub(super) fn elements(
     text: &str,
     at: usize,
     stop: Option<usize>,
-    (max_depth, note_items): (usize, bool),
+    (max_depth, note_items, keys_unique): (usize, bool, bool),
     offers: &Offers,
     omit: &Omit,
 ) -> Option<Tail> {
+    let depth = (max_depth, keys_unique);
     match note_items {
-        true => elements_noting::<true>(text, at, stop, max_depth, offers, omit),
-        false => elements_noting::<false>(text, at, stop, max_depth, offers, omit),
+        true => elements_noting::<true>(text, at, stop, depth, offers, omit),
+        false => elements_noting::<false>(text, at, stop, depth, offers, omit),
     }
 }
 
@@ -129,13 +161,14 @@ fn elements_noting<const LISTS: bool>(
     text: &str,
     at: usize,
     stop: Option<usize>,
-    max_depth: usize,
+    (max_depth, keys_unique): (usize, bool),
     offers: &Offers,
     omit: &Omit,
 ) -> Option<Tail> {
     // At most as long as the text they come from (see above).
     let capacity = stop.unwrap_or(text.len()) - at;
     let mut s = Stream::<LISTS>::new(text, at, max_depth, None, omit, capacity);
+    s.keys_unique = keys_unique;
     // Its elements may be a list's items: noted, for the main stream to use if so.
     if LISTS {
         s.item_depth = max_depth.checked_sub(1);
@@ -185,6 +218,8 @@ struct Stream<'a, const LISTS: bool> {
     written: Written,
     /// The noted list's leading hoist, decided item by item.
     narrowing: Option<Box<dyn Narrow + 'a>>,
+    /// No object repeats a key ([`Known::keys_unique`]): not looked for.
+    keys_unique: bool,
 }
 
 /// A member an object kept, where it was written (after its comma, if any): its key at
@@ -250,6 +285,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             item_depth: None,
             written: Written::default(),
             narrowing: None,
+            keys_unique: false,
         }
     }
 
@@ -667,7 +703,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         } else {
             Cow::Owned(self.p.string_slow(open, end)?.into_string())
         };
-        if seen.repeats(&key, &self.keys[base..]) {
+        if !self.keys_unique && seen.repeats(&key, &self.keys[base..]) {
             return Err(Stop);
         }
         self.keys.push(key);

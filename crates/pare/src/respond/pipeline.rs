@@ -262,7 +262,11 @@ fn stream(
     };
     let streaming = Instant::now();
     let lists = lists.as_ref().map(|l| l as &dyn json::ListHooks);
-    let streamed = json::compact_omitting(t, &plan.omit, lists)?;
+    let known = match req.written_by_door {
+        true => json::Known::WRITTEN_BY_DOOR,
+        false => json::Known::NOTHING,
+    };
+    let streamed = json::compact_omitting(t, &plan.omit, lists, known)?;
     let stages = Cell::new(Stages {
         parse: streaming.elapsed(),
         ..Stages::default()

@@ -138,7 +138,8 @@ impl<'a> Incremental<'a> {
             return Ok(None);
         }
         // Nothing left out yet: what an empty array leaves out, counted per op.
-        let Some(empty) = json::compact_omitting("[]", &plan.omit, None) else {
+        let Some(empty) = json::compact_omitting("[]", &plan.omit, None, json::Known::NOTHING)
+        else {
             return Ok(None);
         };
         let omitted = empty.omitted;
@@ -213,7 +214,8 @@ impl<'a> Incremental<'a> {
         self.wrapped.push_str(items);
         self.wrapped.push(']');
         let omit = &self.plan.omit;
-        let streamed = match json::compact_omitting(&self.wrapped, omit, None) {
+        let streamed = match json::compact_omitting(&self.wrapped, omit, None, json::Known::NOTHING)
+        {
             Some(s) if !s.omitted.undecided => s,
             // A repeated key (or a fault): the parser reads these items, and its value (each
             // key once) is written as the stream would write it.
@@ -238,7 +240,7 @@ impl<'a> Incremental<'a> {
                     }
                 }
                 let canonical = json::to_compact(&parsed.value);
-                json::compact_omitting(&canonical, omit, None)
+                json::compact_omitting(&canonical, omit, None, json::Known::NOTHING)
                     .filter(|s| !s.omitted.undecided)
                     .ok_or_else(|| {
                         self.items.error(
