@@ -4,8 +4,9 @@
 //! The default build is for one CPython version (`cp311`, `cp312`, …), and reads what
 //! CPython's own macros read: a compact ASCII `str`'s characters right after its header
 //! (they are its UTF-8), a compact `str`'s cached UTF-8, a list's or tuple's item array,
-//! a float's value, reference counts in place. The `abi3` feature builds one wheel for
-//! CPython 3.10 and later instead; there each of these is a call into libpython.
+//! a float's value. The `abi3` feature builds one wheel for CPython 3.10 and later
+//! instead; there each of these is a call into libpython. (Reference counts need nothing
+//! here: PyO3's `Py_INCREF` is inline in a per-version build.)
 //!
 //! Why: on the 1 MB entities dict those calls were about a sixth of `pare.dumps` (perf:
 //! `PyUnicode_AsUTF8AndSize` 4%, the `utf8` wrapper 2.4%, list and tuple item calls, the
@@ -255,18 +256,4 @@ pub unsafe fn float_value(obj: *mut ffi::PyObject) -> f64 {
     unsafe {
         ffi::PyFloat_AsDouble(obj)
     }
-}
-
-/// SAFETY (callers): `obj` is live and the GIL is held.
-#[inline(always)]
-pub unsafe fn incref(obj: *mut ffi::PyObject) {
-    // SAFETY: per the caller. `Py_INCREF` is inline in a per-version build.
-    unsafe { ffi::Py_INCREF(obj) }
-}
-
-/// SAFETY (callers): the caller owns a reference to `obj` and the GIL is held.
-#[inline(always)]
-pub unsafe fn decref(obj: *mut ffi::PyObject) {
-    // SAFETY: per the caller.
-    unsafe { ffi::Py_DECREF(obj) }
 }

@@ -341,8 +341,9 @@ struct Held(*mut ffi::PyObject);
 impl Held {
     /// SAFETY (callers): `obj` is a live object.
     unsafe fn new(obj: *mut ffi::PyObject) -> Held {
-        // SAFETY: live per the caller; the GIL is held (a `Dumper` has a `Python`).
-        unsafe { capi::incref(obj) };
+        // SAFETY: live per the caller; the GIL is held (a `Dumper` has a `Python`). Inline
+        // in a per-version build, a call in abi3.
+        unsafe { ffi::Py_INCREF(obj) };
         Held(obj)
     }
 }
@@ -350,7 +351,7 @@ impl Held {
 impl Drop for Held {
     fn drop(&mut self) {
         // SAFETY: `new` took this reference; the GIL is held for the whole conversion.
-        unsafe { capi::decref(self.0) };
+        unsafe { ffi::Py_DECREF(self.0) };
     }
 }
 
@@ -392,20 +393,13 @@ impl Dumper<'_, '_> {
 
     /// SAFETY (callers): `obj` is a live `str` (or subclass).
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
-        // SAFETY: a live `str` per the caller; CPython's UTF-8 of it, owned by it.
-        let s = match unsafe { capi::utf8_in_place(obj) } {
-            Some((data, len)) => unsafe {
-                std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len))
-            },
-            None => {
-                if unsafe { capi::write_encoded(obj, &mut self.out) } {
-                    return Ok(());
-                }
-                // CPython makes (and keeps) the UTF-8 now: a change the helper must not see.
-                self.quiesce();
-                unsafe { utf8(self.py, obj) }?
-            }
-        };
+        // SAFETY: a live `str` per the caller.
+        if unsafe { write_str_reading_only(obj, &mut self.out) } {
+            return Ok(());
+        }
+        // CPython makes (and keeps) the UTF-8 now: a change the helper must not see.
+        self.quiesce();
+        let s = unsafe { utf8(self.py, obj) }?;
         write_string(s, &mut self.out);
         Ok(())
     }
@@ -481,9 +475,9 @@ impl Dumper<'_, '_> {
             // `str`, whose freeing runs no Python code), and takes one on the new key.
             unsafe {
                 if !slot.key.is_null() {
-                    capi::decref(slot.key);
+                    ffi::Py_DECREF(slot.key);
                 }
-                capi::incref(key);
+                ffi::Py_INCREF(key);
             }
             slot.remember(key, written.as_bytes());
         }
@@ -941,6 +935,24 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// A `str` as a JSON string from what CPython holds, changing nothing (so on either
+/// thread, see `split`): its UTF-8 in place, or encoded from its characters. `false`
+/// (nothing written): ask CPython (`PyUnicode_AsUTF8AndSize`), as the abi3 build always
+/// does.
+///
+/// SAFETY (callers): `obj` is a live `str` (or subclass).
+#[inline]
+pub(crate) unsafe fn write_str_reading_only(obj: *mut ffi::PyObject, out: &mut String) -> bool {
+    // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
+    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
+        let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
+        write_string(s, out);
+        return true;
+    }
+    // SAFETY: per the caller.
+    unsafe { capi::write_encoded(obj, out) }
 }
 
 /// Keyword arguments for a pydantic call, made once per text (kept in `kept`): `by_alias=True`,

@@ -12,7 +12,7 @@
 //!
 //! - the helper only *reads*: exact `dict`/`list`/`tuple`/`str`/`int`/`float`, `None`,
 //!   `True`, `False`, with a `str`'s UTF-8 read in place or encoded from its characters
-//!   ([`capi::utf8_in_place`], [`capi::write_encoded`]); it makes no Python call that
+//!   ([`crate::dump::write_str_reading_only`]); it makes no Python call that
 //!   allocates, raises, or touches a thread state, and takes no references. Anything else
 //!   (a subclass, a rich type, an `int` past 64 bits, NaN, a lone surrogate, too deep)
 //!   gives up on that part, which the caller then writes itself, as it would have;
@@ -42,7 +42,7 @@ use std::thread::JoinHandle;
 use pyo3::ffi;
 
 use crate::capi;
-use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_string};
+use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_str_reading_only};
 
 /// The helper is started only when its half is estimated at this many bytes or more: a
 /// thread costs tens of microseconds to start, about what writing 64 KB takes.
@@ -380,15 +380,8 @@ unsafe fn write_key(
 
 /// SAFETY (callers): `obj` is a live `str`, per the module comment's rules.
 unsafe fn write_str(obj: *mut ffi::PyObject, out: &mut String) -> Result<(), GaveUp> {
-    // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
-    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
-        let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
-        write_string(s, out);
-        return Ok(());
-    }
-    // Not made yet: encoded here from the characters (reading only).
     // SAFETY: per the caller.
-    match unsafe { capi::write_encoded(obj, out) } {
+    match unsafe { write_str_reading_only(obj, out) } {
         true => Ok(()),
         false => Err(GaveUp),
     }

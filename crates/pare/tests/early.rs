@@ -305,25 +305,29 @@ fn a_dropped_member_is_counted_as_it_was_not_as_pruned_inside() {
     check_everywhere(r#"{"metadata":{"x":null},"b":{"metadata":{}},"c":[{"metadata":null}]}"#);
 }
 
+/// Entity `i` of the large texts below: internal fields, nulls and empties to leave out,
+/// some inside a member that is dropped.
+fn entity(i: usize) -> String {
+    format!(
+        r#"{{"id":"e{i}","type":"System","name":"n{i}","owner":null,"tags":[],"created_at":"2024","metadata":{{"_s":null,"k":[{{"created_at":1,"x":null}}]}},"props":{{"a":null,"b":"{}"}}}}"#,
+        if i.is_multiple_of(3) { "" } else { "v" }
+    )
+}
+
+/// Relationship `i` of the large texts below, of seven types.
+fn relationship(i: usize) -> String {
+    format!(
+        r#"{{"type":"T{}","from":"e{i}","created_at":null,"w":{i}}}"#,
+        i % 7
+    )
+}
+
 /// A text over the parser's two-thread size: the helper's elements are left out of as the
 /// main parser's are, also inside a dropped member, where the main parser turns them down.
 #[test]
 fn a_large_text_parsed_on_two_threads() {
-    let entity = |i: usize| {
-        format!(
-            r#"{{"id":"e{i}","type":"System","name":"n{i}","owner":null,"tags":[],"created_at":"2024","metadata":{{"_s":null,"k":[{{"created_at":1,"x":null}}]}},"props":{{"a":null,"b":"{}"}}}}"#,
-            if i.is_multiple_of(3) { "" } else { "v" }
-        )
-    };
     let entities: Vec<String> = (0..12_000).map(entity).collect();
-    let relationships: Vec<String> = (0..6_000)
-        .map(|i| {
-            format!(
-                r#"{{"type":"T{}","from":"e{i}","created_at":null,"w":{i}}}"#,
-                i % 7
-            )
-        })
-        .collect();
+    let relationships: Vec<String> = (0..6_000).map(relationship).collect();
     let text = format!(
         "{{\"entities\": [\n{}\n], \"relationships\": [\n{}\n], \"metadata\": {{\"big\": [\n{}\n]}}}}",
         entities.join(",\n"),
@@ -358,21 +362,8 @@ fn a_large_text_parsed_on_two_threads() {
 /// and 2 MB, where only the door's text is read on two threads.
 #[test]
 fn a_doors_own_text_over_512_kb_streams_on_two_threads_as_any_text_does() {
-    let entity = |i: usize| {
-        format!(
-            r#"{{"id":"e{i}","type":"System","name":"n{i} é","owner":null,"tags":[],"created_at":"2024","metadata":{{"k":[{{"created_at":1,"x":null}}]}},"props":{{"a":null,"b":"{}"}}}}"#,
-            if i.is_multiple_of(3) { "" } else { "v" }
-        )
-    };
     let entities: Vec<String> = (0..4_000).map(entity).collect();
-    let relationships: Vec<String> = (0..3_000)
-        .map(|i| {
-            format!(
-                r#"{{"type":"T{}","from":"e{i}","created_at":null,"w":{i}}}"#,
-                i % 7
-            )
-        })
-        .collect();
+    let relationships: Vec<String> = (0..3_000).map(relationship).collect();
     let text = format!(
         r#"{{"entities":[{}],"relationships":[{}],"total":4000}}"#,
         entities.join(","),
