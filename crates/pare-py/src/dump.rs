@@ -48,6 +48,10 @@ use crate::capi;
 use crate::convert::float_number;
 use crate::split::Helper;
 
+pub(crate) mod omitting;
+use omitting::Leaving;
+pub use omitting::written_omitting;
+
 /// A finite float as Python's `repr` writes it. zmij writes the same shortest digits, and
 /// in the same form from 1e-4 up (positional below 1e16, then `1e+16`; `-0.0`, `1.0`); below
 /// 1e-4 Python writes an exponent of at least two digits (`1e-07`, `1.5e-05`) where zmij
@@ -102,6 +106,37 @@ pub struct Dumped {
 
 /// [`to_json`], saying whether keys may repeat.
 pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
+    match dump_with(obj, default, None)? {
+        Some((dumped, _)) => Ok(dumped),
+        None => unreachable!("only a dump that leaves members out gives up"),
+    }
+}
+
+/// `obj` written with what `omitting` leaves out already left out ([`omitting`]), and the
+/// counts of it; `None` when the text must be written whole instead (a key that is a `str`
+/// subclass, or pydantic JSON the engine cannot read).
+pub fn dump_omitting(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+    omitting: pare::respond::Omitting,
+) -> PyResult<Option<(String, pare::respond::Omitting)>> {
+    Ok(
+        match dump_with(obj, default, Some(Leaving::new(omitting)))? {
+            Some((dumped, Some(leaving))) if dumped.keys_unique => {
+                omitting::note_written();
+                Some((dumped.text, leaving.omitting))
+            }
+            _ => None,
+        },
+    )
+}
+
+/// [`dump`], or with `omitting` [`dump_omitting`]: `None` when that gave up.
+fn dump_with(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+    omitting: Option<Leaving>,
+) -> PyResult<Option<(Dumped, Option<Leaving>)>> {
     let guess = LAST_LEN.with(Cell::get);
     let keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     let mut d = Dumper {
@@ -114,19 +149,25 @@ pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyRes
         to_json_kwargs: None,
         python_ran: 0,
         // SAFETY: `obj` is live (the caller's), the GIL is held, and the `Dumper` keeps to
-        // `split`'s rules: it stops the helper (`quiesce`) before anything but reading.
-        helper: unsafe { Helper::start(obj.as_ptr()) },
+        // `split`'s rules: it stops the helper (`quiesce`) before anything but reading. A
+        // helper leaves out what the caller would.
+        helper: unsafe { Helper::start(obj.as_ptr(), omitting.as_ref()) },
         keys_unique: true,
+        omitting,
     };
     let result = d.value(obj.as_ptr(), 0);
     d.quiesce();
     LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
     KEY_CACHE.with(|c| c.set(Some(d.keys)));
     match result {
-        Ok(()) => Ok(Dumped {
-            text: d.out,
-            keys_unique: d.keys_unique,
-        }),
+        Ok(()) => Ok(Some((
+            Dumped {
+                text: d.out,
+                keys_unique: d.keys_unique,
+            },
+            d.omitting,
+        ))),
+        Err(e) if matches!(e.kind, Failure::GiveUp) => Ok(None),
         Err(e) => {
             let FailedAt { kind, mut path } = *e.0;
             path.reverse();
@@ -136,6 +177,7 @@ pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyRes
                 Failure::Value(m) => PyValueError::new_err(m.replace("{at}", &at)),
                 Failure::Python(err) => err,
                 Failure::Default(err) => from_default(obj.py(), err, &at),
+                Failure::GiveUp => unreachable!("matched above"),
             })
         }
     }
@@ -201,6 +243,9 @@ enum Failure {
     Python(PyErr),
     /// The caller's `default=` raised.
     Default(PyErr),
+    /// Members cannot be left out as the text is written ([`dump_omitting`]): it is
+    /// written whole instead.
+    GiveUp,
 }
 
 impl From<PyErr> for Failed {
@@ -257,6 +302,9 @@ struct Dumper<'a, 'py> {
     helper: Option<Helper>,
     /// Every key so far was an exact `str` ([`Dumped::keys_unique`]).
     keys_unique: bool,
+    /// What the request leaves out as members are written ([`omitting`]); `None` when it
+    /// leaves nothing out, and inside a member it drops.
+    omitting: Option<Leaving>,
 }
 
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
@@ -283,12 +331,15 @@ pub(crate) struct KeySlot {
     pub(crate) key: *mut ffi::PyObject,
     len: u8,
     bytes: [u8; KEY_BYTES],
+    /// What the request of text `epoch` decides of the key ([`omitting::Leaving::mark`]).
+    pub(crate) mark: Option<(u32, pare::respond::Mark)>,
 }
 
 impl KeySlot {
     /// Keep `written` (a key's text, quoted, with its colon: at most `KEY_BYTES`) as `key`'s.
     pub(crate) fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
         self.key = key;
+        self.mark = None;
         self.len = written.len() as u8;
         self.bytes[..written.len()].copy_from_slice(written);
     }
@@ -316,6 +367,7 @@ impl KeyCache {
             key: std::ptr::null_mut(),
             len: 0,
             bytes: [0; KEY_BYTES],
+            mark: None,
         };
         // One box, the slots in it: a lookup is one load from the `Dumper`'s pointer.
         Box::new(KeyCache {
@@ -413,21 +465,31 @@ impl Dumper<'_, '_> {
         let mut key: *mut ffi::PyObject = std::ptr::null_mut();
         let mut value: *mut ffi::PyObject = std::ptr::null_mut();
         self.out.push('{');
-        let mut first = true;
+        let mut kept = 0usize;
         // SAFETY: the dict is held; `PyDict_Next` hands out borrowed references that stay
         // valid until the dict changes, and it only changes if Python code runs, after
         // which the size is checked (as `dict` iteration does).
         while unsafe { ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) } != 0 {
-            if !first {
+            let member = self.out.len();
+            if kept > 0 {
                 self.out.push(',');
             }
-            first = false;
+            let key_at = self.out.len();
             unsafe { self.key(key) }?;
             let ran = self.python_ran;
-            if let Err(mut e) = self.value(value, depth + 1) {
-                self.quiesce();
-                e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
-                return Err(e);
+            let written = match self.omitting {
+                None => self.value(value, depth + 1).map(|()| true),
+                Some(_) => {
+                    self.member_omitting(member, (key_at, Some(key)), |d| d.value(value, depth + 1))
+                }
+            };
+            match written {
+                Ok(stays) => kept += usize::from(stays),
+                Err(mut e) => {
+                    self.quiesce();
+                    e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
+                    return Err(e);
+                }
             }
             if self.python_ran != ran && unsafe { ffi::PyDict_Size(obj) } != size {
                 return Err(failed(Failure::Python(PyRuntimeError::new_err(
@@ -519,7 +581,9 @@ impl Dumper<'_, '_> {
             if i > 0 {
                 self.out.push(',');
             }
-            if let Some((text, end)) = self.helper.as_mut().and_then(|h| h.take(obj, i)) {
+            if let Some((text, end, leaving)) = self.helper.as_mut().and_then(|h| h.take(obj, i))
+                && self.take_leaving(leaving)
+            {
                 self.out.push_str(&text);
                 i = end;
                 continue;
@@ -599,7 +663,10 @@ impl Dumper<'_, '_> {
                 .strip_prefix(b"[")
                 .and_then(|b| b.strip_suffix(b"]"))
                 .ok_or_else(|| failed(Failure::Value("pydantic wrote no list".into())))?;
-            push_model_json(inner, &mut self.out)
+            Ok(push_model_json(inner, &mut self.out)? && {
+                self.leave_out_of_written(start, true)?;
+                true
+            })
         })();
         let written = written.unwrap_or(false);
         if !written {
@@ -742,20 +809,30 @@ impl Dumper<'_, '_> {
                 too_deep(depth)?;
                 let fields = rich_types(py)?.fields.bind(py).call1((obj,))?;
                 self.out.push('{');
-                let mut first = true;
+                let mut kept = 0usize;
                 for f in fields.try_iter()? {
                     let name = f?.getattr("name")?;
                     let name = name.cast::<PyString>().map_err(PyErr::from)?;
-                    if !first {
+                    let member = self.out.len();
+                    if kept > 0 {
                         self.out.push(',');
                     }
-                    first = false;
+                    let key_at = self.out.len();
                     self.text(name)?;
                     self.out.push(':');
                     let v = obj.getattr(name)?;
-                    if let Err(mut e) = self.value(v.as_ptr(), depth + 1) {
-                        e.path.push(Step::Key(name.to_string()));
-                        return Err(e);
+                    let written = match self.omitting {
+                        None => self.value(v.as_ptr(), depth + 1).map(|()| true),
+                        Some(_) => self.member_omitting(member, (key_at, None), |d| {
+                            d.value(v.as_ptr(), depth + 1)
+                        }),
+                    };
+                    match written {
+                        Ok(stays) => kept += usize::from(stays),
+                        Err(mut e) => {
+                            e.path.push(Step::Key(name.to_string()));
+                            return Err(e);
+                        }
                     }
                 }
                 self.out.push('}');
@@ -765,7 +842,10 @@ impl Dumper<'_, '_> {
                     .get_type()
                     .getattr(pyo3::intern!(py, "__pydantic_serializer__"))?;
                 let json = self.serializer_json(&serializer, obj)?;
-                if !push_model_json(json.as_bytes(), &mut self.out)? {
+                let start = self.out.len();
+                if push_model_json(json.as_bytes(), &mut self.out)? {
+                    self.leave_out_of_written(start, false)?;
+                } else {
                     self.model_dump(obj, depth)?;
                 }
             }

@@ -62,6 +62,14 @@ pub fn _helper_parts() -> u64 {
     crate::split::parts_taken()
 }
 
+/// How many values `Policy.shape` wrote with the members the request leaves out left out as
+/// they were written, on this thread since the last call (the tests' proof that the path
+/// ran; see `dump/omitting.rs`).
+#[pyfunction]
+pub fn _omitted_as_written() -> u64 {
+    crate::dump::written_omitting()
+}
+
 /// A value (or JSON text) as `json`, `pretty`, `toon` or `auto` (the cheapest lossless text
 /// by the tokenizer's count), as `pare encode` writes it (without the final newline).
 #[pyfunction]

@@ -234,8 +234,18 @@ pub struct Options {
 
 impl Options {
     pub fn request<'a>(&'a self, given: &'a Given, policy: &'a pare::Policy) -> Request<'a> {
+        self.request_for(given.input(), given.written_by_door(), policy)
+    }
+
+    /// [`Options::request`] for `input`.
+    fn request_for<'a>(
+        &'a self,
+        input: Input<'a>,
+        written_by_door: bool,
+        policy: &'a pare::Policy,
+    ) -> Request<'a> {
         Request {
-            written_by_door: given.written_by_door(),
+            written_by_door,
             level: self.level.as_deref(),
             params: &self.params,
             format: self.format,
@@ -247,7 +257,7 @@ impl Options {
             fields: self.fields.as_ref(),
             // As `pare compact` does, so the text is the same.
             hint: Hint::Flags,
-            ..Request::new(given.input(), policy)
+            ..Request::new(input, policy)
         }
     }
 
@@ -360,6 +370,12 @@ impl PyPolicy {
         let mut opts = self::options(level, params, format, tokenizer, budget, cursor, omitted)?;
         opts.query = query;
         opts.fields = self::fields(fields)?;
+        let policy = &*self.policy;
+        if let Some(page) = shape_omitting(py, &opts, policy, value, default)? {
+            let source =
+                Source::Object(value.clone().unbind(), default.map(|d| d.clone().unbind()));
+            return Ok(Shaped::new(page, Some(source), opts.tokenizer));
+        }
         let given = Given::read(value, default)?;
         // No budget: the engine counts nothing, and `tokens_before` is counted from this
         // when it is first read.
@@ -371,7 +387,6 @@ impl PyPolicy {
                 default.map(|d| d.clone().unbind()),
             )),
         };
-        let policy = &*self.policy;
         let mut pages = py
             .detach(|| respond_pages(&opts, policy, given, false))
             .map_err(|e| errors::respond_error(py, e))?;
@@ -563,6 +578,39 @@ impl PyPolicy {
             self.policy.default_level()
         )
     }
+}
+
+/// The page for a Python value (not text) whose members the request leaves out as they are
+/// written ([`dump::dump_omitting`]), when the engine's stream would do the request whole;
+/// `None`: write the text whole and [`respond_pages`] it.
+fn shape_omitting(
+    py: Python<'_>,
+    opts: &Options,
+    policy: &pare::Policy,
+    value: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<pare::Page>> {
+    if value.is_instance_of::<PyString>()
+        || value.is_instance_of::<PyBytes>()
+        || value.is_instance_of::<PyByteArray>()
+    {
+        return Ok(None);
+    }
+    let request = || Request {
+        measure: false,
+        want_value: false,
+        ..opts.request_for(Input::Json(""), true, policy)
+    };
+    let Some(omitting) =
+        pare::respond::Omitting::plan(&request()).map_err(|e| errors::respond_error(py, e))?
+    else {
+        return Ok(None);
+    };
+    let Some((text, omitting)) = dump::dump_omitting(value, default, omitting)? else {
+        return Ok(None);
+    };
+    let response = py.detach(|| pare::respond::respond_omitted(&request(), omitting, text));
+    Ok(response.map(|r| r.page))
 }
 
 /// The engine's pages for `given`: the first, or with `all` every one. The engine counts

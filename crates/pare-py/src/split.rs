@@ -42,6 +42,7 @@ use std::thread::JoinHandle;
 use pyo3::ffi;
 
 use crate::capi;
+use crate::dump::omitting::Leaving;
 use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_str_reading_only};
 
 /// The helper is started only when its half is estimated at this many bytes or more: a
@@ -71,27 +72,33 @@ struct Parts(Vec<Part>);
 // the helper is joined).
 unsafe impl Send for Parts {}
 
+/// A part's text, and what was left out of it when the text is written omitting.
+type PartText = (String, Option<Leaving>);
+
 /// A running helper: its parts in the order the caller meets them, and their texts as
 /// they come (`None`: the helper gave up on that part).
 pub struct Helper {
     parts: Vec<Part>,
     next: usize,
-    texts: mpsc::Receiver<Option<String>>,
+    texts: mpsc::Receiver<Option<PartText>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Helper {
-    /// Plan and start a helper for `root`, when it has lists long enough to be worth one.
+    /// Plan and start a helper for `root`, when it has lists long enough to be worth one;
+    /// `leaving`: what the text leaves out as it is written ([`crate::dump::omitting`]),
+    /// which the helper leaves out of its parts too.
     ///
     /// SAFETY (callers): `root` is live, the GIL is held, and the caller keeps to the
     /// module comment's rules until the helper is dropped.
-    pub unsafe fn start(root: *mut ffi::PyObject) -> Option<Helper> {
+    pub unsafe fn start(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Helper> {
         if cfg!(any(Py_LIMITED_API, Py_GIL_DISABLED, Py_3_14, PyPy, GraalPy)) {
             return None;
         }
         // SAFETY: per the caller; planning only reads.
-        let parts = unsafe { plan(root) }?;
+        let parts = unsafe { plan(root, leaving) }?;
+        let leaving = leaving.map(Leaving::fork);
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, texts) = mpsc::channel();
         let job = Parts(parts.clone());
@@ -107,10 +114,14 @@ impl Helper {
                         return;
                     }
                     let mut out = String::with_capacity(part.bytes + part.bytes / 8);
+                    // What this part leaves out is counted on its own: it counts only if
+                    // the caller takes the part.
+                    let mut left = leaving.as_ref().map(Leaving::fork);
+                    let written = (keys.as_mut(), &mut out, left.as_mut());
                     // SAFETY: the module comment's rules, kept by the caller.
-                    let text = unsafe { write_part(*part, &stopped, &mut keys, &mut out) }
+                    let text = unsafe { write_part(*part, &stopped, written) }
                         .ok()
-                        .map(|()| out);
+                        .map(|()| (out, left));
                     if tx.send(text).is_err() {
                         return;
                     }
@@ -126,21 +137,21 @@ impl Helper {
         })
     }
 
-    /// The helper's text for `list[i..]` and where it ends, when `list[i..]` is the next
-    /// part and the helper wrote it (waiting for it if need be).
+    /// The helper's text for `list[i..]`, where it ends, and what it left out, when
+    /// `list[i..]` is the next part and the helper wrote it (waiting for it if need be).
     pub fn take(
         &mut self,
         list: *mut ffi::PyObject,
         i: ffi::Py_ssize_t,
-    ) -> Option<(String, ffi::Py_ssize_t)> {
+    ) -> Option<(String, ffi::Py_ssize_t, Option<Leaving>)> {
         let part = self.parts.get(self.next)?;
         if part.list != list || part.from != i {
             return None;
         }
         self.next += 1;
-        let text = self.texts.recv().ok()??;
+        let (text, leaving) = self.texts.recv().ok()??;
         TAKEN.with(|n| n.set(n.get() + 1));
-        Some((text, part.to))
+        Some((text, part.to, leaving))
     }
 }
 
@@ -166,10 +177,13 @@ impl Drop for Helper {
 }
 
 /// The parts worth a helper: the second half of the root list, or of each list that is a
-/// member of the root dict; `None` when their estimated text is small.
+/// member of the root dict (not one that `leaving` drops: the caller writes that whole,
+/// leaving nothing out of it); `None` when their estimated text is small.
 ///
 /// SAFETY (callers): `root` is live and the GIL is held.
-unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
+unsafe fn plan(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Vec<Part>> {
+    // Made only for a list long enough to sample: a small object pays nothing here.
+    let mut keys: Option<Box<KeyCache>> = None;
     let mut lists = Vec::new();
     // SAFETY: reads of live objects under the GIL; `PyDict_Next` hands out borrowed
     // references the root dict keeps alive.
@@ -184,7 +198,9 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
             while lists.len() < MAX_MEMBERS
                 && ffi::PyDict_Next(root, &mut pos, &mut key, &mut value) != 0
             {
-                if ffi::Py_TYPE(value) == &raw mut ffi::PyList_Type {
+                if ffi::Py_TYPE(value) == &raw mut ffi::PyList_Type
+                    && leaving.is_none_or(|l| kept_by_key(l, key))
+                {
                     lists.push(value);
                 }
             }
@@ -193,8 +209,6 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
     let mut parts = Vec::new();
     let mut estimate = 0usize;
     let mut sample = String::new();
-    // Made only for a list long enough to sample: a small object pays nothing here.
-    let mut keys: Option<Box<KeyCache>> = None;
     for list in lists {
         // SAFETY: a live list (above).
         let len = unsafe { capi::list_len(list) };
@@ -206,9 +220,13 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
         sample.clear();
         // SAFETY: as above; `from` is in range.
         let item = unsafe { capi::list_item(list, from) };
-        if unsafe { write_value(item, 1, keys.get_or_insert_with(KeyCache::new), &mut sample) }
-            .is_err()
-        {
+        let mut left = leaving.map(Leaving::fork);
+        let written = (
+            keys.get_or_insert_with(KeyCache::new).as_mut(),
+            &mut sample,
+            left.as_mut(),
+        );
+        if unsafe { write_value(item, 1, written) }.is_err() {
             continue;
         }
         let bytes = (sample.len() + 1) * (len - from) as usize;
@@ -223,18 +241,31 @@ unsafe fn plan(root: *mut ffi::PyObject) -> Option<Vec<Part>> {
     (estimate >= MIN_HELPER_BYTES).then_some(parts)
 }
 
+/// Whether the key `key` of a root member keeps it (a member it drops is written whole).
+///
+/// SAFETY (callers): `key` is a live key of the root dict; the GIL is held.
+unsafe fn kept_by_key(leaving: &Leaving, key: *mut ffi::PyObject) -> bool {
+    let mut quoted = String::new();
+    // SAFETY: per the caller.
+    let readable = unsafe {
+        ffi::Py_TYPE(key) == &raw mut ffi::PyUnicode_Type
+            && write_str_reading_only(key, &mut quoted)
+    };
+    readable && leaving.mark(None, &quoted).keeps()
+}
+
 /// The helper gave up (the caller writes this part).
 struct GaveUp;
+
+/// Where a value is written: the key cache, the text, and what the text leaves out (`None`
+/// when it leaves nothing out, and inside a member it drops).
+type Writing<'w> = (&'w mut KeyCache, &'w mut String, Option<&'w mut Leaving>);
 
 /// `part`'s items, separated by commas.
 ///
 /// SAFETY (callers): the module comment's rules.
-unsafe fn write_part(
-    part: Part,
-    stop: &AtomicBool,
-    keys: &mut KeyCache,
-    out: &mut String,
-) -> Result<(), GaveUp> {
+unsafe fn write_part(part: Part, stop: &AtomicBool, w: Writing) -> Result<(), GaveUp> {
+    let (keys, out, mut leaving) = w;
     for i in part.from..part.to {
         // Asked to stop (the caller is about to run Python code): at once, not at the end
         // of the part, which the caller waits for.
@@ -245,7 +276,8 @@ unsafe fn write_part(
             out.push(',');
         }
         // SAFETY: the list cannot change while the helper runs; `i` is in range.
-        unsafe { write_value(capi::list_item(part.list, i), 1, keys, out) }?;
+        let item = unsafe { capi::list_item(part.list, i) };
+        unsafe { write_value(item, 1, (&mut *keys, &mut *out, leaving.as_deref_mut())) }?;
     }
     Ok(())
 }
@@ -254,12 +286,8 @@ unsafe fn write_part(
 /// other.
 ///
 /// SAFETY (callers): the module comment's rules (or the calling thread holds the GIL).
-unsafe fn write_value(
-    obj: *mut ffi::PyObject,
-    depth: usize,
-    keys: &mut KeyCache,
-    out: &mut String,
-) -> Result<(), GaveUp> {
+unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Result<(), GaveUp> {
+    let (keys, out, mut leaving) = w;
     if depth >= pare::json::MAX_DEPTH {
         return Err(GaveUp);
     }
@@ -274,14 +302,29 @@ unsafe fn write_value(
             let mut pos: ffi::Py_ssize_t = 0;
             let mut key = std::ptr::null_mut();
             let mut value = std::ptr::null_mut();
-            let mut first = true;
+            let mut kept = 0usize;
             while ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
-                if !first {
+                let member = out.len();
+                if kept > 0 {
                     out.push(',');
                 }
-                first = false;
+                let key_at = out.len();
                 write_key(key, keys, out)?;
-                write_value(value, depth + 1, keys, out)?;
+                let Some(leaving) = leaving.as_deref_mut() else {
+                    write_value(value, depth + 1, (&mut *keys, &mut *out, None))?;
+                    kept += 1;
+                    continue;
+                };
+                // As the caller does it (`Dumper::member_omitting`).
+                let value_at = out.len();
+                let mark = leaving.mark(Some((&mut *keys, key)), &out[key_at..value_at - 1]);
+                let inner = mark.keeps().then_some(&mut *leaving);
+                write_value(value, depth + 1, (&mut *keys, &mut *out, inner))?;
+                if leaving.settle(mark, &out[key_at..value_at - 1], &out[value_at..]) {
+                    kept += 1;
+                } else {
+                    out.truncate(member);
+                }
             }
             out.push('}');
             Ok(())
@@ -290,8 +333,7 @@ unsafe fn write_value(
                 capi::list_len(obj),
                 |i| capi::list_item(obj, i),
                 depth,
-                keys,
-                out,
+                (keys, out, leaving),
             )
         } else if obj == ffi::Py_None() {
             out.push_str("null");
@@ -322,8 +364,7 @@ unsafe fn write_value(
                 capi::tuple_len(obj),
                 |i| capi::tuple_item(obj, i),
                 depth,
-                keys,
-                out,
+                (keys, out, leaving),
             )
         } else {
             Err(GaveUp)
@@ -336,16 +377,17 @@ unsafe fn write_items(
     len: ffi::Py_ssize_t,
     item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
     depth: usize,
-    keys: &mut KeyCache,
-    out: &mut String,
+    w: Writing,
 ) -> Result<(), GaveUp> {
+    let (keys, out, mut leaving) = w;
     out.push('[');
     for i in 0..len {
         if i > 0 {
             out.push(',');
         }
         // SAFETY: per the caller.
-        unsafe { write_value(item(i), depth + 1, keys, out) }?;
+        let w = (&mut *keys, &mut *out, leaving.as_deref_mut());
+        unsafe { write_value(item(i), depth + 1, w) }?;
     }
     out.push(']');
     Ok(())

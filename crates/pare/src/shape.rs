@@ -24,6 +24,7 @@ use crate::value::{Map, Value};
 
 /// What the parser does of a policy's ops at one level ([`crate::early`] makes it; the
 /// walk reads it, so it lives here and the dependency runs one way).
+#[derive(Debug, Clone)]
 pub(crate) struct Plan {
     pub omit: crate::json::omit::Omit,
     /// Per op of the level (in order): done by the parser.

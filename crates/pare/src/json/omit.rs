@@ -140,6 +140,17 @@ pub(crate) enum Emptiness {
 }
 
 impl Emptiness {
+    /// How empty a value written as compact JSON is (as [`super::stream`] tells it).
+    pub(crate) fn of_written(text: &str) -> Emptiness {
+        match text {
+            "null" => Emptiness::Null,
+            "\"\"" => Emptiness::String,
+            "[]" => Emptiness::Array,
+            "{}" => Emptiness::Object,
+            _ => Emptiness::NotEmpty,
+        }
+    }
+
     pub(crate) fn of(v: &Value) -> Emptiness {
         match v {
             Value::Null => Emptiness::Null,
@@ -176,7 +187,7 @@ pub(crate) struct Omit {
 
 /// A member's mark while its object is open: [`KEEP`], dropped by key test `i` (`i`), or
 /// pruned by prune op `i` ([`PRUNED`]` + i`).
-pub(super) const KEEP: u16 = u16::MAX;
+pub(crate) const KEEP: u16 = u16::MAX;
 /// The first mark of a pruned member.
 const PRUNED: u16 = 1 << 15;
 
@@ -358,7 +369,7 @@ impl Omit {
     /// The key test (the first, in op order) that drops a member named `key`, for an
     /// [`Omit`] whose every test looks anywhere (not [`Omit::scoped`]).
     #[inline]
-    pub(super) fn mark(&self, key: &str) -> u16 {
+    pub(crate) fn mark(&self, key: &str) -> u16 {
         debug_assert!(!self.scoped());
         if !self.may_name(key) {
             return KEEP;
@@ -383,6 +394,28 @@ impl Omit {
             Some(i) => PRUNED + i as u16,
             None => KEEP,
         }
+    }
+
+    /// Whether a member that a door wrote stays, as the stream would decide it: marked
+    /// `mark` by its key ([`Omit::mark`]), its value written as `value` (compact JSON,
+    /// what it holds already left out, or, when `mark` drops it, nothing left out). A
+    /// member that goes is counted, by its `key`. Only for an [`Omit`] that is not [`Omit::scoped`] and
+    /// has no conditional prunes.
+    pub(crate) fn settle_written<K: AsRef<str>>(
+        &self,
+        mark: u16,
+        value: &str,
+        key: impl FnOnce() -> K,
+        omitted: &mut Omitted,
+    ) -> bool {
+        debug_assert!(!self.scoped() && !self.has_wheres());
+        let empty = Emptiness::of_written(value);
+        let mark = self.fate(mark, empty);
+        if mark == KEEP {
+            return true;
+        }
+        self.count_at(mark, key().as_ref(), empty, At::default(), omitted);
+        false
     }
 
     /// Count a member `key` of an object that is `at` that does not stay (marked other than

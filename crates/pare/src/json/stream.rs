@@ -75,6 +75,13 @@ impl Known {
         fork_from: fork::MIN_BYTES,
     };
 
+    /// A short stretch of text a door has whole, inside a text it writes: on this thread,
+    /// and repeated keys looked for.
+    pub(crate) const ONE_THREAD: Known = Known {
+        keys_unique: false,
+        fork_from: usize::MAX,
+    };
+
     /// Text a door wrote from its own objects in a long-lived process
     /// ([`crate::Request::written_by_door`]): no repeated keys, and two threads from
     /// [`fork::WARM_MIN_BYTES`] (a thread is cheap to start once a process is warm).

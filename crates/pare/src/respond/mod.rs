@@ -65,7 +65,7 @@ use serde::Serialize;
 
 pub use budget::Budget;
 pub use note::Hint;
-pub use pipeline::{Finished, Incremental, Pushed, respond};
+pub use pipeline::{Finished, Incremental, Mark, Omitting, Pushed, respond, respond_omitted};
 
 use crate::encode::Format;
 use crate::policy::Policy;

@@ -23,10 +23,12 @@ mod input_count;
 mod packed;
 mod pages;
 mod run;
+mod written;
 
 pub use incremental::{Finished, Incremental, Pushed};
 use input_count::InputCount;
 use pages::text_response;
+pub use written::{Mark, Omitting, respond_omitted};
 
 use super::budget::Gate;
 use super::cursor::{self, Cursor};
@@ -61,28 +63,7 @@ pub fn respond(req: Request) -> Result<Response, RespondError> {
 
 fn respond_any(req: Request) -> Result<Response, RespondError> {
     // The level and parameters first: a request refused for them counts nothing.
-    let policy = req.policy;
-    let level_index = |name: &str| {
-        policy.level_index(name).map_err(|_| RespondError::Level {
-            name: name.to_owned(),
-            allowed: policy.levels().join(", "),
-        })
-    };
-    let asked = match req.level {
-        Some(name) => (level_index(name)?, true),
-        None => (
-            level_index(req.default_level.unwrap_or(policy.default_level()))?,
-            false,
-        ),
-    };
-    let params = policy.params(req.params)?;
-    if req.fields.is_some() && policy.options().pack.is_some() {
-        return Err(RespondError::Fields(
-            "fields: this policy packs search results ([pack]), and fields do not apply to \
-             packed results; ask without fields"
-                .to_owned(),
-        ));
-    }
+    let (asked, params) = resolve(&req)?;
     // The input text's count, when the request needs it, starts at once on another core:
     // it then runs beside parsing as well as shaping and rendering.
     let text = match &req.input {
@@ -109,6 +90,34 @@ fn respond_any(req: Request) -> Result<Response, RespondError> {
             respond_counting(req, asked, params, &|| count.get())
         }
     }
+}
+
+/// The level a request shapes at (its index, and whether the caller named it) and its
+/// parameters, or why it is refused.
+fn resolve(req: &Request) -> Result<((usize, bool), Params), RespondError> {
+    let policy = req.policy;
+    let level_index = |name: &str| {
+        policy.level_index(name).map_err(|_| RespondError::Level {
+            name: name.to_owned(),
+            allowed: policy.levels().join(", "),
+        })
+    };
+    let asked = match req.level {
+        Some(name) => (level_index(name)?, true),
+        None => (
+            level_index(req.default_level.unwrap_or(policy.default_level()))?,
+            false,
+        ),
+    };
+    let params = policy.params(req.params)?;
+    if req.fields.is_some() && policy.options().pack.is_some() {
+        return Err(RespondError::Fields(
+            "fields: this policy packs search results ([pack]), and fields do not apply to \
+             packed results; ask without fields"
+                .to_owned(),
+        ));
+    }
+    Ok((asked, params))
 }
 
 /// [`respond`] at the level asked (its index, and whether the caller named it), with the
@@ -237,8 +246,7 @@ fn stream(
     params: &Params,
     input_tokens: &dyn Fn() -> usize,
 ) -> Option<Response> {
-    if req.want_value || req.format != Format::Json || req.cursor.is_some() || req.fields.is_some()
-    {
+    if !streamable(req) {
         return None;
     }
     let (Input::Json(t) | Input::Text(t)) = req.input else {
@@ -288,6 +296,12 @@ fn stream(
         stages: stages.get(),
         ..response
     })
+}
+
+/// Whether the stream may write a request's response: no value wanted, JSON out, no cursor
+/// (a later page is paged from the value) and no fields.
+fn streamable(req: &Request) -> bool {
+    !(req.want_value || req.format != Format::Json || req.cursor.is_some() || req.fields.is_some())
 }
 
 /// The warnings for the keys an input repeats.
