@@ -332,7 +332,7 @@ pub(crate) struct KeySlot {
     len: u8,
     bytes: [u8; KEY_BYTES],
     /// What the request of text `epoch` decides of the key ([`omitting::Leaving::mark`]).
-    pub(crate) mark: Option<(u32, pare::respond::Mark)>,
+    pub(crate) mark: Option<(u64, pare::respond::Mark)>,
 }
 
 impl KeySlot {
@@ -462,35 +462,16 @@ impl Dumper<'_, '_> {
         let _held = unsafe { Held::new(obj) };
         let size = unsafe { ffi::PyDict_Size(obj) };
         let mut pos: ffi::Py_ssize_t = 0;
-        let mut key: *mut ffi::PyObject = std::ptr::null_mut();
-        let mut value: *mut ffi::PyObject = std::ptr::null_mut();
         self.out.push('{');
         let mut kept = 0usize;
+        let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut value: *mut ffi::PyObject = std::ptr::null_mut();
         // SAFETY: the dict is held; `PyDict_Next` hands out borrowed references that stay
         // valid until the dict changes, and it only changes if Python code runs, after
         // which the size is checked (as `dict` iteration does).
         while unsafe { ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) } != 0 {
-            let member = self.out.len();
-            if kept > 0 {
-                self.out.push(',');
-            }
-            let key_at = self.out.len();
-            unsafe { self.key(key) }?;
             let ran = self.python_ran;
-            let written = match self.omitting {
-                None => self.value(value, depth + 1).map(|()| true),
-                Some(_) => {
-                    self.member_omitting(member, (key_at, Some(key)), |d| d.value(value, depth + 1))
-                }
-            };
-            match written {
-                Ok(stays) => kept += usize::from(stays),
-                Err(mut e) => {
-                    self.quiesce();
-                    e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
-                    return Err(e);
-                }
-            }
+            unsafe { self.member(&mut kept, key, value, depth) }?;
             if self.python_ran != ran && unsafe { ffi::PyDict_Size(obj) } != size {
                 return Err(failed(Failure::Python(PyRuntimeError::new_err(
                     "dictionary changed size during iteration",
@@ -499,6 +480,79 @@ impl Dumper<'_, '_> {
         }
         self.out.push('}');
         Ok(())
+    }
+
+    /// A dict subclass, by its `items()` as `json.dumps` writes it (an `OrderedDict`'s order
+    /// is its own, not its table's).
+    ///
+    /// SAFETY (callers): `obj` is a live `dict` subclass.
+    unsafe fn mapping(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        too_deep(depth)?;
+        self.python_runs();
+        // SAFETY: a live object; the list of pairs is new, ours, and nothing else changes it.
+        let items = unsafe { Bound::from_owned_ptr_or_err(self.py, ffi::PyMapping_Items(obj)) }?;
+        let items = items
+            .cast_into::<pyo3::types::PyList>()
+            .map_err(PyErr::from)?;
+        self.out.push('{');
+        let mut kept = 0usize;
+        for pair in items.iter() {
+            let pair = pair
+                .cast_into::<pyo3::types::PyTuple>()
+                .ok()
+                .filter(|t| t.len() == 2)
+                .ok_or_else(|| {
+                    failed(Failure::Value(
+                        "items() must return (key, value) pairs, at {at}".into(),
+                    ))
+                })?;
+            // SAFETY: the pair is held; its items live as long as it does.
+            unsafe {
+                let (key, value) = (
+                    capi::tuple_item(pair.as_ptr(), 0),
+                    capi::tuple_item(pair.as_ptr(), 1),
+                );
+                self.member(&mut kept, key, value, depth)?;
+            }
+        }
+        self.out.push('}');
+        Ok(())
+    }
+
+    /// One member of an object (`kept` members written before it), cut again when the
+    /// request leaves it out ([`omitting`]).
+    ///
+    /// SAFETY (callers): `key` and `value` are live, held by their container.
+    unsafe fn member(
+        &mut self,
+        kept: &mut usize,
+        key: *mut ffi::PyObject,
+        value: *mut ffi::PyObject,
+        depth: usize,
+    ) -> Result<(), Failed> {
+        let member = self.out.len();
+        if *kept > 0 {
+            self.out.push(',');
+        }
+        let key_at = self.out.len();
+        unsafe { self.key(key) }?;
+        let written = match self.omitting {
+            None => self.value(value, depth + 1).map(|()| true),
+            Some(_) => {
+                self.member_omitting(member, (key_at, Some(key)), |d| d.value(value, depth + 1))
+            }
+        };
+        match written {
+            Ok(stays) => {
+                *kept += usize::from(stays);
+                Ok(())
+            }
+            Err(mut e) => {
+                self.quiesce();
+                e.path.push(Step::Key(unsafe { key_text(self.py, key) }));
+                Err(e)
+            }
+        }
     }
 
     /// Write a member's key and its colon, from the cache when this key object was written
@@ -746,7 +800,7 @@ impl Dumper<'_, '_> {
                 return self.string(ptr);
             }
             if ffi::PyDict_Check(ptr) != 0 {
-                return self.dict(ptr, depth);
+                return self.mapping(ptr, depth);
             }
             if ffi::PyList_Check(ptr) != 0 {
                 return self.list(ptr, depth);

@@ -249,3 +249,43 @@ def test_strenum_is_its_str():
         RED = "red"
 
     assert pare.dumps({"c": Color.RED}) == b'{"c":"red"}'
+
+
+def test_dicts_with_holes_mixed_keys_and_split_tables_are_written_in_order():
+    class Obj:
+        def __init__(self):
+            self.a, self.b = 1, None
+
+    holes = {f"k{i}": i for i in range(300)}
+    for i in range(0, 300, 7):
+        del holes[f"k{i}"]
+    holes["late"] = "after the deletions"
+    instance = Obj().__dict__  # a split table
+    instance["c"] = [1]
+    value = {"holes": holes, "instance": instance,
+             "defaults": collections.defaultdict(list, {"x": [1]}), "empty": {}}
+    assert pare.dumps(value) == reference(value)
+    # Keys other than str make a table with hashes: refused, naming the place.
+    with pytest.raises(TypeError, match=r"\$\.mixed"):
+        pare.dumps({"mixed": {"a": 1, 2: "b"}})
+
+
+def test_regression_an_ordered_dicts_own_order_was_lost():
+    """A dict subclass was read from its table, as a dict: an ``OrderedDict`` whose order was
+    changed (``move_to_end``) came out in insertion order. ``json.dumps`` writes a subclass
+    by its ``items()``, and so does pare now."""
+
+    class Pairs(dict):
+        def items(self):
+            return [("x", 1), ("y", 2)]
+
+    class Broken(dict):
+        def items(self):
+            return [1]
+
+    ordered = collections.OrderedDict([("z", 1), ("a", 2)])
+    ordered.move_to_end("z")
+    value = {"ordered": ordered, "pairs": Pairs(a=1)}
+    assert pare.dumps(value) == reference(value) == b'{"ordered":{"a":2,"z":1},"pairs":{"x":1,"y":2}}'
+    with pytest.raises(ValueError, match=r"must return \(key, value\) pairs, at \$\.broken"):
+        pare.dumps({"broken": Broken(a=1)})

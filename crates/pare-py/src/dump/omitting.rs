@@ -17,7 +17,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pare::respond::{Mark, Omitting};
 use pyo3::ffi;
@@ -28,11 +28,11 @@ use super::{Dumper, Failed, Failure, KeyCache, failed};
 /// cache from another text's ([`crate::dump::KeySlot::mark`]).
 pub(crate) struct Leaving {
     pub(crate) omitting: Omitting,
-    epoch: u32,
+    epoch: u64,
 }
 
 /// The last text's number: each text written omitting takes the next.
-static EPOCH: AtomicU32 = AtomicU32::new(0);
+static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 impl Leaving {
     pub(crate) fn new(omitting: Omitting) -> Leaving {
