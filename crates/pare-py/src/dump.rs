@@ -106,8 +106,8 @@ pub struct Dumped {
 
 /// [`to_json`], saying whether keys may repeat.
 pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
-    match dump_with(obj, default, None)? {
-        Some((dumped, _)) => Ok(dumped),
+    match dump_with::<false>(obj, default, &mut None)? {
+        Some(dumped) => Ok(dumped),
         None => unreachable!("only a dump that leaves members out gives up"),
     }
 }
@@ -120,9 +120,10 @@ pub fn dump_omitting(
     default: Option<&Bound<'_, PyAny>>,
     omitting: pare::respond::Omitting,
 ) -> PyResult<Option<(String, pare::respond::Omitting)>> {
+    let mut leaving = Some(Box::new(Leaving::new(omitting)));
     Ok(
-        match dump_with(obj, default, Some(Leaving::new(omitting)))? {
-            Some((dumped, Some(leaving))) if dumped.keys_unique => {
+        match (dump_with::<true>(obj, default, &mut leaving)?, leaving) {
+            (Some(dumped), Some(leaving)) if dumped.keys_unique => {
                 omitting::note_written();
                 Some((dumped.text, leaving.omitting))
             }
@@ -131,15 +132,20 @@ pub fn dump_omitting(
     )
 }
 
-/// [`dump`], or with `omitting` [`dump_omitting`]: `None` when that gave up.
-fn dump_with(
+/// [`dump`], or with `omitting` [`dump_omitting`] (`OMIT`: the code that leaves out is
+/// there only then, so a plain dump pays nothing for it; `omitting` is given back with what
+/// was left out): `None` when that gave up.
+fn dump_with<const OMIT: bool>(
     obj: &Bound<'_, PyAny>,
     default: Option<&Bound<'_, PyAny>>,
-    omitting: Option<Leaving>,
-) -> PyResult<Option<(Dumped, Option<Leaving>)>> {
+    omitting: &mut Option<Box<Leaving>>,
+) -> PyResult<Option<Dumped>> {
     let guess = LAST_LEN.with(Cell::get);
-    let keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
-    let mut d = Dumper {
+    let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
+    if omitting.is_some() {
+        keys.next_text();
+    }
+    let mut d = Dumper::<OMIT> {
         py: obj.py(),
         out: String::with_capacity(guess + guess / 8),
         default,
@@ -151,22 +157,22 @@ fn dump_with(
         // SAFETY: `obj` is live (the caller's), the GIL is held, and the `Dumper` keeps to
         // `split`'s rules: it stops the helper (`quiesce`) before anything but reading. A
         // helper leaves out what the caller would.
-        helper: unsafe { Helper::start(obj.as_ptr(), omitting.as_ref()) },
+        helper: unsafe { Helper::start(obj.as_ptr(), omitting.as_deref()) },
         keys_unique: true,
-        omitting,
+        omitting: omitting.take(),
     };
     let result = d.value(obj.as_ptr(), 0);
     d.quiesce();
     LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
     KEY_CACHE.with(|c| c.set(Some(d.keys)));
     match result {
-        Ok(()) => Ok(Some((
-            Dumped {
+        Ok(()) => {
+            *omitting = d.omitting;
+            Ok(Some(Dumped {
                 text: d.out,
                 keys_unique: d.keys_unique,
-            },
-            d.omitting,
-        ))),
+            }))
+        }
         Err(e) if matches!(e.kind, Failure::GiveUp) => Ok(None),
         Err(e) => {
             let FailedAt { kind, mut path } = *e.0;
@@ -285,7 +291,7 @@ fn too_deep(depth: usize) -> Result<(), Failed> {
     Ok(())
 }
 
-struct Dumper<'a, 'py> {
+struct Dumper<'a, 'py, const OMIT: bool> {
     py: Python<'py>,
     out: String,
     default: Option<&'a Bound<'py, PyAny>>,
@@ -299,12 +305,12 @@ struct Dumper<'a, 'py> {
     /// How many times Python code ran (a dict is checked for changes only then).
     python_ran: u64,
     /// The thread writing the second half of the root's long lists, while it may.
-    helper: Option<Helper>,
+    helper: Option<Box<Helper>>,
     /// Every key so far was an exact `str` ([`Dumped::keys_unique`]).
     keys_unique: bool,
     /// What the request leaves out as members are written ([`omitting`]); `None` when it
     /// leaves nothing out, and inside a member it drops.
-    omitting: Option<Leaving>,
+    omitting: Option<Box<Leaving>>,
 }
 
 /// The longest key text (quoted, escaped, with its colon) the cache keeps.
@@ -320,6 +326,12 @@ pub(crate) const KEY_BYTES: usize = 38;
 /// ends leaves its last ones alive: there may be no GIL to free them with then).
 pub(crate) struct KeyCache {
     pub(crate) slots: [KeySlot; KEY_SLOTS],
+    /// Beside each slot, what the request of a text written omitting decided of its key
+    /// ([`omitting::Leaving::mark`]), and that text's number ([`KeyCache::text`]; 0: none).
+    /// Apart from the slots, which stay 48 bytes (a plain conversion reads only those).
+    pub(crate) marks: [(u8, pare::respond::Mark); KEY_SLOTS],
+    /// The number of the text being written omitting; 0 is no text.
+    pub(crate) text: u8,
 }
 
 const KEY_SLOTS: usize = 256;
@@ -331,15 +343,15 @@ pub(crate) struct KeySlot {
     pub(crate) key: *mut ffi::PyObject,
     len: u8,
     bytes: [u8; KEY_BYTES],
-    /// What the request of text `epoch` decides of the key ([`omitting::Leaving::mark`]).
-    pub(crate) mark: Option<(u64, pare::respond::Mark)>,
 }
+
+// A slot is 48 bytes: three to a 128-byte pair of cache lines, 12 KB a cache.
+const _: () = assert!(std::mem::size_of::<KeySlot>() == 48);
 
 impl KeySlot {
     /// Keep `written` (a key's text, quoted, with its colon: at most `KEY_BYTES`) as `key`'s.
     pub(crate) fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
         self.key = key;
-        self.mark = None;
         self.len = written.len() as u8;
         self.bytes[..written.len()].copy_from_slice(written);
     }
@@ -367,12 +379,24 @@ impl KeyCache {
             key: std::ptr::null_mut(),
             len: 0,
             bytes: [0; KEY_BYTES],
-            mark: None,
         };
         // One box, the slots in it: a lookup is one load from the `Dumper`'s pointer.
         Box::new(KeyCache {
             slots: [empty; KEY_SLOTS],
+            marks: [(0, pare::respond::Mark::default()); KEY_SLOTS],
+            text: 0,
         })
+    }
+
+    /// Start a text written omitting: the marks of earlier texts no longer hold.
+    pub(crate) fn next_text(&mut self) {
+        self.text = self.text.wrapping_add(1);
+        if self.text == 0 {
+            for mark in &mut self.marks {
+                mark.0 = 0;
+            }
+            self.text = 1;
+        }
     }
 
     pub(crate) fn slot(key: *mut ffi::PyObject) -> usize {
@@ -407,7 +431,7 @@ impl Drop for Held {
     }
 }
 
-impl Dumper<'_, '_> {
+impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
     /// Write `obj`, a live object (borrowed: the container it came from is [`Held`], and
     /// nothing runs Python code between taking it and reading it, except [`Self::other`],
     /// which takes its own reference first).
@@ -457,6 +481,7 @@ impl Dumper<'_, '_> {
     }
 
     /// SAFETY (callers): `obj` is a live `dict` (or subclass).
+    #[inline(never)]
     unsafe fn dict(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
         too_deep(depth)?;
         let _held = unsafe { Held::new(obj) };
@@ -523,6 +548,7 @@ impl Dumper<'_, '_> {
     /// request leaves it out ([`omitting`]).
     ///
     /// SAFETY (callers): `key` and `value` are live, held by their container.
+    #[inline(always)]
     unsafe fn member(
         &mut self,
         kept: &mut usize,
@@ -536,9 +562,9 @@ impl Dumper<'_, '_> {
         }
         let key_at = self.out.len();
         unsafe { self.key(key) }?;
-        let written = match self.omitting {
-            None => self.value(value, depth + 1).map(|()| true),
-            Some(_) => {
+        let written = match OMIT && self.omitting.is_some() {
+            false => self.value(value, depth + 1).map(|()| true),
+            true => {
                 self.member_omitting(member, (key_at, Some(key)), |d| d.value(value, depth + 1))
             }
         };
@@ -559,6 +585,7 @@ impl Dumper<'_, '_> {
     /// before.
     ///
     /// SAFETY (callers): `key` is a live key of a held dict.
+    #[inline(always)]
     unsafe fn key(&mut self, key: *mut ffi::PyObject) -> Result<(), Failed> {
         let slot = &mut self.keys.slots[KeyCache::slot(key)];
         if slot.key == key {
@@ -586,6 +613,8 @@ impl Dumper<'_, '_> {
         if written.len() <= KEY_BYTES
             && unsafe { ffi::Py_TYPE(key) } == &raw mut ffi::PyUnicode_Type
         {
+            // The slot's mark was its old key's.
+            self.keys.marks[KeyCache::slot(key)].0 = 0;
             let slot = &mut self.keys.slots[KeyCache::slot(key)];
             // SAFETY: the GIL is held; the slot owned its old key's reference (an exact
             // `str`, whose freeing runs no Python code), and takes one on the new key.
@@ -875,9 +904,9 @@ impl Dumper<'_, '_> {
                     self.text(name)?;
                     self.out.push(':');
                     let v = obj.getattr(name)?;
-                    let written = match self.omitting {
-                        None => self.value(v.as_ptr(), depth + 1).map(|()| true),
-                        Some(_) => self.member_omitting(member, (key_at, None), |d| {
+                    let written = match OMIT && self.omitting.is_some() {
+                        false => self.value(v.as_ptr(), depth + 1).map(|()| true),
+                        true => self.member_omitting(member, (key_at, None), |d| {
                             d.value(v.as_ptr(), depth + 1)
                         }),
                     };

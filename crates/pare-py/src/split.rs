@@ -73,7 +73,7 @@ struct Parts(Vec<Part>);
 unsafe impl Send for Parts {}
 
 /// A part's text, and what was left out of it when the text is written omitting.
-type PartText = (String, Option<Leaving>);
+type PartText = (String, Option<Box<Leaving>>);
 
 /// A running helper: its parts in the order the caller meets them, and their texts as
 /// they come (`None`: the helper gave up on that part).
@@ -86,13 +86,18 @@ pub struct Helper {
 }
 
 impl Helper {
-    /// Plan and start a helper for `root`, when it has lists long enough to be worth one;
+    /// Plan and start a helper for `root`, when it has lists long enough to be worth one
+    /// (boxed: a small object's `None` comes back in a register, where a struct returned
+    /// on the stack cost a small conversion a tenth of its time in store-forwarding stalls);
     /// `leaving`: what the text leaves out as it is written ([`crate::dump::omitting`]),
     /// which the helper leaves out of its parts too.
     ///
     /// SAFETY (callers): `root` is live, the GIL is held, and the caller keeps to the
     /// module comment's rules until the helper is dropped.
-    pub unsafe fn start(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Helper> {
+    pub unsafe fn start(
+        root: *mut ffi::PyObject,
+        leaving: Option<&Leaving>,
+    ) -> Option<Box<Helper>> {
         if cfg!(any(Py_LIMITED_API, Py_GIL_DISABLED, Py_3_14, PyPy, GraalPy)) {
             return None;
         }
@@ -109,6 +114,7 @@ impl Helper {
                 let job = job;
                 // Its own key cache, owning no references: no key is freed while it runs.
                 let mut keys = KeyCache::new();
+                keys.next_text();
                 for part in &job.0 {
                     if stopped.load(Ordering::Relaxed) {
                         return;
@@ -121,33 +127,44 @@ impl Helper {
                     // SAFETY: the module comment's rules, kept by the caller.
                     let text = unsafe { write_part(*part, &stopped, written) }
                         .ok()
-                        .map(|()| (out, left));
+                        .map(|()| (out, left.map(Box::new)));
                     if tx.send(text).is_err() {
                         return;
                     }
                 }
             })
             .ok()?;
-        Some(Helper {
+        Some(Box::new(Helper {
             parts,
             next: 0,
             texts,
             stop,
             thread: Some(thread),
-        })
+        }))
     }
 
     /// The helper's text for `list[i..]`, where it ends, and what it left out, when
     /// `list[i..]` is the next part and the helper wrote it (waiting for it if need be).
+    ///
+    /// Asked at every item of every list the caller writes: the answer is almost always no,
+    /// and that is decided inline.
+    #[inline(always)]
     pub fn take(
         &mut self,
         list: *mut ffi::PyObject,
         i: ffi::Py_ssize_t,
-    ) -> Option<(String, ffi::Py_ssize_t, Option<Leaving>)> {
+    ) -> Option<(String, ffi::Py_ssize_t, Option<Box<Leaving>>)> {
         let part = self.parts.get(self.next)?;
         if part.list != list || part.from != i {
             return None;
         }
+        self.take_next()
+    }
+
+    /// The next part's text, waiting for it.
+    #[cold]
+    fn take_next(&mut self) -> Option<(String, ffi::Py_ssize_t, Option<Box<Leaving>>)> {
+        let part = self.parts[self.next];
         self.next += 1;
         let (text, leaving) = self.texts.recv().ok()??;
         TAKEN.with(|n| n.set(n.get() + 1));
@@ -226,7 +243,11 @@ unsafe fn plan(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Ve
             &mut sample,
             left.as_mut(),
         );
-        if unsafe { write_value(item, 1, written) }.is_err() {
+        let sampled = match written.2.is_some() {
+            true => unsafe { write_value::<true>(item, 1, written) },
+            false => unsafe { write_value::<false>(item, 1, written) },
+        };
+        if sampled.is_err() {
             continue;
         }
         let bytes = (sample.len() + 1) * (len - from) as usize;
@@ -277,7 +298,11 @@ unsafe fn write_part(part: Part, stop: &AtomicBool, w: Writing) -> Result<(), Ga
         }
         // SAFETY: the list cannot change while the helper runs; `i` is in range.
         let item = unsafe { capi::list_item(part.list, i) };
-        unsafe { write_value(item, 1, (&mut *keys, &mut *out, leaving.as_deref_mut())) }?;
+        let w = (&mut *keys, &mut *out, leaving.as_deref_mut());
+        match w.2.is_some() {
+            true => unsafe { write_value::<true>(item, 1, w) }?,
+            false => unsafe { write_value::<false>(item, 1, w) }?,
+        }
     }
     Ok(())
 }
@@ -286,7 +311,12 @@ unsafe fn write_part(part: Part, stop: &AtomicBool, w: Writing) -> Result<(), Ga
 /// other.
 ///
 /// SAFETY (callers): the module comment's rules (or the calling thread holds the GIL).
-unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Result<(), GaveUp> {
+/// `OMIT`: the text leaves out (the code that does is there only then).
+unsafe fn write_value<const OMIT: bool>(
+    obj: *mut ffi::PyObject,
+    depth: usize,
+    w: Writing,
+) -> Result<(), GaveUp> {
     let (keys, out, mut leaving) = w;
     if depth >= pare::json::MAX_DEPTH {
         return Err(GaveUp);
@@ -310,8 +340,8 @@ unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Resu
                 }
                 let key_at = out.len();
                 write_key(key, keys, out)?;
-                let Some(leaving) = leaving.as_deref_mut() else {
-                    write_value(value, depth + 1, (&mut *keys, &mut *out, None))?;
+                let Some(leaving) = leaving.as_deref_mut().filter(|_| OMIT) else {
+                    write_value::<OMIT>(value, depth + 1, (&mut *keys, &mut *out, None))?;
                     kept += 1;
                     continue;
                 };
@@ -319,7 +349,7 @@ unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Resu
                 let value_at = out.len();
                 let mark = leaving.mark(Some((&mut *keys, key)), &out[key_at..value_at - 1]);
                 let inner = mark.keeps().then_some(&mut *leaving);
-                write_value(value, depth + 1, (&mut *keys, &mut *out, inner))?;
+                write_value::<OMIT>(value, depth + 1, (&mut *keys, &mut *out, inner))?;
                 if leaving.settle(mark, &out[key_at..value_at - 1], &out[value_at..]) {
                     kept += 1;
                 } else {
@@ -329,7 +359,7 @@ unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Resu
             out.push('}');
             Ok(())
         } else if ty == &raw mut ffi::PyList_Type {
-            write_items(
+            write_items::<OMIT>(
                 capi::list_len(obj),
                 |i| capi::list_item(obj, i),
                 depth,
@@ -360,7 +390,7 @@ unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Resu
             write_float(x, out);
             Ok(())
         } else if ty == &raw mut ffi::PyTuple_Type {
-            write_items(
+            write_items::<OMIT>(
                 capi::tuple_len(obj),
                 |i| capi::tuple_item(obj, i),
                 depth,
@@ -373,7 +403,7 @@ unsafe fn write_value(obj: *mut ffi::PyObject, depth: usize, w: Writing) -> Resu
 }
 
 /// SAFETY (callers): as [`write_value`]'s, with `item(i)` live for `i < len`.
-unsafe fn write_items(
+unsafe fn write_items<const OMIT: bool>(
     len: ffi::Py_ssize_t,
     item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
     depth: usize,
@@ -387,7 +417,7 @@ unsafe fn write_items(
         }
         // SAFETY: per the caller.
         let w = (&mut *keys, &mut *out, leaving.as_deref_mut());
-        unsafe { write_value(item(i), depth + 1, w) }?;
+        unsafe { write_value::<OMIT>(item(i), depth + 1, w) }?;
     }
     out.push(']');
     Ok(())
@@ -396,6 +426,7 @@ unsafe fn write_items(
 /// A member's key and its colon, from `keys` when this key object was written before.
 ///
 /// SAFETY (callers): `key` is a live key of a dict being read, per the module comment's rules.
+#[inline(always)]
 unsafe fn write_key(
     key: *mut ffi::PyObject,
     keys: &mut KeyCache,
@@ -416,6 +447,8 @@ unsafe fn write_key(
     let written = &out.as_bytes()[start..];
     if written.len() <= KEY_BYTES {
         slot.remember(key, written);
+        // The slot's mark was its old key's.
+        keys.marks[KeyCache::slot(key)].0 = 0;
     }
     Ok(())
 }

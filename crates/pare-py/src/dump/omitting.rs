@@ -17,60 +17,50 @@
 //! ```
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use pare::respond::{Mark, Omitting};
 use pyo3::ffi;
 
 use super::{Dumper, Failed, Failure, KeyCache, failed};
 
-/// What a text being written leaves out, and the number that tells its marks in a key
-/// cache from another text's ([`crate::dump::KeySlot::mark`]).
+/// What a text being written leaves out.
 pub(crate) struct Leaving {
     pub(crate) omitting: Omitting,
-    epoch: u64,
 }
-
-/// The last text's number: each text written omitting takes the next.
-static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 impl Leaving {
     pub(crate) fn new(omitting: Omitting) -> Leaving {
-        Leaving {
-            omitting,
-            epoch: EPOCH.fetch_add(1, Ordering::Relaxed).wrapping_add(1),
-        }
+        Leaving { omitting }
     }
 
     /// A copy for a thread that writes part of the same text, nothing counted yet.
     pub(crate) fn fork(&self) -> Leaving {
         Leaving {
             omitting: self.omitting.fork(),
-            epoch: self.epoch,
         }
     }
 
     /// What the request decides of a member's key, written (quoted, escaped) as `quoted`;
-    /// `cached`: a key cache and the key's `str` object, when the cache may hold it (a
-    /// dict's key), whose slot then remembers the mark for the rest of the text.
+    /// `cached`: a key cache (whose [`KeyCache::text`] is this text) and the key's `str`
+    /// object, when the cache may hold it (a dict's key), whose slot then remembers the
+    /// mark for the rest of the text.
     pub(crate) fn mark(
         &self,
         cached: Option<(&mut KeyCache, *mut ffi::PyObject)>,
         quoted: &str,
     ) -> Mark {
         let slot = cached.and_then(|(keys, k)| {
-            let slot = &mut keys.slots[KeyCache::slot(k)];
-            (slot.key == k).then_some(slot)
+            let i = KeyCache::slot(k);
+            (keys.slots[i].key == k).then_some((&mut keys.marks[i], keys.text))
         });
-        if let Some(slot) = &slot
-            && let Some((epoch, mark)) = slot.mark
-            && epoch == self.epoch
+        if let Some(((text, mark), now)) = &slot
+            && *text == *now
         {
-            return mark;
+            return *mark;
         }
         let mark = self.omitting.mark(&key_of(quoted));
-        if let Some(slot) = slot {
-            slot.mark = Some((self.epoch, mark));
+        if let Some((slot, now)) = slot {
+            *slot = (now, mark);
         }
         mark
     }
@@ -82,7 +72,7 @@ impl Leaving {
     }
 }
 
-impl Dumper<'_, '_> {
+impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
     /// A member of an object, written from `member` (its comma included), its key and colon
     /// from `key_at` (`key`: its `str` object, for a dict): its value written by `write`,
     /// then kept or cut as the request decides. `Ok(false)`: cut. Only with
@@ -119,7 +109,7 @@ impl Dumper<'_, '_> {
     /// Whether a part the helper wrote (`leaving`: what it left out, when it left out) was
     /// written as this thread would write it here, leaving out or not; what it left out is
     /// then counted. The part is written here instead when not.
-    pub(super) fn take_leaving(&mut self, leaving: Option<Leaving>) -> bool {
+    pub(super) fn take_leaving(&mut self, leaving: Option<Box<Leaving>>) -> bool {
         match (self.omitting.as_mut(), leaving) {
             (None, None) => true,
             (Some(mine), Some(theirs)) => {

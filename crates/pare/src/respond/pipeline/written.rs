@@ -56,6 +56,13 @@ pub struct Omitting {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mark(u16);
 
+/// A member its key keeps.
+impl Default for Mark {
+    fn default() -> Mark {
+        Mark(KEEP)
+    }
+}
+
 impl Mark {
     /// Its key keeps the member (its value may still be pruned, [`Omitting::settle`]).
     pub fn keeps(self) -> bool {
