@@ -327,9 +327,10 @@ pub(crate) const KEY_BYTES: usize = 38;
 pub(crate) struct KeyCache {
     pub(crate) slots: [KeySlot; KEY_SLOTS],
     /// Beside each slot, what the request of a text written omitting decided of its key
-    /// ([`omitting::Leaving::mark`]), and that text's number ([`KeyCache::text`]; 0: none).
-    /// Apart from the slots, which stay 48 bytes (a plain conversion reads only those).
-    pub(crate) marks: [(u8, pare::respond::Mark); KEY_SLOTS],
+    /// ([`omitting::Leaving::mark`]), and that text's number ([`KeyCache::text`]; 0: none);
+    /// made for the first such text. Apart from the slots, which stay 48 bytes (a plain
+    /// conversion reads only those).
+    pub(crate) marks: Option<Box<[(u8, pare::respond::Mark); KEY_SLOTS]>>,
     /// The number of the text being written omitting; 0 is no text.
     pub(crate) text: u8,
 }
@@ -383,16 +384,18 @@ impl KeyCache {
         // One box, the slots in it: a lookup is one load from the `Dumper`'s pointer.
         Box::new(KeyCache {
             slots: [empty; KEY_SLOTS],
-            marks: [(0, pare::respond::Mark::default()); KEY_SLOTS],
+            marks: None,
             text: 0,
         })
     }
 
     /// Start a text written omitting: the marks of earlier texts no longer hold.
     pub(crate) fn next_text(&mut self) {
+        self.marks
+            .get_or_insert_with(|| Box::new([(0, pare::respond::Mark::default()); KEY_SLOTS]));
         self.text = self.text.wrapping_add(1);
         if self.text == 0 {
-            for mark in &mut self.marks {
+            for mark in self.marks.iter_mut().flat_map(|m| m.iter_mut()) {
                 mark.0 = 0;
             }
             self.text = 1;
@@ -614,7 +617,9 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
             && unsafe { ffi::Py_TYPE(key) } == &raw mut ffi::PyUnicode_Type
         {
             // The slot's mark was its old key's.
-            self.keys.marks[KeyCache::slot(key)].0 = 0;
+            if let Some(marks) = &mut self.keys.marks {
+                marks[KeyCache::slot(key)].0 = 0;
+            }
             let slot = &mut self.keys.slots[KeyCache::slot(key)];
             // SAFETY: the GIL is held; the slot owned its old key's reference (an exact
             // `str`, whose freeing runs no Python code), and takes one on the new key.

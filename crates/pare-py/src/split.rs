@@ -448,7 +448,9 @@ unsafe fn write_key(
     if written.len() <= KEY_BYTES {
         slot.remember(key, written);
         // The slot's mark was its old key's.
-        keys.marks[KeyCache::slot(key)].0 = 0;
+        if let Some(marks) = &mut keys.marks {
+            marks[KeyCache::slot(key)].0 = 0;
+        }
     }
     Ok(())
 }

@@ -51,7 +51,8 @@ impl Leaving {
     ) -> Mark {
         let slot = cached.and_then(|(keys, k)| {
             let i = KeyCache::slot(k);
-            (keys.slots[i].key == k).then_some((&mut keys.marks[i], keys.text))
+            let marks = keys.marks.as_mut()?;
+            (keys.slots[i].key == k).then_some((&mut marks[i], keys.text))
         });
         if let Some(((text, mark), now)) = &slot
             && *text == *now
