@@ -19,7 +19,8 @@
 //!
 //! Why text, and why by hand: the engine's fastest path reads JSON text (drops and prunes
 //! done as it reads, `pare::json::stream`), so a dict written as text takes the same path as
-//! `pare compact` and gives the same bytes. Through PyO3's safe API each object cost a
+//! `pare compact` and gives the same bytes. For a request that path does whole, the members
+//! it would leave out are left out as they are written instead ([`omitting`]). Through PyO3's safe API each object cost a
 //! reference count, a type check by call and (on abi3) a `bytes` copy of every string; this
 //! reads the common types by their type pointer and borrows each string's UTF-8 from
 //! CPython, as orjson does ([`crate::capi`]: struct reads in a per-version build), and a
@@ -85,9 +86,10 @@ pub(crate) fn write_float(x: f64, out: &mut String) {
 const MAX_DEPTH: usize = pare::json::MAX_DEPTH;
 
 thread_local! {
-    /// The last text's length on this thread: a caller shaping many similar objects gets a
-    /// buffer of about the right size at once instead of growing one by doubling.
-    static LAST_LEN: Cell<usize> = const { Cell::new(256) };
+    /// The last text's length on this thread, written whole and written omitting (much
+    /// shorter): a caller shaping many similar objects gets a buffer of about the right size
+    /// at once instead of growing one by doubling.
+    static LAST_LEN: Cell<[usize; 2]> = const { Cell::new([256; 2]) };
 }
 
 /// `obj` as compact JSON text; `default` is called for an object of no type this knows.
@@ -140,7 +142,7 @@ fn dump_with<const OMIT: bool>(
     default: Option<&Bound<'_, PyAny>>,
     omitting: &mut Option<Box<Leaving>>,
 ) -> PyResult<Option<Dumped>> {
-    let guess = LAST_LEN.with(Cell::get);
+    let guess = LAST_LEN.with(Cell::get)[usize::from(OMIT)];
     let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     if omitting.is_some() {
         keys.next_text();
@@ -163,7 +165,11 @@ fn dump_with<const OMIT: bool>(
     };
     let result = d.value(obj.as_ptr(), 0);
     d.quiesce();
-    LAST_LEN.with(|c| c.set(d.out.len().clamp(256, 64 << 20)));
+    LAST_LEN.with(|c| {
+        let mut lens = c.get();
+        lens[usize::from(OMIT)] = d.out.len().clamp(256, 64 << 20);
+        c.set(lens);
+    });
     KEY_CACHE.with(|c| c.set(Some(d.keys)));
     match result {
         Ok(()) => {
