@@ -377,20 +377,13 @@ impl PyPolicy {
             return Ok(Shaped::new(page, Some(source), opts.tokenizer));
         }
         let given = Given::read(value, default)?;
-        // No budget: the engine counts nothing, and `tokens_before` is counted from this
-        // when it is first read.
-        let source = match &given {
-            _ if budget.is_some() => None,
-            Given::Text(t) => Some(Source::Text(t.clone())),
-            Given::Dumped(..) => Some(Source::Object(
-                value.clone().unbind(),
-                default.map(|d| d.clone().unbind()),
-            )),
-        };
+        // The engine counts only what a budget needs (not the input): `tokens_before` is
+        // counted from this when it is first read.
+        let source = source_of(&given, value, default);
         let mut pages = py
             .detach(|| respond_pages(&opts, policy, given, false))
             .map_err(|e| errors::respond_error(py, e))?;
-        Ok(Shaped::new(pages.remove(0), source, opts.tokenizer))
+        Ok(Shaped::new(pages.remove(0), Some(source), opts.tokenizer))
     }
 
     /// Every page of a response under `budget`, in order (page 1 first): each decodes alone,
@@ -423,13 +416,14 @@ impl PyPolicy {
         opts.query = query;
         opts.fields = self::fields(fields)?;
         let given = Given::read(value, default)?;
+        let source = source_of(&given, value, default);
         let policy = &*self.policy;
         let pages = py
             .detach(|| respond_pages(&opts, policy, given, true))
             .map_err(|e| errors::respond_error(py, e))?;
         Ok(pages
             .into_iter()
-            .map(|p| Shaped::new(p, None, opts.tokenizer))
+            .map(|p| Shaped::new(p, Some(source.clone_ref(py)), opts.tokenizer))
             .collect())
     }
 
@@ -577,6 +571,21 @@ impl PyPolicy {
             self.policy.levels(),
             self.policy.default_level()
         )
+    }
+}
+
+/// What a page's `tokens_before` counts when first read: the text given, or the value
+/// (written again then).
+fn source_of(
+    given: &Given,
+    value: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> Source {
+    match given {
+        Given::Text(t) => Source::Text(t.clone()),
+        Given::Dumped(..) => {
+            Source::Object(value.clone().unbind(), default.map(|d| d.clone().unbind()))
+        }
     }
 }
 

@@ -69,6 +69,18 @@ pub enum Source {
     Object(Py<PyAny>, Option<Py<PyAny>>),
 }
 
+impl Source {
+    /// Another handle on the same input (each page of a response counts it alike).
+    pub fn clone_ref(&self, py: Python<'_>) -> Source {
+        match self {
+            Source::Text(t) => Source::Text(t.clone()),
+            Source::Object(obj, default) => {
+                Source::Object(obj.clone_ref(py), default.as_ref().map(|d| d.clone_ref(py)))
+            }
+        }
+    }
+}
+
 /// A token count, known or counted on first read.
 struct Counted {
     known: OnceLock<usize>,

@@ -326,3 +326,18 @@ def test_the_distribution_is_pare_llm_and_the_import_is_pare():
     dist = importlib.metadata.distribution("pare-llm")
     assert dist.metadata["Name"] == "pare-llm"
     assert "pare/__init__.py" in {str(f).replace("\\", "/") for f in dist.files or []}
+
+
+def test_regression_tokens_before_was_none_under_a_budget():
+    """With a budget, ``tokens_before`` was ``None`` (the engine counts only what the budget
+    needs, and the input was not kept to count later): it is counted when first read, as
+    without one, on every page."""
+    value = {"rows": [{"id": i, "note": None, "text": "word " * 20} for i in range(200)]}
+    whole = pare.count_tokens(pare.dumps(value).decode())
+    policy = pare.Policy.builtin()
+    assert policy.shape(value, budget=100_000).tokens_before == whole
+    assert policy.shape(pare.dumps(value).decode(), budget=100_000).tokens_before == whole
+    pages = policy.pages(value, budget=800)
+    assert len(pages) > 1
+    assert all(p.tokens_before == whole for p in pages)
+    assert all(p.record()["tokens_before"] == whole for p in pages)
