@@ -108,10 +108,9 @@ pub struct Dumped {
 
 /// [`to_json`], saying whether keys may repeat.
 pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
-    match dump_with::<false>(obj, default, &mut None)? {
-        Some(dumped) => Ok(dumped),
-        None => unreachable!("only a dump that leaves members out gives up"),
-    }
+    // Only a dump that leaves members out gives up; were this one to, say so, not panic.
+    dump_with::<false>(obj, default, &mut None)?
+        .ok_or_else(|| PyValueError::new_err("pare gave up writing a value whole (a bug)"))
 }
 
 /// `obj` written with what `omitting` leaves out already left out ([`omitting`]), and the
@@ -189,7 +188,7 @@ fn dump_with<const OMIT: bool>(
                 Failure::Value(m) => PyValueError::new_err(m.replace("{at}", &at)),
                 Failure::Python(err) => err,
                 Failure::Default(err) => from_default(obj.py(), err, &at),
-                Failure::GiveUp => unreachable!("matched above"),
+                Failure::GiveUp => PyValueError::new_err("pare gave up writing a value (a bug)"),
             })
         }
     }
