@@ -356,7 +356,7 @@ const _: () = assert!(std::mem::size_of::<KeySlot>() == 48);
 
 impl KeySlot {
     /// Keep `written` (a key's text, quoted, with its colon: at most `KEY_BYTES`) as `key`'s.
-    pub(crate) fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
+    fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
         self.key = key;
         self.len = written.len() as u8;
         self.bytes[..written.len()].copy_from_slice(written);
@@ -392,6 +392,17 @@ impl KeyCache {
             marks: None,
             text: 0,
         })
+    }
+
+    /// Keep `written` (a key's text, quoted, with its colon: at most `KEY_BYTES`) as `key`'s,
+    /// in its slot; the mark of the key the slot held goes with it. (The reference the slot
+    /// holds is the caller's to take.)
+    pub(crate) fn remember(&mut self, key: *mut ffi::PyObject, written: &[u8]) {
+        let i = KeyCache::slot(key);
+        self.slots[i].remember(key, written);
+        if let Some(marks) = &mut self.marks {
+            marks[i].0 = 0;
+        }
     }
 
     /// Start a text written omitting: the marks of earlier texts no longer hold.
@@ -572,9 +583,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         unsafe { self.key(key) }?;
         let written = match OMIT && self.omitting.is_some() {
             false => self.value(value, depth + 1).map(|()| true),
-            true => {
-                self.member_omitting(member, (key_at, Some(key)), |d| d.value(value, depth + 1))
-            }
+            true => self.member_omitting(member, (key_at, key), |d| d.value(value, depth + 1)),
         };
         match written {
             Ok(stays) => {
@@ -621,20 +630,16 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         if written.len() <= KEY_BYTES
             && unsafe { ffi::Py_TYPE(key) } == &raw mut ffi::PyUnicode_Type
         {
-            // The slot's mark was its old key's.
-            if let Some(marks) = &mut self.keys.marks {
-                marks[KeyCache::slot(key)].0 = 0;
-            }
-            let slot = &mut self.keys.slots[KeyCache::slot(key)];
+            let old = self.keys.slots[KeyCache::slot(key)].key;
             // SAFETY: the GIL is held; the slot owned its old key's reference (an exact
             // `str`, whose freeing runs no Python code), and takes one on the new key.
             unsafe {
-                if !slot.key.is_null() {
-                    ffi::Py_DECREF(slot.key);
+                if !old.is_null() {
+                    ffi::Py_DECREF(old);
                 }
                 ffi::Py_INCREF(key);
             }
-            slot.remember(key, written.as_bytes());
+            self.keys.remember(key, written.as_bytes());
         }
         Ok(())
     }
@@ -906,27 +911,9 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
                 for f in fields.try_iter()? {
                     let name = f?.getattr("name")?;
                     let name = name.cast::<PyString>().map_err(PyErr::from)?;
-                    let member = self.out.len();
-                    if kept > 0 {
-                        self.out.push(',');
-                    }
-                    let key_at = self.out.len();
-                    self.text(name)?;
-                    self.out.push(':');
                     let v = obj.getattr(name)?;
-                    let written = match OMIT && self.omitting.is_some() {
-                        false => self.value(v.as_ptr(), depth + 1).map(|()| true),
-                        true => self.member_omitting(member, (key_at, None), |d| {
-                            d.value(v.as_ptr(), depth + 1)
-                        }),
-                    };
-                    match written {
-                        Ok(stays) => kept += usize::from(stays),
-                        Err(mut e) => {
-                            e.path.push(Step::Key(name.to_string()));
-                            return Err(e);
-                        }
-                    }
+                    // SAFETY: the name and the value are held here.
+                    unsafe { self.member(&mut kept, name.as_ptr(), v.as_ptr(), depth) }?;
                 }
                 self.out.push('}');
             }

@@ -237,6 +237,22 @@ impl Options {
         self.request_for(given.input(), given.written_by_door(), policy)
     }
 
+    /// [`Options::request`] for the pages only (`shape`, `pages`): the engine counts only
+    /// what a budget needs ([`Shaped`] counts the rest when read), and a policy the stream
+    /// can do is written as the input is read (no value wanted).
+    fn pages_request<'a>(
+        &'a self,
+        input: Input<'a>,
+        written_by_door: bool,
+        policy: &'a pare::Policy,
+    ) -> Request<'a> {
+        Request {
+            measure: false,
+            want_value: false,
+            ..self.request_for(input, written_by_door, policy)
+        }
+    }
+
     /// [`Options::request`] for `input`.
     fn request_for<'a>(
         &'a self,
@@ -372,8 +388,7 @@ impl PyPolicy {
         opts.fields = self::fields(fields)?;
         let policy = &*self.policy;
         if let Some(page) = shape_omitting(py, &opts, policy, value, default)? {
-            let source =
-                Source::Object(value.clone().unbind(), default.map(|d| d.clone().unbind()));
+            let source = Source::object(value, default);
             return Ok(Shaped::new(page, Some(source), opts.tokenizer));
         }
         let given = Given::read(value, default)?;
@@ -583,9 +598,7 @@ fn source_of(
 ) -> Source {
     match given {
         Given::Text(t) => Source::Text(t.clone()),
-        Given::Dumped(..) => {
-            Source::Object(value.clone().unbind(), default.map(|d| d.clone().unbind()))
-        }
+        Given::Dumped(..) => Source::object(value, default),
     }
 }
 
@@ -605,11 +618,7 @@ fn shape_omitting(
     {
         return Ok(None);
     }
-    let request = || Request {
-        measure: false,
-        want_value: false,
-        ..opts.request_for(Input::Json(""), true, policy)
-    };
+    let request = || opts.pages_request(Input::Json(""), true, policy);
     let Some(omitting) =
         pare::respond::Omitting::plan(&request()).map_err(|e| errors::respond_error(py, e))?
     else {
@@ -630,10 +639,7 @@ fn respond_pages(
     given: Given,
     all: bool,
 ) -> Result<Vec<pare::Page>, pare::RespondError> {
-    let mut request = opts.request(&given, policy);
-    request.measure = false;
-    // Only the pages are handed back: a policy the stream can do is written as it reads.
-    request.want_value = false;
+    let request = opts.pages_request(given.input(), given.written_by_door(), policy);
     let response = respond(request)?;
     let mut pages = vec![response.page];
     if all {

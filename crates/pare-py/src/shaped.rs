@@ -70,6 +70,11 @@ pub enum Source {
 }
 
 impl Source {
+    /// The caller's object and `default=` hook.
+    pub fn object(value: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> Source {
+        Source::Object(value.clone().unbind(), default.map(|d| d.clone().unbind()))
+    }
+
     /// Another handle on the same input (each page of a response counts it alike).
     pub fn clone_ref(&self, py: Python<'_>) -> Source {
         match self {

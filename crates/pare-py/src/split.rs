@@ -243,11 +243,7 @@ unsafe fn plan(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Ve
             &mut sample,
             left.as_mut(),
         );
-        let sampled = match written.2.is_some() {
-            true => unsafe { write_value::<true>(item, 1, written) },
-            false => unsafe { write_value::<false>(item, 1, written) },
-        };
-        if sampled.is_err() {
+        if unsafe { write_item(item, written) }.is_err() {
             continue;
         }
         let bytes = (sample.len() + 1) * (len - from) as usize;
@@ -298,11 +294,7 @@ unsafe fn write_part(part: Part, stop: &AtomicBool, w: Writing) -> Result<(), Ga
         }
         // SAFETY: the list cannot change while the helper runs; `i` is in range.
         let item = unsafe { capi::list_item(part.list, i) };
-        let w = (&mut *keys, &mut *out, leaving.as_deref_mut());
-        match w.2.is_some() {
-            true => unsafe { write_value::<true>(item, 1, w) }?,
-            false => unsafe { write_value::<false>(item, 1, w) }?,
-        }
+        unsafe { write_item(item, (&mut *keys, &mut *out, leaving.as_deref_mut())) }?;
     }
     Ok(())
 }
@@ -311,6 +303,18 @@ unsafe fn write_part(part: Part, stop: &AtomicBool, w: Writing) -> Result<(), Ga
 /// other.
 ///
 /// SAFETY (callers): the module comment's rules (or the calling thread holds the GIL).
+/// An item of a part (a list's item, under the root), with the writer that leaves out when
+/// the text does.
+///
+/// SAFETY (callers): as [`write_value`]'s.
+unsafe fn write_item(item: *mut ffi::PyObject, w: Writing) -> Result<(), GaveUp> {
+    // SAFETY: per the caller.
+    match w.2.is_some() {
+        true => unsafe { write_value::<true>(item, 1, w) },
+        false => unsafe { write_value::<false>(item, 1, w) },
+    }
+}
+
 /// `OMIT`: the text leaves out (the code that does is there only then).
 unsafe fn write_value<const OMIT: bool>(
     obj: *mut ffi::PyObject,
@@ -432,7 +436,7 @@ unsafe fn write_key(
     keys: &mut KeyCache,
     out: &mut String,
 ) -> Result<(), GaveUp> {
-    let slot = &mut keys.slots[KeyCache::slot(key)];
+    let slot = &keys.slots[KeyCache::slot(key)];
     if slot.key == key {
         push_key(out, slot);
         return Ok(());
@@ -446,11 +450,7 @@ unsafe fn write_key(
     out.push(':');
     let written = &out.as_bytes()[start..];
     if written.len() <= KEY_BYTES {
-        slot.remember(key, written);
-        // The slot's mark was its old key's.
-        if let Some(marks) = &mut keys.marks {
-            marks[KeyCache::slot(key)].0 = 0;
-        }
+        keys.remember(key, written);
     }
     Ok(())
 }

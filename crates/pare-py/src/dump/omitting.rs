@@ -75,19 +75,20 @@ impl Leaving {
 
 impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
     /// A member of an object, written from `member` (its comma included), its key and colon
-    /// from `key_at` (`key`: its `str` object, for a dict): its value written by `write`,
-    /// then kept or cut as the request decides. `Ok(false)`: cut. Only with
-    /// [`Dumper::omitting`] set.
+    /// from `key_at` (`key`: its `str` object): its value written by `write`, then kept or
+    /// cut as the request decides. `Ok(false)`: cut. Only with [`Dumper::omitting`] set.
     pub(super) fn member_omitting(
         &mut self,
         member: usize,
-        (key_at, key): (usize, Option<*mut ffi::PyObject>),
+        (key_at, key): (usize, *mut ffi::PyObject),
         write: impl FnOnce(&mut Self) -> Result<(), Failed>,
     ) -> Result<bool, Failed> {
         let value_at = self.out.len();
         let leaving = self.omitting.as_ref().expect("only when leaving out");
-        let cached = key.map(|k| (&mut *self.keys, k));
-        let mark = leaving.mark(cached, &self.out[key_at..value_at - 1]);
+        let mark = leaving.mark(
+            Some((&mut *self.keys, key)),
+            &self.out[key_at..value_at - 1],
+        );
         if mark.keeps() {
             write(self)?;
         } else {

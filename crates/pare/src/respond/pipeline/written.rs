@@ -93,11 +93,10 @@ impl Omitting {
         else {
             return Ok(None);
         };
-        // Every op done as the text is read (none left for the walk or the list hooks), each
-        // decided by a member's key and value alone.
-        let ops_left = crate::shape::ops_run(req.policy, &opts)
-            .zip(plan.done.iter().chain(std::iter::repeat(&false)))
-            .any(|(_, &done)| !done);
+        // Every op done as the text is read (none left for the walk or the list hooks: the
+        // plan has a flag per op of the level), each decided by a member's key and value
+        // alone.
+        let ops_left = plan.done.contains(&false);
         if ops_left || plan.omit.scoped() || plan.omit.has_wheres() {
             return Ok(None);
         }
