@@ -237,22 +237,6 @@ impl Options {
         self.request_for(given.input(), given.written_by_door(), policy)
     }
 
-    /// [`Options::request`] for the pages only (`shape`, `pages`): the engine counts only
-    /// what a budget needs ([`Shaped`] counts the rest when read), and a policy the stream
-    /// can do is written as the input is read (no value wanted).
-    fn pages_request<'a>(
-        &'a self,
-        input: Input<'a>,
-        written_by_door: bool,
-        policy: &'a pare::Policy,
-    ) -> Request<'a> {
-        Request {
-            measure: false,
-            want_value: false,
-            ..self.request_for(input, written_by_door, policy)
-        }
-    }
-
     /// [`Options::request`] for `input`.
     fn request_for<'a>(
         &'a self,
@@ -602,6 +586,17 @@ fn source_of(
     }
 }
 
+/// `request` for the pages only (`shape`, `pages`): the engine counts only what a budget
+/// needs ([`Shaped`] counts the rest when read), and a policy the stream can do is written
+/// as the input is read (no value wanted).
+fn for_pages(request: Request<'_>) -> Request<'_> {
+    Request {
+        measure: false,
+        want_value: false,
+        ..request
+    }
+}
+
 /// The page for a Python value (not text) whose members the request leaves out as they are
 /// written ([`dump::dump_omitting`]), when the engine's stream would do the request whole;
 /// `None`: write the text whole and [`respond_pages`] it.
@@ -618,7 +613,7 @@ fn shape_omitting(
     {
         return Ok(None);
     }
-    let request = || opts.pages_request(Input::Json(""), true, policy);
+    let request = || for_pages(opts.request_for(Input::Json(""), true, policy));
     let Some(omitting) =
         pare::respond::Omitting::plan(&request()).map_err(|e| errors::respond_error(py, e))?
     else {
@@ -639,7 +634,7 @@ fn respond_pages(
     given: Given,
     all: bool,
 ) -> Result<Vec<pare::Page>, pare::RespondError> {
-    let request = opts.pages_request(given.input(), given.written_by_door(), policy);
+    let request = for_pages(opts.request(&given, policy));
     let response = respond(request)?;
     let mut pages = vec![response.page];
     if all {
