@@ -15,7 +15,7 @@ use pare::project::Fields;
 use pare::query::selector::Seen;
 use pare::report::{OpSaving, Report, measure};
 use pare::respond::note;
-use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, respond};
+use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, Response, respond};
 use rayon::prelude::*;
 
 use crate::io::{AtomicFile, input_name, read_input, tokenizer, write_output};
@@ -161,7 +161,7 @@ pub fn run(args: Args) -> Result<()> {
     clock.lap("read");
     let budget = args.budget.map(Budget::tokens);
     let fields = fields(&args.fields)?;
-    let response = respond(Request {
+    let request = Request {
         level: args.level.as_deref(),
         params: &setup.overrides,
         format: setup.format,
@@ -171,34 +171,32 @@ pub fn run(args: Args) -> Result<()> {
         query: args.query.as_deref(),
         fields: fields.as_ref(),
         omitted_notes: setup.opts.notes,
-        measure: setup.reporting,
+        // A report counts the input itself, beside the rest of its work.
+        measure: false,
         hint: Hint::Flags,
         reject_duplicate_keys: args.strict,
         // Only the text is printed: a policy the stream can do is written as it reads.
         want_value: false,
         ..Request::new(Input::Json(&text), &setup.policy)
-    })
-    .map_err(|e| match e {
-        RespondError::Json(e) => anyhow!("{name}: {e}"),
-        RespondError::Cursor(e) => anyhow!("--cursor: {e}"),
-        RespondError::Budget(e) => anyhow!("--budget: {e}"),
-        RespondError::Fields(e) => anyhow!("--fields: {e}"),
-        other => anyhow!("{other}"),
-    })?;
+    };
+    let (response, report) = if setup.reporting {
+        reported(&setup, &text, &name, request)?
+    } else {
+        (respond_named(request, &name)?, None)
+    };
     clock.stages(&response.stages);
-    let page = response.page;
+    let Response {
+        page, rest, shaped, ..
+    } = response;
     let mut out = page.text;
     out.push('\n');
-    if setup.reporting {
-        // Per-op savings and what was removed, of the whole shaped value at the level shown.
-        let value = pare::json::parse(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-        let opts = ShapeOptions {
-            level: setup.policy.level_index(&page.record.level)?,
-            ..setup.options()
+    if let Some(mut report) = report {
+        // Counted once: what was printed is the report's text whenever the page is whole.
+        let printed = if out == report.text {
+            report.tokens_after
+        } else {
+            setup.tok().count(&out)
         };
-        let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
-        report.tokens_input = page.record.tokens_before;
-        let printed = setup.tok().count(&out);
         if page.record.kind == PageKind::Packed {
             // What was printed is the pack's text, not the value's JSON: count that.
             report = report.packed(out.clone(), printed);
@@ -239,10 +237,52 @@ pub fn run(args: Args) -> Result<()> {
     }
     // The process ends next: freeing a large tree node by node would cost as much as
     // shaping it, and the OS reclaims the memory at once.
-    std::mem::forget(response.shaped);
-    std::mem::forget(response.rest);
+    std::mem::forget(shaped);
+    std::mem::forget(rest);
     clock.print();
     Ok(())
+}
+
+/// [`respond`], its errors in the words of this command's flags; `name` is the input's.
+fn respond_named(request: Request, name: &str) -> Result<Response> {
+    respond(request).map_err(|e| match e {
+        RespondError::Json(e) => anyhow!("{name}: {e}"),
+        RespondError::Cursor(e) => anyhow!("--cursor: {e}"),
+        RespondError::Budget(e) => anyhow!("--budget: {e}"),
+        RespondError::Fields(e) => anyhow!("--fields: {e}"),
+        other => anyhow!("{other}"),
+    })
+}
+
+/// The response to `request` and its report: per-op savings and what was removed, of the
+/// whole shaped value at the level shown, with every "before" counted.
+///
+/// Why this order: the input as given is the longest count and needs nothing else, so it
+/// starts first, on another core, and runs beside the page, the parse and the report's own
+/// shaping and counts (which [`measure`] runs on threads of their own).
+fn reported(
+    setup: &Setup,
+    text: &str,
+    name: &str,
+    request: Request,
+) -> Result<(Response, Option<Report>)> {
+    let tok = setup.tok();
+    std::thread::scope(|scope| {
+        let given = scope.spawn(|| tok.count_once(text));
+        let mut response = respond_named(request, name)?;
+        let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
+        let opts = ShapeOptions {
+            level: setup.policy.level_index(&response.page.record.level)?,
+            ..setup.options()
+        };
+        let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+        // The process ends soon: the OS takes the tree back at once.
+        std::mem::forget(value);
+        let given = given.join().expect("counting does not panic");
+        report.tokens_input = Some(given);
+        response.page.record.tokens_before = Some(given);
+        Ok((response, Some(report)))
+    })
 }
 
 /// This command again, asking for the page `cursor` names.

@@ -70,7 +70,8 @@ pub fn run(args: Args) -> Result<()> {
             let (text, invalid, replacements) = decode_lossy(bytes);
             Counted {
                 file: name.clone(),
-                tokens: tok.count(&text),
+                // Each file once: nothing of it is worth remembering.
+                tokens: tok.count_once(&text),
                 bytes: bytes.len(),
                 invalid_utf8_bytes: invalid,
                 replacements,

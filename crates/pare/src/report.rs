@@ -270,7 +270,7 @@ pub fn measure(
         }
         t
     };
-    let count = |v: &Value| tok.count(&text_of(v));
+    let count = |v: &Value| tok.count_once(&text_of(v));
     let names = policy.ops_at(opts.level);
     let prefix_runs = per_op && names.len() >= 2;
     // The counts after each op but the last (the last one's is `tokens_after`).
@@ -311,7 +311,7 @@ pub fn measure(
             let baselines_running = big.then(|| scope.spawn(baselines));
             let shaped = shape(input.clone(), policy, opts);
             let text = text_of(&shaped.value);
-            let tokens_after = tok.count(&text);
+            let tokens_after = tok.count_once(&text);
             (
                 match baselines_running {
                     Some(running) => running
@@ -379,7 +379,7 @@ fn count_minified(input: &Value, newline: bool, tok: &dyn crate::tokens::Tokeniz
     if newline {
         t.push('\n');
     }
-    tok.count(&t)
+    tok.count_once(&t)
 }
 
 #[cfg(test)]

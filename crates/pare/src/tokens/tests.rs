@@ -483,6 +483,21 @@ mod props {
             }
         }
 
+        /// A text counted once is counted as any other (U+FEFF and all), and nothing
+        /// of it is remembered: a count of it later finds no chunk of it.
+        #[test]
+        fn a_count_once_is_the_count_and_remembers_nothing(
+            text in prop_oneof![ascii_heavy_text(), text()]
+        ) {
+            let fresh = o200k();
+            let once = fresh.count_once(&text);
+            prop_assert_eq!(fresh.count_remembered(&text), None);
+            prop_assert_eq!(once, fresh.count(&text));
+            for t in all() {
+                prop_assert_eq!(t.count_once(&text), t.count(&text), "{}", t.name());
+            }
+        }
+
         /// The ASCII shortcut splits exactly as the regex does.
         #[test]
         fn ascii_split_is_the_regex_split_on_random_text(text in ascii_heavy_text()) {
