@@ -52,7 +52,9 @@ pub fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let text = crate::dump::to_json(value, default)?;
-    Ok(PyBytes::new(py, text.as_bytes()))
+    let bytes = PyBytes::new(py, text.as_bytes());
+    crate::dump::give_back(text);
+    Ok(bytes)
 }
 
 /// How many parts of lists the converter took from its helper thread on this thread since

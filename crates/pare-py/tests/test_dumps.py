@@ -174,6 +174,21 @@ def test_default_converts_what_pare_does_not_know_as_json_dumps_does():
     assert pare.stats(v, default=hook)["tokens"] > 0
 
 
+def test_a_default_that_calls_dumps_gets_its_own_buffer():
+    # Each text on a thread is written into the buffer the one before gave back: a text
+    # written inside another's (a hook that calls pare.dumps) must not share it.
+    inner = {"deep": ["x" * 300, {"k": 1.5}]}
+    hook = lambda o: json.loads(pare.dumps(inner)) if isinstance(o, Money) else None  # noqa: E731
+    v = {"a": "y" * 500, "m": Money(1), "tail": list(range(50))}
+    expected = reference({"a": "y" * 500, "m": inner, "tail": list(range(50))})
+    for _ in range(3):
+        assert pare.dumps(v, default=hook) == expected
+    # A huge text's buffer is not kept, and the next small text is right all the same.
+    big = ["z" * 1000] * 3000
+    assert pare.dumps(big) == reference(big)
+    assert pare.dumps({"b": 2}) == b'{"b":2}'
+
+
 def test_default_is_not_asked_about_types_pare_writes():
     seen = []
     pare.dumps({"a": [1, 2.5, "x", None, True]}, default=seen.append)
