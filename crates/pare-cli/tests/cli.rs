@@ -1674,6 +1674,35 @@ fn regression_count_of_non_utf8_text_was_refused() {
 /// BUG: `--report` said one saving ("85.7%") against the input rendered like the output,
 /// while the user compared with the minified input (90.4%) and could not tell why they
 /// differed. Every "before" is now named, in text and JSON.
+/// A paged report counts what was printed (the page), the whole shaped text, and the
+/// input as given, each as `pare count` counts it: the report counts the input on its own
+/// thread and the printed page only when it is not the shaped text.
+#[test]
+fn a_paged_report_counts_the_page_the_whole_and_the_input_exactly() {
+    let given = fs::read_to_string(root().join("examples/payloads/entities.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let args = [
+        "compact",
+        "-p",
+        ENTITIES,
+        "--budget",
+        "1000",
+        "--report-json",
+        report.to_str().unwrap(),
+    ];
+    let out = run(&args, given.clone());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r = json(&fs::read_to_string(&report).unwrap());
+    assert!(r["pages"].as_u64().unwrap() > 1, "{r}");
+    let tok = pare::tokens::builtin("o200k_base").unwrap();
+    assert_eq!(r["tokens_after"], tok.count(&out.stdout));
+    assert_eq!(r["tokens_input"], tok.count(&given));
+    let whole = run(&["compact", "-p", ENTITIES], given.clone());
+    assert_eq!(r["tokens_shaped"], tok.count(&whole.stdout));
+    assert!(r["tokens_shaped"].as_u64() > r["tokens_after"].as_u64());
+}
+
 #[test]
 fn regression_report_saving_had_no_named_baseline() {
     let pretty = ok_fast(
