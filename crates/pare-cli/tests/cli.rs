@@ -1671,9 +1671,6 @@ fn regression_count_of_non_utf8_text_was_refused() {
 
 // ---------------------------------------------------------------- report baselines
 
-/// BUG: `--report` said one saving ("85.7%") against the input rendered like the output,
-/// while the user compared with the minified input (90.4%) and could not tell why they
-/// differed. Every "before" is now named, in text and JSON.
 /// A paged report counts what was printed (the page), the whole shaped text, and the
 /// input as given, each as `pare count` counts it: the report counts the input on its own
 /// thread and the printed page only when it is not the shaped text.
@@ -1703,6 +1700,9 @@ fn a_paged_report_counts_the_page_the_whole_and_the_input_exactly() {
     assert!(r["tokens_shaped"].as_u64() > r["tokens_after"].as_u64());
 }
 
+/// BUG: `--report` said one saving ("85.7%") against the input rendered like the output,
+/// while the user compared with the minified input (90.4%) and could not tell why they
+/// differed. Every "before" is now named, in text and JSON.
 #[test]
 fn regression_report_saving_had_no_named_baseline() {
     let pretty = ok_fast(
