@@ -530,10 +530,10 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         let mut kept = 0usize;
         let mut key: *mut ffi::PyObject = std::ptr::null_mut();
         let mut value: *mut ffi::PyObject = std::ptr::null_mut();
-        // SAFETY: the dict is held; `PyDict_Next` hands out borrowed references that stay
-        // valid until the dict changes, and it only changes if Python code runs, after
-        // which the size is checked (as `dict` iteration does).
-        while unsafe { ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) } != 0 {
+        // SAFETY: the dict is held; `dict_next` (`PyDict_Next`) hands out borrowed references
+        // that stay valid until the dict changes, and it only changes if Python code runs,
+        // after which the size is checked (as `dict` iteration does).
+        while unsafe { capi::dict_next(obj, &mut pos, &mut key, &mut value) } {
             let ran = self.python_ran;
             unsafe { self.member(&mut kept, key, value, depth) }?;
             if self.python_ran != ran && unsafe { ffi::PyDict_Size(obj) } != size {

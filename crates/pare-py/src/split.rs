@@ -202,20 +202,21 @@ unsafe fn plan(root: *mut ffi::PyObject, leaving: Option<&Leaving>) -> Option<Ve
     // Made only for a list long enough to sample: a small object pays nothing here.
     let mut keys: Option<Box<KeyCache>> = None;
     let mut lists = Vec::new();
-    // SAFETY: reads of live objects under the GIL; `PyDict_Next` hands out borrowed
+    // SAFETY: reads of live objects under the GIL; `dict_next` hands out borrowed
     // references the root dict keeps alive.
     unsafe {
         let ty = ffi::Py_TYPE(root);
-        if ty == &raw mut ffi::PyList_Type {
+        // Only long lists are kept, so a small object allocates nothing here.
+        if ty == &raw mut ffi::PyList_Type && capi::list_len(root) >= MIN_ITEMS {
             lists.push(root);
         } else if ty == &raw mut ffi::PyDict_Type {
             let mut pos: ffi::Py_ssize_t = 0;
             let mut key = std::ptr::null_mut();
             let mut value = std::ptr::null_mut();
-            while lists.len() < MAX_MEMBERS
-                && ffi::PyDict_Next(root, &mut pos, &mut key, &mut value) != 0
+            while lists.len() < MAX_MEMBERS && capi::dict_next(root, &mut pos, &mut key, &mut value)
             {
                 if ffi::Py_TYPE(value) == &raw mut ffi::PyList_Type
+                    && capi::list_len(value) >= MIN_ITEMS
                     && leaving.is_none_or(|l| kept_by_key(l, key))
                 {
                     lists.push(value);
@@ -337,7 +338,7 @@ unsafe fn write_value<const OMIT: bool>(
             let mut key = std::ptr::null_mut();
             let mut value = std::ptr::null_mut();
             let mut kept = 0usize;
-            while ffi::PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+            while capi::dict_next(obj, &mut pos, &mut key, &mut value) {
                 let member = out.len();
                 if kept > 0 {
                     out.push(',');

@@ -285,6 +285,25 @@ def test_dicts_with_holes_mixed_keys_and_split_tables_are_written_in_order():
         pare.dumps({"mixed": {"a": 1, 2: "b"}})
 
 
+def test_dict_tables_of_every_index_width_and_kind_are_read_in_order():
+    """pare reads a dict's entry table directly on CPython 3.11-3.13 (``capi::dict_next``):
+    the entries start after 1-, 2- or 4-byte indices (8 from 2**32 slots), and a table that once held a key
+    other than ``str`` keeps entries with hashes after that key is gone."""
+    for size in (3, 200, 70_000):  # indices of 1, 2 and 4 bytes
+        d = {f"k{i}": i for i in range(size)}
+        for i in range(0, size, 3):
+            del d[f"k{i}"]
+        assert pare.dumps(d) == reference(d), size
+    general = {0: "gone", "a": 1, "b": [2, {"c": None}]}
+    del general[0]
+    for i in range(50):
+        general[f"g{i}"] = i
+    assert pare.dumps(general) == reference(general)
+    assert pare.dumps({"nested": general, "list": [general] * 20}) == reference(
+        {"nested": general, "list": [general] * 20}
+    )
+
+
 def test_regression_an_ordered_dicts_own_order_was_lost():
     """A dict subclass was read from its table, as a dict: an ``OrderedDict`` whose order was
     changed (``move_to_end``) came out in insertion order. ``json.dumps`` writes a subclass
