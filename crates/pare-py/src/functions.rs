@@ -57,11 +57,20 @@ pub fn dumps<'py>(
     Ok(bytes)
 }
 
-/// How many parts of lists the converter took from its helper thread on this thread since
+/// Of how many lists the converter took a part from its helper thread on this thread since
 /// the last call (the tests' proof that the two-thread path ran; see `split.rs`).
 #[pyfunction]
 pub fn _helper_parts() -> u64 {
     crate::split::parts_taken()
+}
+
+/// For the tests, on this thread: `steal=False` makes a conversion wait for every part its
+/// helper thread would write (so `_helper_parts` is exact); `late_ms` delays each helper's
+/// start (so the caller writes every part itself). Returns the settings before.
+#[pyfunction]
+#[pyo3(signature = (steal=true, late_ms=0))]
+pub fn _helper_mode(steal: bool, late_ms: u64) -> (bool, u64) {
+    crate::split::set_stealing(steal, late_ms)
 }
 
 /// How many values `Policy.shape` wrote with the members the request leaves out left out as

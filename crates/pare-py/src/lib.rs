@@ -36,6 +36,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_helper_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_helper_mode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_omitted_as_written, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand, m)?)?;

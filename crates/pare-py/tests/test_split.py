@@ -36,9 +36,38 @@ def records(n: int, tag: str = "rec") -> list[dict]:
 
 
 def dumps_counting(value, **kw) -> tuple[bytes, int]:
+    """The text, and of how many lists the helper wrote parts. The caller waits for every
+    part the helper would write here (``steal=False``): by default it writes a part no one
+    has claimed yet itself, and how many that is depends on the scheduler."""
     _pare._helper_parts()  # reset this thread's count
-    text = pare.dumps(value, **kw)
+    before = _pare._helper_mode(steal=False)
+    try:
+        text = pare.dumps(value, **kw)
+    finally:
+        _pare._helper_mode(*before)
     return text, _pare._helper_parts()
+
+
+def test_a_helper_that_starts_late_leaves_every_part_to_the_caller():
+    value = {"items": records(3000), "more": records(2000, "more"), "total": 5000}
+    _pare._helper_parts()
+    before = _pare._helper_mode(steal=True, late_ms=200)
+    try:
+        text = pare.dumps(value)
+    finally:
+        _pare._helper_mode(*before)
+    assert text == reference(value)
+    assert _pare._helper_parts() == 0, "the caller should have claimed every part"
+
+
+def test_parts_claimed_by_both_threads_join_as_one_thread_writes_them():
+    # Whichever thread claims each chunk, the text is the same: run it often enough that
+    # both orders happen (the helper starts tens of microseconds after the caller).
+    value = {"items": records(6000), "mixed": [1, "two", None, 3.5] * 2000,
+             "more": records(3000, "more"), "total": 9000}
+    want = reference(value)
+    for _ in range(30):
+        assert pare.dumps(value) == want
 
 
 def test_a_big_dict_of_lists_is_written_on_two_threads_as_one_writes_it():
@@ -84,7 +113,9 @@ def test_what_the_helper_gives_up_on_in_its_half_is_written_by_the_caller(odd):
     value = {"items": items}
     text, parts = dumps_counting(value)
     assert text == reference(value)
-    assert parts == 0, "the helper's only part held a type it does not read"
+    # The helper gives up on the chunk that holds it (the caller writes that one) and
+    # writes the others.
+    assert parts == 1, "the helper should have written the chunks around the odd item"
 
 
 def test_strings_whose_utf8_cpython_has_not_made_are_encoded_on_both_threads():
