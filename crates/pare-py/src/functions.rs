@@ -73,6 +73,15 @@ pub fn _helper_mode(steal: bool, late_ms: u64) -> (bool, u64) {
     crate::split::set_stealing(steal, late_ms)
 }
 
+/// End the converter's helper thread, if it runs (before a fork: see `split.rs`); the
+/// next big conversion starts another.
+#[pyfunction]
+pub fn _end_helper_thread() {
+    // With the GIL held throughout (the helper never takes it): no other Python thread can
+    // start a conversion, and so another helper thread, before the fork.
+    crate::split::end_helper_thread();
+}
+
 /// How many values `Policy.shape` wrote with the members the request leaves out left out as
 /// they were written, on this thread since the last call (the tests' proof that the path
 /// ran; see `dump/omitting.rs`).

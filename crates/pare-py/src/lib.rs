@@ -37,6 +37,17 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_helper_parts, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_helper_mode, m)?)?;
+    // The converter's helper thread is kept between conversions (`split`); it ends before
+    // a fork, so the child and the parent start their own and the parent forks with no
+    // thread of ours (CPython 3.12+ warns on a fork with threads).
+    let before_fork = wrap_pyfunction!(functions::_end_helper_thread, m)?;
+    let os = m.py().import("os")?;
+    if os.hasattr("register_at_fork")? {
+        let kwargs = pyo3::types::PyDict::new(m.py());
+        kwargs.set_item("before", &before_fork)?;
+        os.getattr("register_at_fork")?.call((), Some(&kwargs))?;
+    }
+    m.add_function(before_fork)?;
     m.add_function(wrap_pyfunction!(functions::_omitted_as_written, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand, m)?)?;

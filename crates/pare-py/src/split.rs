@@ -27,8 +27,9 @@
 //!   pydantic; ask CPython for a `str`'s UTF-8; build an error) it stops the helper and
 //!   waits for it ([`Dumper::quiesce`](crate::dump)), and writes every part not yet taken
 //!   itself: Python code may change what the helper read;
-//! - the helper is joined before the conversion returns (its `Drop`), so no object it
-//!   reads can be freed while it reads it.
+//! - the conversion waits for the helper to be done with its job before it returns (its
+//!   `Drop`), so no object it reads can be freed while it reads it. The helper thread is
+//!   kept for the next conversion ([`HELPER_THREAD`]).
 //!
 //! Only in a per-version build with a GIL (`capi`'s reads; a free-threaded CPython lets
 //! other threads change objects at any time).
@@ -41,10 +42,9 @@
 // Raw CPython reads from a second thread: each `unsafe` block says why it is sound.
 #![allow(unsafe_code)]
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::ffi;
 
@@ -79,7 +79,7 @@ struct Parts(Vec<Part>);
 
 // SAFETY: the pointers are only read on the helper thread, under the rules in the module
 // comment (the caller holds the GIL, runs no Python code and keeps the objects alive until
-// the helper is joined).
+// the helper is done with them).
 unsafe impl Send for Parts {}
 
 /// A part's text, and what was left out of it when the text is written omitting.
@@ -107,7 +107,124 @@ pub struct Helper {
     steals: bool,
     /// The list of the last part taken from the helper ([`parts_taken`] counts lists).
     last_list: *mut ffi::PyObject,
-    thread: Option<JoinHandle<()>>,
+}
+
+/// A conversion's work for the helper thread.
+struct Job {
+    parts: Parts,
+    shared: Arc<Shared>,
+    /// Dropped when the helper is done with the job: from then on it reads nothing of it.
+    texts: mpsc::Sender<(usize, Option<PartText>)>,
+    /// What the text leaves out, for the helper's parts to leave out too.
+    leaving: Option<Leaving>,
+    /// A delay before it starts, for the tests ([`set_stealing`]).
+    late_ms: u64,
+}
+
+/// The helper thread: started by the first conversion that wants it and kept, because
+/// starting a thread for each had cost the converter 33 µs of a 1 MB dict's 0.4 ms.
+/// It is ended before a fork ([`end_helper_thread`], registered with `os.register_at_fork`);
+/// a child forked some other way has no such thread (only the forking thread is copied)
+/// and starts its own, as its process id says.
+static HELPER_THREAD: Mutex<Option<HelperThread>> = Mutex::new(None);
+
+struct HelperThread {
+    /// The process that started it.
+    pid: u32,
+    jobs: mpsc::Sender<Job>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// End the helper thread and wait for it (a thread of another process, as a child sees
+/// its parent's, is only forgotten). The next conversion that wants one starts another.
+pub fn end_helper_thread() {
+    let ended = HELPER_THREAD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    if let Some(helper) = ended {
+        if helper.pid == std::process::id() {
+            drop(helper.jobs); // its queue ends, and so does it
+            let _ = helper.thread.join();
+        } else {
+            std::mem::forget(helper);
+        }
+    }
+}
+
+/// Hand `job` to the helper thread (starting it if need be): `false` when no thread could
+/// be started, and the caller writes everything.
+fn send(mut job: Job) -> bool {
+    let mut helper = HELPER_THREAD.lock().unwrap_or_else(PoisonError::into_inner);
+    let pid = std::process::id();
+    match helper.take() {
+        Some(running) if running.pid == pid => match running.jobs.send(job) {
+            Ok(()) => {
+                *helper = Some(running);
+                return true;
+            }
+            // The thread is gone (a panic): start another.
+            Err(mpsc::SendError(back)) => job = back,
+        },
+        // Another process's (this is a child it forked): not here to join or detach.
+        Some(theirs) => std::mem::forget(theirs),
+        None => {}
+    }
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let started = std::thread::Builder::new()
+        .name("pare-convert".into())
+        .spawn(move || {
+            for job in queue {
+                run(job);
+            }
+        });
+    let Ok(thread) = started else {
+        return false;
+    };
+    let sent = jobs.send(job).is_ok();
+    *helper = Some(HelperThread { pid, jobs, thread });
+    sent
+}
+
+/// The helper's side of a job: claim parts in order and write them, until there are no
+/// more or the caller says stop.
+fn run(job: Job) {
+    let Job {
+        parts,
+        shared,
+        texts,
+        leaving,
+        late_ms,
+    } = job;
+    let stopped = &shared.stop;
+    if late_ms > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(late_ms));
+    }
+    // Its own key cache, owning no references: no key is freed while it runs (and a new
+    // one for each job: a key of an earlier one may be gone, its address reused).
+    let mut keys = KeyCache::new();
+    keys.next_text();
+    loop {
+        if stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        let n = shared.claimed.fetch_add(1, Ordering::AcqRel);
+        let Some(part) = parts.0.get(n) else {
+            return;
+        };
+        let mut out = String::with_capacity(part.bytes + part.bytes / 8);
+        // What this part leaves out is counted on its own: it counts only if the caller
+        // takes the part.
+        let mut left = leaving.as_ref().map(Leaving::fork);
+        let written = (keys.as_mut(), &mut out, left.as_mut());
+        // SAFETY: the module comment's rules, kept by the caller until `texts` is dropped.
+        let text = unsafe { write_part(*part, stopped, written) }
+            .ok()
+            .map(|()| (out, left.map(Box::new)));
+        if texts.send((n, text)).is_err() {
+            return;
+        }
+    }
 }
 
 impl Helper {
@@ -128,46 +245,19 @@ impl Helper {
         }
         // SAFETY: per the caller; planning only reads.
         let parts = unsafe { plan(root, leaving) }?;
-        let leaving = leaving.map(Leaving::fork);
         let (steals, late_ms) = STEALS.with(std::cell::Cell::get);
         let shared = Arc::new(Shared::default());
         let (tx, texts) = mpsc::channel();
-        let job = Parts(parts.clone());
-        let theirs = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("pare-convert".into())
-            .spawn(move || {
-                let job = job;
-                let stopped = &theirs.stop;
-                if late_ms > 0 {
-                    std::thread::sleep(std::time::Duration::from_millis(late_ms));
-                }
-                // Its own key cache, owning no references: no key is freed while it runs.
-                let mut keys = KeyCache::new();
-                keys.next_text();
-                loop {
-                    if stopped.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let n = theirs.claimed.fetch_add(1, Ordering::AcqRel);
-                    let Some(part) = job.0.get(n) else {
-                        return;
-                    };
-                    let mut out = String::with_capacity(part.bytes + part.bytes / 8);
-                    // What this part leaves out is counted on its own: it counts only if
-                    // the caller takes the part.
-                    let mut left = leaving.as_ref().map(Leaving::fork);
-                    let written = (keys.as_mut(), &mut out, left.as_mut());
-                    // SAFETY: the module comment's rules, kept by the caller.
-                    let text = unsafe { write_part(*part, stopped, written) }
-                        .ok()
-                        .map(|()| (out, left.map(Box::new)));
-                    if tx.send((n, text)).is_err() {
-                        return;
-                    }
-                }
-            })
-            .ok()?;
+        let job = Job {
+            parts: Parts(parts.clone()),
+            shared: Arc::clone(&shared),
+            texts: tx,
+            leaving: leaving.map(Leaving::fork),
+            late_ms,
+        };
+        if !send(job) {
+            return None;
+        }
         Some(Box::new(Helper {
             parts,
             next: 0,
@@ -175,7 +265,6 @@ impl Helper {
             shared,
             steals,
             last_list: std::ptr::null_mut(),
-            thread: Some(thread),
         }))
     }
 
@@ -261,11 +350,10 @@ pub fn set_stealing(steals: bool, late_ms: u64) -> (bool, u64) {
 impl Drop for Helper {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            // The helper cannot panic on our data (it writes into its own strings); if it
-            // did, its parts were not taken and the caller writes them.
-            let _ = thread.join();
-        }
+        // The helper drops the job's sender when it is done with it (or if it panicked,
+        // which it cannot on our data: it writes into its own strings); until then it may
+        // read the objects, which must outlive that.
+        while self.texts.recv().is_ok() {}
     }
 }
 

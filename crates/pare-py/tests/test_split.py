@@ -7,8 +7,12 @@ from __future__ import annotations
 import datetime
 import enum
 import json
+import os
+import signal
 import sys
 import threading
+import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -289,3 +293,58 @@ def test_regression_keys_of_one_text_from_a_str_subclass_are_not_taken_as_unique
     assert text == '{"a":1,"a":2,"b":[1,2]}'
     # As the text is read: the last "a" wins, as `pare compact` gives it.
     assert policy.shape(d).text == policy.shape(text).text == '{"a":2,"b":[1,2]}'
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_forked_child_converts_with_a_helper_of_its_own():
+    # The helper thread is kept between conversions; a forked child has only the thread
+    # that forked, so it must start its own, not hand its work to one that is not there.
+    value = {"items": records(3000), "more": records(2000, "more")}
+    want = reference(value)
+    assert pare.dumps(value) == want  # the parent's helper thread is running now
+    alone = os_threads() == 2  # this one and the helper
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if the conversion (on two threads) is right
+        try:
+            _pare._helper_parts()
+            before = _pare._helper_mode(steal=False)
+            ok = pare.dumps(value) == want and _pare._helper_parts() == 2
+            _pare._helper_mode(*before)
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's conversion hung")
+    assert pare.dumps(value) == want  # and the parent's helper still works
+    # The helper thread ended before the fork: CPython 3.12+ warns of a fork with threads.
+    if alone:
+        assert not [w for w in caught if "multi-threaded" in str(w.message)]
+
+
+def os_threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="no /proc/self/task here")
+def test_the_helper_thread_is_kept_between_conversions_and_ends_when_asked():
+    value = {"items": records(3000)}
+    pare.dumps(value)
+    running = os_threads()
+    for _ in range(5):
+        pare.dumps(value)
+        assert os_threads() == running, "one helper thread, kept, not one per conversion"
+    _pare._end_helper_thread()  # what os.register_at_fork calls before a fork
+    assert os_threads() == running - 1
+    _pare._end_helper_thread()  # and again, with none running
+    assert pare.dumps(value) == reference(value)
+    assert os_threads() == running
