@@ -506,6 +506,25 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         }
     }
 
+    /// [`Self::value`] with its two commonest cases, `null` and an exact `str`, inline in
+    /// the member loop (no call, no dispatch): half the values of a typical record.
+    #[inline(always)]
+    fn member_value(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Result<(), Failed> {
+        // SAFETY: as `value`'s.
+        unsafe {
+            if obj == ffi::Py_None() {
+                self.out.push_str("null");
+                return Ok(());
+            }
+            if ffi::Py_TYPE(obj) == &raw mut ffi::PyUnicode_Type
+                && write_str_reading_only(obj, &mut self.out)
+            {
+                return Ok(());
+            }
+        }
+        self.value(obj, depth)
+    }
+
     /// SAFETY (callers): `obj` is a live `str` (or subclass).
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failed> {
         // SAFETY: a live `str` per the caller.
@@ -602,7 +621,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         let key_at = self.out.len();
         unsafe { self.key(key) }?;
         let written = match OMIT && self.omitting.is_some() {
-            false => self.value(value, depth + 1).map(|()| true),
+            false => self.member_value(value, depth + 1).map(|()| true),
             true => self.member_omitting(member, (key_at, key), |d| d.value(value, depth + 1)),
         };
         match written {

@@ -516,7 +516,14 @@ unsafe fn write_value<const OMIT: bool>(
                 let key_at = out.len();
                 write_key(key, keys, out)?;
                 let Some(leaving) = leaving.as_deref_mut().filter(|_| OMIT) else {
-                    write_value::<OMIT>(value, depth + 1, (&mut *keys, &mut *out, None))?;
+                    // `null` and an exact `str`, the commonest values, without a call.
+                    if value == ffi::Py_None() {
+                        out.push_str("null");
+                    } else if ffi::Py_TYPE(value) != &raw mut ffi::PyUnicode_Type
+                        || !write_str_reading_only(value, out)
+                    {
+                        write_value::<OMIT>(value, depth + 1, (&mut *keys, &mut *out, None))?;
+                    }
                     kept += 1;
                     continue;
                 };
