@@ -1136,6 +1136,29 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// A string of `len` < 8 ASCII bytes (low in `word`, zeros above) as a JSON string in one
+/// store, when none of its bytes needs an escape; `false` (nothing written) when one does.
+#[inline(always)]
+fn write_short(word: u64, len: usize, out: &mut String) -> bool {
+    // Only the string's own bytes: the zeros above are flagged, and flags run only upward.
+    if pare::scan::special_bytes(word) & ((1u64 << (8 * len)) - 1) != 0 {
+        return false;
+    }
+    out.reserve(10);
+    // SAFETY: 10 bytes are reserved: a quote, the 8-byte word and a quote after at most 7
+    // of its bytes; the length then covers the quotes and the string's `len` ASCII bytes.
+    unsafe {
+        let v = out.as_mut_vec();
+        let at = v.len();
+        let p = v.as_mut_ptr().add(at);
+        *p = b'"';
+        std::ptr::write_unaligned(p.add(1).cast::<[u8; 8]>(), word.to_le_bytes());
+        *p.add(1 + len) = b'"';
+        v.set_len(at + len + 2);
+    }
+    true
+}
+
 /// A `str` as a JSON string from what CPython holds, changing nothing (so on either
 /// thread, see `split`): its UTF-8 in place, or encoded from its characters. `false`
 /// (nothing written): ask CPython (`PyUnicode_AsUTF8AndSize`), as the abi3 build always
@@ -1144,6 +1167,12 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
 /// SAFETY (callers): `obj` is a live `str` (or subclass).
 #[inline]
 pub(crate) unsafe fn write_str_reading_only(obj: *mut ffi::PyObject, out: &mut String) -> bool {
+    // SAFETY: per the caller.
+    if let Some((word, len)) = unsafe { capi::short_ascii(obj) }
+        && write_short(word, len, out)
+    {
+        return true;
+    }
     // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
     if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
         let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };

@@ -285,6 +285,23 @@ def test_dicts_with_holes_mixed_keys_and_split_tables_are_written_in_order():
         pare.dumps({"mixed": {"a": 1, 2: "b"}})
 
 
+def test_short_ascii_strings_with_every_special_byte_at_every_place_are_escaped():
+    """A compact ASCII string under 8 bytes is read as one word ending where it ends
+    (``capi::short_ascii``): its bytes must be the string's, and an escape anywhere in them
+    must still be written."""
+    specials = ['"', "\\", "\n", "\x00", "\x1f", "\x7f", "~", "a"]
+    values = [""]
+    for n in range(1, 12):
+        for c in specials:
+            for at in range(n):
+                values.append("x" * at + c + "y" * (n - at - 1))
+    value = {"values": values, "keys": {v: i for i, v in enumerate(values)}}
+    assert pare.dumps(value) == reference(value)
+    # And in the second thread's half of a long list.
+    big = {"items": [{"k": v, v: 1} for v in values] * 40}
+    assert pare.dumps(big) == reference(big)
+
+
 def test_dict_tables_of_every_index_width_and_kind_are_read_in_order():
     """pare reads a dict's entry table directly on CPython 3.11-3.13 (``capi::dict_next``):
     the entries start after 1-, 2- or 4-byte indices (8 from 2**32 slots), and a table that once held a key
