@@ -27,6 +27,19 @@
 
 use pyo3::ffi;
 
+/// A `str`'s UTF-8 as CPython already holds it ([`utf8_in_place`]).
+pub struct InPlace {
+    pub data: *const u8,
+    pub len: usize,
+    /// A compact ASCII string under 8 bytes as one little-endian word, its bytes low and
+    /// zeros above: read as the 8 bytes that end where its characters end, which start
+    /// inside its header (`PyASCIIObject`, more than 8 bytes, the same allocation), shifted
+    /// down. Why: half the values of a typical record are that short, and gathering their
+    /// bytes 4, 2 and 1 at a time by the bits of the length cost a branch each, which a
+    /// varying length mispredicts.
+    pub word: Option<u64>,
+}
+
 /// A `str`'s UTF-8 read in place when CPython already holds it: a compact ASCII string's
 /// characters, or a compact string's cached UTF-8. `None`: ask `PyUnicode_AsUTF8AndSize`
 /// (which encodes, caches, and refuses lone surrogates).
@@ -34,12 +47,15 @@ use pyo3::ffi;
 /// SAFETY (callers): `obj` is a live `str` (or subclass); the bytes live as long as it.
 #[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
 #[inline(always)]
-pub unsafe fn utf8_in_place(obj: *mut ffi::PyObject) -> Option<(*const u8, usize)> {
+pub unsafe fn utf8_in_place(obj: *mut ffi::PyObject) -> Option<InPlace> {
+    const _: () = assert!(std::mem::size_of::<ffi::PyASCIIObject>() >= 8);
     // SAFETY: a live `str` per the caller. A compact string (every `str` made since 3.3's
     // new API, i.e. all but legacy subclass instances) is always ready, and its data
     // follows the header: right after `PyASCIIObject` when ASCII (one byte a character,
     // which is its UTF-8), after `PyCompactUnicodeObject` otherwise, with `utf8` the
-    // cached UTF-8 or null (CPython's `PyUnicode_UTF8` macro reads the same fields).
+    // cached UTF-8 or null (CPython's `PyUnicode_UTF8` macro reads the same fields). The
+    // 8 bytes before the end of a short ASCII string's characters lie in its header and
+    // its characters.
     unsafe {
         if ffi::PyUnicode_IS_COMPACT(obj) == 0 {
             return None;
@@ -47,63 +63,23 @@ pub unsafe fn utf8_in_place(obj: *mut ffi::PyObject) -> Option<(*const u8, usize
         let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
         if ffi::PyUnicode_IS_ASCII(obj) != 0 {
             let data = obj.cast::<ffi::PyASCIIObject>().add(1).cast::<u8>();
-            return Some((data, len));
+            let word = (len < 8).then(|| match len {
+                0 => 0,
+                _ => {
+                    let last8 = std::ptr::read_unaligned(data.add(len).sub(8).cast::<[u8; 8]>());
+                    u64::from_le_bytes(last8) >> (8 * (8 - len))
+                }
+            });
+            return Some(InPlace { data, len, word });
         }
         let compact = obj.cast::<ffi::PyCompactUnicodeObject>();
         let utf8 = (*compact).utf8;
-        (!utf8.is_null()).then(|| {
-            (
-                utf8.cast::<u8>().cast_const(),
-                (*compact).utf8_length as usize,
-            )
+        (!utf8.is_null()).then(|| InPlace {
+            data: utf8.cast::<u8>().cast_const(),
+            len: (*compact).utf8_length as usize,
+            word: None,
         })
     }
-}
-
-/// A compact ASCII `str` shorter than 8 bytes as one little-endian word, its bytes low and
-/// zeros above, and its length: read as the 8 bytes that end where its characters end,
-/// which start inside its header (`PyASCIIObject`, more than 8 bytes, the same allocation),
-/// shifted down. `None` for any other string.
-///
-/// Why: half the values of a typical record are that short, and gathering their bytes 4, 2
-/// and 1 at a time by the bits of the length cost a branch each, which a varying length
-/// mispredicts.
-///
-/// SAFETY (callers): `obj` is a live `str` (or subclass).
-#[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
-#[inline(always)]
-pub unsafe fn short_ascii(obj: *mut ffi::PyObject) -> Option<(u64, usize)> {
-    const _: () = assert!(std::mem::size_of::<ffi::PyASCIIObject>() >= 8);
-    // SAFETY: a live `str`; a compact ASCII one's `len` characters follow its header, so
-    // the 8 bytes before their end lie in the header and the characters.
-    unsafe {
-        if ffi::PyUnicode_IS_COMPACT(obj) == 0 || ffi::PyUnicode_IS_ASCII(obj) == 0 {
-            return None;
-        }
-        let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-        if len >= 8 {
-            return None;
-        }
-        if len == 0 {
-            return Some((0, 0));
-        }
-        let end = obj
-            .cast::<ffi::PyASCIIObject>()
-            .add(1)
-            .cast::<u8>()
-            .add(len);
-        let word = u64::from_le_bytes(std::ptr::read_unaligned(end.sub(8).cast::<[u8; 8]>()));
-        Some((word >> (8 * (8 - len)), len))
-    }
-}
-
-/// Only a per-version build reads a `str`'s header.
-///
-/// SAFETY (callers): as above.
-#[cfg(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy))]
-#[inline(always)]
-pub unsafe fn short_ascii(_obj: *mut ffi::PyObject) -> Option<(u64, usize)> {
-    None
 }
 
 /// A compact `str` whose UTF-8 CPython has not made yet, written onto `out` as a JSON
@@ -222,7 +198,7 @@ pub unsafe fn write_encoded(_obj: *mut ffi::PyObject, _out: &mut String) -> bool
 /// SAFETY (callers): as above.
 #[cfg(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy))]
 #[inline(always)]
-pub unsafe fn utf8_in_place(_obj: *mut ffi::PyObject) -> Option<(*const u8, usize)> {
+pub unsafe fn utf8_in_place(_obj: *mut ffi::PyObject) -> Option<InPlace> {
     None
 }
 
@@ -308,17 +284,43 @@ pub unsafe fn float_value(obj: *mut ffi::PyObject) -> f64 {
     }
 }
 
-/// Where a CPython 3.11–3.13 (GIL) build's dict layout is read; everywhere else the call.
-macro_rules! dict_layout {
-    ($($item:item)*) => {
-        $(
-            #[cfg(all(Py_3_11, not(any(Py_LIMITED_API, Py_3_14, Py_GIL_DISABLED, PyPy, GraalPy))))]
-            $item
-        )*
-    };
+/// `PyDict_Next`, inline where the build knows the dict's layout (CPython 3.11–3.13 with the
+/// GIL: [`dict_table`]), the call everywhere else.
+///
+/// SAFETY (callers): `obj` is a live `dict` (or subclass); `key` and `value` are borrowed.
+#[inline(always)]
+pub unsafe fn dict_next(
+    obj: *mut ffi::PyObject,
+    pos: &mut ffi::Py_ssize_t,
+    key: &mut *mut ffi::PyObject,
+    value: &mut *mut ffi::PyObject,
+) -> bool {
+    #[cfg(all(
+        Py_3_11,
+        not(any(Py_LIMITED_API, Py_3_14, Py_GIL_DISABLED, PyPy, GraalPy))
+    ))]
+    // SAFETY: per the caller.
+    unsafe {
+        dict_table::next(obj, pos, key, value)
+    }
+    #[cfg(not(all(
+        Py_3_11,
+        not(any(Py_LIMITED_API, Py_3_14, Py_GIL_DISABLED, PyPy, GraalPy))
+    )))]
+    // SAFETY: per the caller.
+    unsafe {
+        ffi::PyDict_Next(obj, pos, key, value) != 0
+    }
 }
 
-dict_layout! {
+/// A dict's table as CPython 3.11, 3.12 and 3.13 (with the GIL) lay it out.
+#[cfg(all(
+    Py_3_11,
+    not(any(Py_LIMITED_API, Py_3_14, Py_GIL_DISABLED, PyPy, GraalPy))
+))]
+mod dict_table {
+    use pyo3::ffi;
+
     /// `PyDictObject` (`Include/cpython/dictobject.h`, the same in 3.11, 3.12 and 3.13).
     #[repr(C)]
     struct DictObject {
@@ -348,6 +350,11 @@ dict_layout! {
 
     const _: () = assert!(std::mem::size_of::<DictKeys>() == 32);
 
+    /// An entry of the table: a key and its value (null once deleted).
+    trait Entry {
+        fn pair(&self) -> (*mut ffi::PyObject, *mut ffi::PyObject);
+    }
+
     /// `PyDictKeyEntry`.
     #[repr(C)]
     struct GeneralEntry {
@@ -363,13 +370,25 @@ dict_layout! {
         me_value: *mut ffi::PyObject,
     }
 
+    impl Entry for GeneralEntry {
+        fn pair(&self) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+            (self.me_key, self.me_value)
+        }
+    }
+
+    impl Entry for UnicodeEntry {
+        fn pair(&self) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+            (self.me_key, self.me_value)
+        }
+    }
+
     /// `PyDict_Next` as CPython 3.11–3.13 runs it on a combined table, inline: the entries
     /// follow the index array (`DK_ENTRIES`), a deleted one has no value. Everything is read
     /// again on each call, as `PyDict_Next` does, so a dict that changed is read as it is.
     ///
-    /// SAFETY (callers): `obj` is a live `dict` (or subclass); `key` and `value` are borrowed.
+    /// SAFETY (callers): as [`super::dict_next`]'s.
     #[inline(always)]
-    pub unsafe fn dict_next(
+    pub(super) unsafe fn next(
         obj: *mut ffi::PyObject,
         pos: &mut ffi::Py_ssize_t,
         key: &mut *mut ffi::PyObject,
@@ -383,54 +402,41 @@ dict_layout! {
                 return ffi::PyDict_Next(obj, pos, key, value) != 0;
             }
             let keys = (*dict).ma_keys;
-            let n = (*keys).dk_nentries;
-            let mut i = *pos;
-            if i < 0 {
+            if *pos < 0 {
                 return false;
             }
             let entries = keys
                 .cast::<u8>()
                 .add(std::mem::size_of::<DictKeys>() + (1usize << (*keys).dk_log2_index_bytes));
-            if (*keys).dk_kind != 0 {
-                let entries = entries.cast::<UnicodeEntry>();
-                while i < n {
-                    let entry = &*entries.add(i as usize);
-                    i += 1;
-                    if !entry.me_value.is_null() {
-                        (*pos, *key, *value) = (i, entry.me_key, entry.me_value);
-                        return true;
-                    }
-                }
-            } else {
-                let entries = entries.cast::<GeneralEntry>();
-                while i < n {
-                    let entry = &*entries.add(i as usize);
-                    i += 1;
-                    if !entry.me_value.is_null() {
-                        (*pos, *key, *value) = (i, entry.me_key, entry.me_value);
-                        return true;
-                    }
-                }
-            }
-            false
+            let found = match (*keys).dk_kind {
+                0 => first_live(entries.cast::<GeneralEntry>(), (*keys).dk_nentries, *pos),
+                _ => first_live(entries.cast::<UnicodeEntry>(), (*keys).dk_nentries, *pos),
+            };
+            let Some((next, k, v)) = found else {
+                return false;
+            };
+            (*pos, *key, *value) = (next, k, v);
+            true
         }
     }
-}
 
-/// `PyDict_Next`, where the build does not know the dict's layout.
-///
-/// SAFETY (callers): as above.
-#[cfg(not(all(
-    Py_3_11,
-    not(any(Py_LIMITED_API, Py_3_14, Py_GIL_DISABLED, PyPy, GraalPy))
-)))]
-#[inline(always)]
-pub unsafe fn dict_next(
-    obj: *mut ffi::PyObject,
-    pos: &mut ffi::Py_ssize_t,
-    key: &mut *mut ffi::PyObject,
-    value: &mut *mut ffi::PyObject,
-) -> bool {
-    // SAFETY: per the caller.
-    unsafe { ffi::PyDict_Next(obj, pos, key, value) != 0 }
+    /// The first entry at or after `i` (of `n`) with a value, and the position after it.
+    ///
+    /// SAFETY (callers): `entries` points at `n` entries.
+    #[inline(always)]
+    unsafe fn first_live<E: Entry>(
+        entries: *const E,
+        n: ffi::Py_ssize_t,
+        mut i: ffi::Py_ssize_t,
+    ) -> Option<(ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject)> {
+        while i < n {
+            // SAFETY: `0 <= i < n`, per the caller.
+            let (k, v) = unsafe { &*entries.add(i as usize) }.pair();
+            i += 1;
+            if !v.is_null() {
+                return Some((i, k, v));
+            }
+        }
+        None
+    }
 }

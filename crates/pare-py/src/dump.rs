@@ -1167,15 +1167,16 @@ fn write_short(word: u64, len: usize, out: &mut String) -> bool {
 /// SAFETY (callers): `obj` is a live `str` (or subclass).
 #[inline]
 pub(crate) unsafe fn write_str_reading_only(obj: *mut ffi::PyObject, out: &mut String) -> bool {
-    // SAFETY: per the caller.
-    if let Some((word, len)) = unsafe { capi::short_ascii(obj) }
-        && write_short(word, len, out)
-    {
-        return true;
-    }
     // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
-    if let Some((data, len)) = unsafe { capi::utf8_in_place(obj) } {
-        let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)) };
+    if let Some(held) = unsafe { capi::utf8_in_place(obj) } {
+        if let Some(word) = held.word
+            && write_short(word, held.len, out)
+        {
+            return true;
+        }
+        let s = unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(held.data, held.len))
+        };
         write_string(s, out);
         return true;
     }
