@@ -269,8 +269,8 @@ impl Helper {
     }
 
     /// The helper's text for `list[i..]`, where it ends, and what it left out, when
-    /// `list[i..]` is the next part and the helper claimed it (waiting for it if need be);
-    /// `None` also when no one had claimed it: the caller claims it and writes it.
+    /// `list[i..]` is the next part, the helper claimed it and its text is ready (waited for
+    /// only with stealing off); `None` otherwise: the caller writes it.
     ///
     /// Asked at every item of every list the caller writes: the answer is almost always no,
     /// and that is decided inline.
