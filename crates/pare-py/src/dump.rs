@@ -101,7 +101,7 @@ thread_local! {
 const SPARE_MAX: usize = 1 << 20;
 
 /// Hand `text`'s buffer to the next text written on this thread.
-pub fn give_back(mut text: String) {
+fn give_back(mut text: String) {
     if text.capacity() <= SPARE_MAX {
         text.clear();
         SPARE.with(|s| s.set(text));
@@ -124,9 +124,31 @@ pub struct Dumped {
 
 /// [`to_json`], saying whether keys may repeat.
 pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
-    // Only a dump that leaves members out gives up; were this one to, say so, not panic.
-    dump_with::<false>(obj, default, &mut None)?
-        .ok_or_else(|| PyValueError::new_err("pare gave up writing a value whole (a bug)"))
+    dump_with::<false, _>(obj, default, &mut None, |out, keys_unique| Dumped {
+        text: std::mem::take(out),
+        keys_unique,
+    })?
+    .ok_or_else(gave_up)
+}
+
+/// `obj` as compact JSON in a `bytes` (`pare.dumps`). The `bytes` is made from the buffer
+/// where it lies, and the buffer kept for the next text: the text itself never moves
+/// (moved out through two or three `Result`s, its parts were loaded back right after they
+/// were stored, which stalls; that was a quarter of an empty dict's conversion).
+pub fn to_bytes<'py>(
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let py = obj.py();
+    dump_with::<false, _>(obj, default, &mut None, |out, _| {
+        PyBytes::new(py, out.as_bytes())
+    })?
+    .ok_or_else(gave_up)
+}
+
+/// Only a dump that leaves members out gives up; were another to, say so, not panic.
+fn gave_up() -> PyErr {
+    PyValueError::new_err("pare gave up writing a value whole (a bug)")
 }
 
 /// `obj` written with what `omitting` leaves out already left out ([`omitting`]), and the
@@ -139,10 +161,15 @@ pub fn dump_omitting(
 ) -> PyResult<Option<(String, pare::respond::Omitting)>> {
     let mut leaving = Some(Box::new(Leaving::new(omitting)));
     Ok(
-        match (dump_with::<true>(obj, default, &mut leaving)?, leaving) {
-            (Some(dumped), Some(leaving)) if dumped.keys_unique => {
+        match (
+            dump_with::<true, _>(obj, default, &mut leaving, |out, keys_unique| {
+                keys_unique.then(|| std::mem::take(out))
+            })?,
+            leaving,
+        ) {
+            (Some(Some(text)), Some(leaving)) => {
                 omitting::note_written();
-                Some((dumped.text, leaving.omitting))
+                Some((text, leaving.omitting))
             }
             _ => None,
         },
@@ -151,12 +178,15 @@ pub fn dump_omitting(
 
 /// [`dump`], or with `omitting` [`dump_omitting`] (`OMIT`: the code that leaves out is
 /// there only then, so a plain dump pays nothing for it; `omitting` is given back with what
-/// was left out): `None` when that gave up.
-fn dump_with<const OMIT: bool>(
+/// was left out): `None` when that gave up. `finish` gets the text and whether its keys
+/// are unique, and makes the result where the text lies; what it leaves of the buffer is
+/// kept for the next text on this thread.
+fn dump_with<const OMIT: bool, R>(
     obj: &Bound<'_, PyAny>,
     default: Option<&Bound<'_, PyAny>>,
     omitting: &mut Option<Box<Leaving>>,
-) -> PyResult<Option<Dumped>> {
+    finish: impl FnOnce(&mut String, bool) -> R,
+) -> PyResult<Option<R>> {
     let guess = LAST_LEN.with(Cell::get)[usize::from(OMIT)];
     let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     if omitting.is_some() {
@@ -193,10 +223,11 @@ fn dump_with<const OMIT: bool>(
     match result {
         Ok(()) => {
             *omitting = d.omitting;
-            Ok(Some(Dumped {
-                text: d.out,
-                keys_unique: d.keys_unique,
-            }))
+            let made = finish(&mut d.out, d.keys_unique);
+            if d.out.capacity() > 0 {
+                give_back(d.out);
+            }
+            Ok(Some(made))
         }
         Err(e) if matches!(e.kind, Failure::GiveUp) => Ok(None),
         Err(e) => {

@@ -47,14 +47,10 @@ pub fn count_tokens(
 #[pyfunction]
 #[pyo3(signature = (value, default=None))]
 pub fn dumps<'py>(
-    py: Python<'py>,
     value: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let text = crate::dump::to_json(value, default)?;
-    let bytes = PyBytes::new(py, text.as_bytes());
-    crate::dump::give_back(text);
-    Ok(bytes)
+    crate::dump::to_bytes(value, default)
 }
 
 /// Of how many lists the converter took a part from its helper thread on this thread since

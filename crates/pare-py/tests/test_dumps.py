@@ -189,6 +189,19 @@ def test_a_default_that_calls_dumps_gets_its_own_buffer():
     assert pare.dumps({"b": 2}) == b'{"b":2}'
 
 
+def test_bytes_made_from_the_kept_buffer_are_not_changed_by_the_next_text():
+    # pare.dumps makes its bytes where the text lies and keeps the buffer for the next
+    # text on the thread: each bytes must be a copy, whatever comes after it.
+    values = [{"a": "x" * n, "n": n} for n in (0, 5, 300, 40, 2000, 1)]
+    made = [pare.dumps(v) for v in values]
+    try:
+        pare.dumps({"bad": float("nan")})
+    except ValueError:
+        pass
+    made.append(pare.dumps({}))
+    assert made == [reference(v) for v in values] + [b"{}"]
+
+
 def test_default_is_not_asked_about_types_pare_writes():
     seen = []
     pare.dumps({"a": [1, 2.5, "x", None, True]}, default=seen.append)
