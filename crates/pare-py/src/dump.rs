@@ -213,6 +213,9 @@ fn dump_with<const OMIT: bool, R>(
         omitting: omitting.take(),
     };
     let result = d.value(obj.as_ptr(), 0);
+    if let (Ok(()), Some(helper)) = (&result, d.helper.as_mut()) {
+        helper.finished(d.out.len());
+    }
     d.quiesce();
     LAST_LEN.with(|c| {
         let mut lens = c.get();

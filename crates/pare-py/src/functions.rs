@@ -62,11 +62,22 @@ pub fn _helper_parts() -> u64 {
 
 /// For the tests, on this thread: `steal=False` makes a conversion wait for every part its
 /// helper thread would write (so `_helper_parts` is exact); `late_ms` delays each helper's
-/// start (so the caller writes every part itself). Returns the settings before.
+/// start (so the caller writes every part itself); `paced=False` makes every big conversion
+/// take the helper, where by default it does only when that has been faster (`_pace`).
+/// Returns the settings before.
 #[pyfunction]
-#[pyo3(signature = (steal=true, late_ms=0))]
-pub fn _helper_mode(steal: bool, late_ms: u64) -> (bool, u64) {
-    crate::split::set_stealing(steal, late_ms)
+#[pyo3(signature = (steal=true, late_ms=0, paced=true))]
+pub fn _helper_mode(steal: bool, late_ms: u64, paced: bool) -> (bool, u64, bool) {
+    crate::split::set_stealing(steal, late_ms, paced)
+}
+
+/// The converter's time per byte of big conversions so far, with its helper thread and
+/// alone (`None`: not timed yet), and whether the next takes the helper (see `split/pace.rs`);
+/// `reset=True` forgets the times first.
+#[pyfunction]
+#[pyo3(signature = (reset=false))]
+pub fn _pace(reset: bool) -> (Option<f64>, Option<f64>, bool) {
+    crate::split::pace(reset)
 }
 
 /// End the converter's helper thread, if it runs (before a fork: see `split.rs`); the

@@ -37,6 +37,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_helper_parts, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_helper_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_pace, m)?)?;
     // The converter's helper thread is kept between conversions (`split`); it ends before
     // a fork, so the child and the parent start their own and the parent forks with no
     // thread of ours (CPython 3.12+ warns on a fork with threads).

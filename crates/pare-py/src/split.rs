@@ -50,6 +50,8 @@ use pyo3::ffi;
 
 use crate::capi;
 use crate::dump::omitting::Leaving;
+
+mod pace;
 use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_str_reading_only};
 
 /// The helper is started only when its half is estimated at this many bytes or more: a
@@ -107,7 +109,17 @@ pub struct Helper {
     steals: bool,
     /// The list of the last part taken from the helper ([`parts_taken`] counts lists).
     last_list: *mut ffi::PyObject,
+    /// Whether this conversion took the helper, and when it began: timed for [`PACE`]
+    /// (`None`: not timed, as when it started the helper thread, which a conversion does once).
+    timed: Option<(bool, std::time::Instant)>,
+    /// The text's length when the conversion ran to its end without stopping the helper
+    /// early ([`Helper::finished`]): only such a conversion's time says how fast its way is.
+    bytes: Option<usize>,
 }
+
+/// Whether big conversions take the helper ([`pace`]). Conversions hold the GIL, so this
+/// is never waited for.
+static PACE: Mutex<pace::Pace> = Mutex::new(pace::Pace::new());
 
 /// A conversion's work for the helper thread.
 struct Job {
@@ -152,16 +164,16 @@ pub fn end_helper_thread() {
     }
 }
 
-/// Hand `job` to the helper thread (starting it if need be): `false` when no thread could
-/// be started, and the caller writes everything.
-fn send(mut job: Job) -> bool {
+/// Hand `job` to the helper thread (starting it if need be): `None` when no thread could
+/// be started, and the caller writes everything; else whether a thread was started.
+fn send(mut job: Job) -> Option<bool> {
     let mut helper = HELPER_THREAD.lock().unwrap_or_else(PoisonError::into_inner);
     let pid = std::process::id();
     match helper.take() {
         Some(running) if running.pid == pid => match running.jobs.send(job) {
             Ok(()) => {
                 *helper = Some(running);
-                return true;
+                return Some(false);
             }
             // The thread is gone (a panic): start another.
             Err(mpsc::SendError(back)) => job = back,
@@ -179,11 +191,11 @@ fn send(mut job: Job) -> bool {
             }
         });
     let Ok(thread) = started else {
-        return false;
+        return None;
     };
     let sent = jobs.send(job).is_ok();
     *helper = Some(HelperThread { pid, jobs, thread });
-    sent
+    sent.then_some(true)
 }
 
 /// The helper's side of a job: claim parts in order and write them, until there are no
@@ -245,7 +257,22 @@ impl Helper {
         }
         // SAFETY: per the caller; planning only reads.
         let parts = unsafe { plan(root, leaving) }?;
-        let (steals, late_ms) = STEALS.with(std::cell::Cell::get);
+        let (steals, late_ms, paced) = STEALS.with(std::cell::Cell::get);
+        let began = std::time::Instant::now();
+        if paced && !lock(&PACE).take_helper() {
+            // Alone this time: no parts, nothing to wait for; only timed.
+            let (_, texts) = mpsc::channel();
+            return Some(Box::new(Helper {
+                parts: Vec::new(),
+                next: 0,
+                texts,
+                shared: Arc::default(),
+                steals,
+                last_list: std::ptr::null_mut(),
+                timed: Some((false, began)),
+                bytes: None,
+            }));
+        }
         let shared = Arc::new(Shared::default());
         let (tx, texts) = mpsc::channel();
         let job = Job {
@@ -255,9 +282,7 @@ impl Helper {
             leaving: leaving.map(Leaving::fork),
             late_ms,
         };
-        if !send(job) {
-            return None;
-        }
+        let started_thread = send(job)?;
         Some(Box::new(Helper {
             parts,
             next: 0,
@@ -265,7 +290,16 @@ impl Helper {
             shared,
             steals,
             last_list: std::ptr::null_mut(),
+            timed: (paced && !started_thread).then_some((true, began)),
+            bytes: None,
         }))
+    }
+
+    /// The conversion ran to its end, writing `bytes` bytes, without stopping the helper
+    /// early: its time counts for [`PACE`] (taken when the helper is dropped, after the
+    /// wait for it).
+    pub fn finished(&mut self, bytes: usize) {
+        self.bytes = Some(bytes);
     }
 
     /// The helper's text for `list[i..]`, where it ends, and what it left out, when
@@ -329,9 +363,11 @@ thread_local! {
     /// Lists of which a helper wrote a part on this thread, for the tests
     /// (`pare._pare._helper_parts`).
     static TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    /// Whether this thread's conversions write unclaimed parts themselves, and how long
-    /// their helpers wait before they start ([`set_stealing`]).
-    static STEALS: std::cell::Cell<(bool, u64)> = const { std::cell::Cell::new((true, 0)) };
+    /// Whether this thread's conversions write unclaimed parts themselves, how long their
+    /// helpers wait before they start, and whether [`PACE`] decides if they take one
+    /// ([`set_stealing`]).
+    static STEALS: std::cell::Cell<(bool, u64, bool)> =
+        const { std::cell::Cell::new((true, 0, true)) };
 }
 
 /// How many lists this thread's conversions took a helper's part of since the last call.
@@ -341,10 +377,27 @@ pub fn parts_taken() -> u64 {
 
 /// For the tests, on this thread: whether a conversion writes a part no one has claimed
 /// itself (the default) or always waits for the helper's, which makes [`parts_taken`]
-/// exact; and a delay before each helper starts, in milliseconds (0), which makes the
-/// caller claim every part. Gives the settings before.
-pub fn set_stealing(steals: bool, late_ms: u64) -> (bool, u64) {
-    STEALS.with(|s| s.replace((steals, late_ms)))
+/// exact; a delay before each helper starts, in milliseconds (0), which makes the caller
+/// claim every part; and whether a big conversion takes the helper only when that has been
+/// faster ([`pace`], the default) or always. Gives the settings before.
+pub fn set_stealing(steals: bool, late_ms: u64, paced: bool) -> (bool, u64, bool) {
+    STEALS.with(|s| s.replace((steals, late_ms, paced)))
+}
+
+/// The averages [`PACE`] goes by, in nanoseconds per byte (with the helper, alone; `None`
+/// until timed), and whether the next big conversion takes the helper; `reset` forgets
+/// them first (for the tests).
+pub fn pace(reset: bool) -> (Option<f64>, Option<f64>, bool) {
+    let mut pace = lock(&PACE);
+    if reset {
+        *pace = pace::Pace::new();
+    }
+    let (with, alone) = pace.averages();
+    (with, alone, pace.would_take_helper())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Drop for Helper {
@@ -354,6 +407,12 @@ impl Drop for Helper {
         // which it cannot on our data: it writes into its own strings); until then it may
         // read the objects, which must outlive that.
         while self.texts.recv().is_ok() {}
+        if let (Some((with_helper, began)), Some(bytes)) = (self.timed, self.bytes)
+            && bytes > 0
+        {
+            let ns = began.elapsed().as_nanos() as f64;
+            lock(&PACE).record(with_helper, ns / bytes as f64);
+        }
     }
 }
 

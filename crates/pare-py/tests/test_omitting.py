@@ -218,7 +218,7 @@ def test_a_big_value_is_left_out_of_on_two_threads_as_on_one():
     value = {"items": big_records(6000, "i"), "metadata": big_records(2000, "m"),
              "more": big_records(4000, "x"), "total": 10000}
     _pare._helper_parts()
-    before = _pare._helper_mode(steal=False)  # wait for the helper's parts: counted exactly
+    before = _pare._helper_mode(steal=False, paced=False)  # wait for the helper's parts: counted exactly
     try:
         got = shaped_as_written(policy, value)
     finally:

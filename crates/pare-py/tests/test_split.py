@@ -30,6 +30,15 @@ def reference(value, **kw) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, **kw).encode()
 
 
+@pytest.fixture(autouse=True)
+def helper_always():
+    """Every big conversion here takes the helper: by default a process takes it only when
+    that has been faster (test_pace.py), and these tests are of the two-thread path."""
+    before = _pare._helper_mode(paced=False)
+    yield
+    _pare._helper_mode(*before)
+
+
 def records(n: int, tag: str = "rec") -> list[dict]:
     """About 150 bytes each: 3,000 are well past the size the helper starts at."""
     return [
@@ -44,7 +53,7 @@ def dumps_counting(value, **kw) -> tuple[bytes, int]:
     part the helper would write here (``steal=False``): by default it writes a part no one
     has claimed yet itself, and how many that is depends on the scheduler."""
     _pare._helper_parts()  # reset this thread's count
-    before = _pare._helper_mode(steal=False)
+    before = _pare._helper_mode(steal=False, paced=False)
     try:
         text = pare.dumps(value, **kw)
     finally:
@@ -55,7 +64,7 @@ def dumps_counting(value, **kw) -> tuple[bytes, int]:
 def test_a_helper_that_starts_late_leaves_every_part_to_the_caller():
     value = {"items": records(3000), "more": records(2000, "more"), "total": 5000}
     _pare._helper_parts()
-    before = _pare._helper_mode(steal=True, late_ms=200)
+    before = _pare._helper_mode(steal=True, late_ms=200, paced=False)
     try:
         text = pare.dumps(value)
     finally:
@@ -309,7 +318,7 @@ def test_a_forked_child_converts_with_a_helper_of_its_own():
     if pid == 0:  # the child: exit 0 only if the conversion (on two threads) is right
         try:
             _pare._helper_parts()
-            before = _pare._helper_mode(steal=False)
+            before = _pare._helper_mode(steal=False, paced=False)
             ok = pare.dumps(value) == want and _pare._helper_parts() == 2
             _pare._helper_mode(*before)
         finally:
