@@ -73,11 +73,12 @@ pub fn _helper_mode(steal: bool, late_ms: u64, paced: bool) -> (bool, u64, bool)
 
 /// The converter's time per byte of big conversions so far, with its helper thread and
 /// alone (`None`: not timed yet), and whether the next takes the helper (see `split/pace.rs`);
-/// `reset=True` forgets the times first.
+/// `reset=True` forgets the times first; `record=(with_helper, ns_per_byte)` then counts one
+/// more conversion's time, as if one had run (the tests of how times are weighed).
 #[pyfunction]
-#[pyo3(signature = (reset=false))]
-pub fn _pace(reset: bool) -> (Option<f64>, Option<f64>, bool) {
-    crate::split::pace(reset)
+#[pyo3(signature = (reset=false, record=None))]
+pub fn _pace(reset: bool, record: Option<(bool, f64)>) -> (Option<f64>, Option<f64>, bool) {
+    crate::split::pace(reset, record)
 }
 
 /// End the converter's helper thread, if it runs (before a fork: see `split.rs`); the

@@ -385,12 +385,15 @@ pub fn set_stealing(steals: bool, late_ms: u64, paced: bool) -> (bool, u64, bool
 }
 
 /// The averages [`PACE`] goes by, in nanoseconds per byte (with the helper, alone; `None`
-/// until timed), and whether the next big conversion takes the helper; `reset` forgets
-/// them first (for the tests).
-pub fn pace(reset: bool) -> (Option<f64>, Option<f64>, bool) {
+/// until timed), and whether the next big conversion takes the helper; for the tests,
+/// `reset` forgets them first and `record` then counts a time as a conversion's.
+pub fn pace(reset: bool, record: Option<(bool, f64)>) -> (Option<f64>, Option<f64>, bool) {
     let mut pace = lock(&PACE);
     if reset {
         *pace = pace::Pace::new();
+    }
+    if let Some((with_helper, ns_per_byte)) = record {
+        pace.record(with_helper, ns_per_byte);
     }
     let (with, alone) = pace.averages();
     (with, alone, pace.would_take_helper())

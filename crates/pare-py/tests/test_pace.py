@@ -89,3 +89,19 @@ def test_conversions_alone_and_with_the_helper_give_the_same_text():
     finally:
         _pare._helper_mode(*before)
     assert seen == {True, False}, "both ways should have run"
+
+
+def test_regression_one_slow_call_turned_the_choice_for_the_next_32():
+    # Averages of 1.0 ns/B with the helper and 2.0 alone: the helper. Then one call the
+    # scheduler held up, 100 ns/B: counted as twice the average, the helper stays ahead
+    # (a quarter of the raw time had made its average 25.75 and sent 32 calls alone).
+    _pare._pace(reset=True, record=(True, 1.0))
+    _pare._pace(record=(False, 2.0))
+    assert _pare._pace()[:2] == (1.0, 2.0)
+    with_helper, alone, _ = _pare._pace(record=(True, 100.0))
+    assert (with_helper, alone) == (1.25, 2.0)
+    # A way that is slower for good still loses: four slow calls in a row.
+    for _ in range(4):
+        with_helper, alone, _ = _pare._pace(record=(True, 8.0))
+    assert with_helper > alone
+    _pare._pace(reset=True)

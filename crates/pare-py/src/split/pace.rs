@@ -10,12 +10,13 @@
 //! the same medians (0.35 ms).
 //!
 //! How: the converter's nanoseconds per byte of text, an exponential average for each way
-//! (a quarter of each new time). The first big conversion takes the helper, the next goes
-//! alone, and from then on each goes the faster way but every [`PROBE_EVERY`]th, which goes
-//! the other, so that a change (the other core freed or taken) is seen. A probe costs the
-//! difference once in 32 conversions (in a fast hour, about 2% of the mean time; the
-//! median does not move). Only a conversion that ran to its end without Python code is
-//! timed (Python code stops the helper); and not one that started the helper thread.
+//! (a quarter of each new time, a time over twice the average taken as twice it). The
+//! first big conversion takes the helper, the next goes alone, and from then on each goes
+//! the faster way but every [`PROBE_EVERY`]th, which goes the other, so that a change (the
+//! other core freed or taken) is seen. A probe costs the difference once in 32 conversions
+//! (in a fast hour, about 2% of the mean time; the median does not move). Only a
+//! conversion that ran to its end without Python code is timed (Python code stops the
+//! helper); and not one that started the helper thread.
 //!
 //! ```text
 //! with helper 0.70 ns/B, alone 0.52 ns/B  →  alone, but every 32nd with the helper
@@ -66,7 +67,10 @@ impl Pace {
             false => &mut self.alone,
         };
         *average = Some(match *average {
-            Some(before) => before + (ns_per_byte - before) / 4.0,
+            // A time over twice the average counts as twice it: one call the scheduler
+            // held up (a millisecond where 0.3 ms is usual) had turned the choice for the
+            // next 32 calls.
+            Some(before) => before + (ns_per_byte.min(2.0 * before) - before) / 4.0,
             None => ns_per_byte,
         });
     }
