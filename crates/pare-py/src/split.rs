@@ -13,6 +13,9 @@
 //! (`{"items": [...]}`), and writing it is reading CPython's structs and copying bytes, work
 //! a second core can share. orjson writes on one thread.
 //!
+//! A second thread is not always a second core (a busy machine, or vCPUs that share one),
+//! so a big conversion takes the helper only while that has been faster ([`pace`]).
+//!
 //! What keeps it sound. The caller holds the GIL for the whole conversion, and while the
 //! helper runs the caller runs no Python code and changes no object but reference counts
 //! (its own `Held` containers and key cache), which the helper never reads:
@@ -50,9 +53,9 @@ use pyo3::ffi;
 
 use crate::capi;
 use crate::dump::omitting::Leaving;
+use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_str_reading_only};
 
 mod pace;
-use crate::dump::{KEY_BYTES, KeyCache, push_key, write_float, write_str_reading_only};
 
 /// The helper is started only when its half is estimated at this many bytes or more: a
 /// thread costs tens of microseconds to start, about what writing 64 KB takes.
