@@ -153,10 +153,7 @@ struct HelperThread {
 /// End the helper thread and wait for it (a thread of another process, as a child sees
 /// its parent's, is only forgotten). The next conversion that wants one starts another.
 pub fn end_helper_thread() {
-    let ended = HELPER_THREAD
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
+    let ended = lock(&HELPER_THREAD).take();
     if let Some(helper) = ended {
         if helper.pid == std::process::id() {
             drop(helper.jobs); // its queue ends, and so does it
@@ -170,7 +167,7 @@ pub fn end_helper_thread() {
 /// Hand `job` to the helper thread (starting it if need be): `None` when no thread could
 /// be started, and the caller writes everything; else whether a thread was started.
 fn send(mut job: Job) -> Option<bool> {
-    let mut helper = HELPER_THREAD.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut helper = lock(&HELPER_THREAD);
     let pid = std::process::id();
     match helper.take() {
         Some(running) if running.pid == pid => match running.jobs.send(job) {
@@ -262,30 +259,25 @@ impl Helper {
         let parts = unsafe { plan(root, leaving) }?;
         let (steals, late_ms, paced) = STEALS.with(std::cell::Cell::get);
         let began = std::time::Instant::now();
-        if paced && !lock(&PACE).take_helper() {
-            // Alone this time: no parts, nothing to wait for; only timed.
+        let (parts, texts, shared, timed) = if paced && !lock(&PACE).take_helper() {
+            // Alone this time: no parts, and a queue no one sends on (nothing to wait for);
+            // only timed.
             let (_, texts) = mpsc::channel();
-            return Some(Box::new(Helper {
-                parts: Vec::new(),
-                next: 0,
-                texts,
-                shared: Arc::default(),
-                steals,
-                last_list: std::ptr::null_mut(),
-                timed: Some((false, began)),
-                bytes: None,
-            }));
-        }
-        let shared = Arc::new(Shared::default());
-        let (tx, texts) = mpsc::channel();
-        let job = Job {
-            parts: Parts(parts.clone()),
-            shared: Arc::clone(&shared),
-            texts: tx,
-            leaving: leaving.map(Leaving::fork),
-            late_ms,
+            (Vec::new(), texts, Arc::default(), Some((false, began)))
+        } else {
+            let shared = Arc::new(Shared::default());
+            let (tx, texts) = mpsc::channel();
+            let job = Job {
+                parts: Parts(parts.clone()),
+                shared: Arc::clone(&shared),
+                texts: tx,
+                leaving: leaving.map(Leaving::fork),
+                late_ms,
+            };
+            let started_thread = send(job)?;
+            let timed = (paced && !started_thread).then_some((true, began));
+            (parts, texts, shared, timed)
         };
-        let started_thread = send(job)?;
         Some(Box::new(Helper {
             parts,
             next: 0,
@@ -293,7 +285,7 @@ impl Helper {
             shared,
             steals,
             last_list: std::ptr::null_mut(),
-            timed: (paced && !started_thread).then_some((true, began)),
+            timed,
             bytes: None,
         }))
     }
@@ -402,6 +394,7 @@ pub fn pace(reset: bool, record: Option<(bool, f64)>) -> (Option<f64>, Option<f6
     (with, alone, pace.would_take_helper())
 }
 
+/// `m` locked; a panic elsewhere while it was held leaves nothing here half-done.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
