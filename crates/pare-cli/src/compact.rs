@@ -258,8 +258,9 @@ fn respond_named(request: Request, name: &str) -> Result<Response> {
 /// whole shaped value at the level shown, with every "before" counted.
 ///
 /// Why this order: the input as given is the longest count and needs nothing else, so it
-/// starts first, on another core, and runs beside the page, the parse and the report's own
-/// shaping and counts (which [`measure`] runs on threads of their own).
+/// starts first, on another core, after bringing in the encoding's tables
+/// ([`pare::tokens::Tokenizer::warm_up`]), and runs beside the page, the parse and the
+/// report's own shaping and counts (which [`measure`] runs on a thread of its own).
 fn reported(
     setup: &Setup,
     text: &str,
@@ -268,7 +269,12 @@ fn reported(
 ) -> Result<(Response, Option<Report>)> {
     let tok = setup.tok();
     std::thread::scope(|scope| {
-        let given = scope.spawn(|| tok.count_once(text));
+        let given = scope.spawn(|| {
+            // The encoding's pages come in while this thread has the core to itself,
+            // before the report's counts need them.
+            tok.warm_up();
+            tok.count_once(text)
+        });
         let mut response = respond_named(request, name)?;
         let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
         let opts = ShapeOptions {

@@ -249,11 +249,11 @@ const THREAD_FROM_BYTES: usize = 4 << 10;
 /// exactly when `newline` is set (the CLI prints one; an MCP result has none), and it is
 /// counted as such.
 ///
-/// Why threads: the counts of the input and the prefix runs need nothing from the shaped
-/// value, so they run beside it (one thread each), and a report costs about the longest
-/// of them instead of their sum (`bench/python_speed.py` times `pare compact --report`
-/// against a plain run). Each thread takes its own counting scratch, so the counts are the
-/// same.
+/// Why a thread: the counts of the input and the prefix runs need nothing from the shaped
+/// value, so they run beside it, one after the other on one thread (`bench/python_speed.py`
+/// times `pare compact --report` against a plain run). One thread each had cost a quarter
+/// more CPU for no shorter run on two cores: each thread's start, its allocator's fresh
+/// pages and its cold counting memo. The counts are the same either way.
 pub fn measure(
     input: &Value,
     policy: &Policy,
@@ -303,28 +303,21 @@ pub fn measure(
         };
         (before, minified)
     };
-    // A thread only for work worth one: a prefix run at all, a count of some length.
+    // A thread only for work worth one: a count of some length.
     let big = at_least(input, &mut { THREAD_FROM_BYTES });
     let ((tokens_before, tokens_minified), prefix_counts, (shaped, text, tokens_after)) =
         std::thread::scope(|scope| {
-            let prefix_counts = (prefix_runs && big).then(|| scope.spawn(prefixes));
-            let baselines_running = big.then(|| scope.spawn(baselines));
+            let beside = big.then(|| scope.spawn(|| (baselines(), prefixes())));
             let shaped = shape(input.clone(), policy, opts);
             let text = text_of(&shaped.value);
             let tokens_after = tok.count_once(&text);
-            (
-                match baselines_running {
-                    Some(running) => running
-                        .join()
-                        .expect("the count of the input does not panic"),
-                    None => baselines(),
-                },
-                match prefix_counts {
-                    Some(running) => running.join().expect("the prefix runs do not panic"),
-                    None => prefixes(),
-                },
-                (shaped, text, tokens_after),
-            )
+            let (baselines, prefix_counts) = match beside {
+                Some(running) => running
+                    .join()
+                    .expect("the counts of the input and the prefix runs do not panic"),
+                None => (baselines(), prefixes()),
+            };
+            (baselines, prefix_counts, (shaped, text, tokens_after))
         });
     let mut ops = Vec::new();
     if per_op && !names.is_empty() {

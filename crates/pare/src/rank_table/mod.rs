@@ -85,6 +85,20 @@ impl RankTable {
         }
     }
 
+    /// Read one byte of each page of the tables, so the pages are mapped before the
+    /// first lookups need them ([`crate::tokens::Tokenizer::warm_up`]). Plain reads, not
+    /// `madvise`: the workspace has no `unsafe`, and a read per page costs about the same.
+    pub(crate) fn warm_up(&self) {
+        const PAGE: usize = 4096;
+        let mut sum = 0u8;
+        for table in [self.offsets, self.slots, self.bytes] {
+            for byte in table.iter().step_by(PAGE) {
+                sum = sum.wrapping_add(*byte);
+            }
+        }
+        std::hint::black_box(sum);
+    }
+
     /// How many tokens the encoding has (the tests check the tables' sizes).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {

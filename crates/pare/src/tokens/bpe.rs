@@ -108,6 +108,9 @@ impl Tokenizer for Deferred {
     fn count_remembered(&self, text: &str) -> Option<usize> {
         self.bpe.count_remembered(text)
     }
+    fn warm_up(&self) {
+        self.bpe.bpe.warm_up();
+    }
 }
 
 pub(super) struct Bpe {
@@ -130,6 +133,8 @@ pub(super) struct Bpe {
     chunks: chunks::ChunkMemo,
     /// The same for floors (pieces).
     floors: chunks::ChunkMemo,
+    /// Piece counts all threads' walks share, behind each walk's own ([`shared`]).
+    pub(super) pieces_seen: shared::SharedPieces,
 }
 
 /// U+FEFF, the byte-order mark, which gpt-tokenizer treats specially (see `js_merge`).
@@ -151,6 +156,7 @@ impl Bpe {
             ascii_o200k: name == "o200k_base",
             chunks: chunks::ChunkMemo::default(),
             floors: chunks::ChunkMemo::default(),
+            pieces_seen: shared::SharedPieces::default(),
         };
         if !tokens.ascii_o200k {
             // Every piece takes the regex: built now, as the encoding is.
@@ -474,6 +480,10 @@ impl Tokenizer for Bpe {
     }
 
     /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
+    fn warm_up(&self) {
+        self.bpe.warm_up();
+    }
+
     fn count_floor(&self, text: &str) -> usize {
         if chunks::worth_it(text) {
             return self.floors.count(text, |chunk| self.pieces(chunk).count());
@@ -598,7 +608,12 @@ impl Pieces<'_> {
             if let Some(&n) = scratch.short.get(&key) {
                 return n as usize;
             }
-            let n = self.bpe.piece_count(piece, bom);
+            let n = if bom {
+                self.bpe.piece_count(piece, bom)
+            } else {
+                let bpe = self.bpe;
+                bpe.pieces_seen.short(key, || bpe.piece_count(piece, false))
+            };
             if scratch.short.len() >= MEMO_PIECES {
                 scratch.short.clear();
             }
@@ -611,7 +626,13 @@ impl Pieces<'_> {
         if let Some(&n) = scratch.long.get(bytes) {
             return n as usize;
         }
-        let n = self.bpe.piece_count(piece, bom);
+        let n = if bom {
+            self.bpe.piece_count(piece, bom)
+        } else {
+            let bpe = self.bpe;
+            bpe.pieces_seen
+                .long(bytes, || bpe.piece_count(piece, false))
+        };
         if scratch.long.len() >= MEMO_PIECES {
             scratch.long.clear();
         }
@@ -677,72 +698,110 @@ impl Iterator for Pieces<'_> {
 ///    more, else the one character.
 ///
 /// A test compares this with the regex on random and corpus text.
+///
+/// Why a class table: a count's time is half this walk, and the piece kinds alternate too
+/// unpredictably for per-byte `matches!` chains; one lookup per byte answers every class
+/// at once, and only the byte a piece stops at needs the "is it ASCII" check (every byte
+/// inside was classed as ASCII on the way).
+#[inline]
 pub(super) fn o200k_ascii_piece(text: &[u8], at: usize) -> Option<usize> {
-    let len = text.len();
-    let byte = |i: usize| text.get(i).copied();
-    let is_ws = |b: u8| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
-    let is_punct = |b: u8| b.is_ascii() && !is_ws(b) && !b.is_ascii_alphanumeric();
-    let run = |from: usize, f: &dyn Fn(u8) -> bool| {
-        let mut i = from;
-        while i < len && f(text[i]) {
+    let class = |i: usize| text.get(i).map_or(END, |&b| CLASS[b as usize]);
+    let run = |mut i: usize, of: u8| {
+        while class(i) & of != 0 {
             i += 1;
         }
         i
     };
-    let c0 = byte(at)?;
-    if !c0.is_ascii() {
+    // A piece stops at the text's end or at a byte that cannot go on with it; where that
+    // byte is not ASCII, a letter, digit, mark or space of Unicode might have, so the
+    // regex decides.
+    let ends_ascii = |end: usize| (class(end) & NOT_ASCII == 0).then_some(end);
+    let c0 = class(at);
+    if c0 & NOT_ASCII != 0 || c0 == END {
         return None;
     }
-    // (end of the piece, end of the bytes looked at): the byte at the piece's end (or
-    // the run's) decides where it stops, so it must be ASCII too.
-    let (end, looked) = 'piece: {
-        // 1 and 2: letters, after an optional prefix that is no letter, digit or break.
-        let prefix = usize::from(!matches!(c0, b'\r' | b'\n') && !c0.is_ascii_alphanumeric());
-        let letters = at + prefix;
-        let upper_end = run(letters, &|b| b.is_ascii_uppercase());
-        let lower_end = run(upper_end, &|b| b.is_ascii_lowercase());
-        if lower_end > upper_end || upper_end > letters {
-            let mut end = lower_end;
-            if byte(end) == Some(b'\'') {
-                let c = |i: usize| byte(end + i).map(|b| b.to_ascii_lowercase());
-                match (c(1), c(2)) {
-                    (Some(b's' | b'd' | b'm' | b't'), _) => end += 2,
-                    (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => end += 3,
-                    _ => {}
-                }
+    // 1 and 2: letters, after an optional prefix that is no letter, digit or break.
+    let letters = at + usize::from(c0 & (UPPER | LOWER | DIGIT | BREAK) == 0);
+    if class(letters) & (UPPER | LOWER) != 0 {
+        let lower_end = run(run(letters, UPPER), LOWER);
+        let mut end = lower_end;
+        if text.get(end) == Some(&b'\'') {
+            let c = |i: usize| text.get(end + i).map(u8::to_ascii_lowercase);
+            match (c(1), c(2)) {
+                (Some(b's' | b'd' | b'm' | b't'), _) => end += 2,
+                (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => end += 3,
+                _ => {}
             }
-            break 'piece (end, end);
         }
-        // 3.
-        if c0.is_ascii_digit() {
-            let end = run(at, &|b| b.is_ascii_digit()).min(at + 3);
-            break 'piece (end, end);
+        return ends_ascii(end);
+    }
+    // 3. At most three digits: a run of a million is walked three at a time, not whole.
+    if c0 & DIGIT != 0 {
+        let mut end = at + 1;
+        while end < at + 3 && class(end) & DIGIT != 0 {
+            end += 1;
         }
-        // 4.
-        let space = usize::from(c0 == b' ');
-        let punct_end = run(at + space, &is_punct);
-        if punct_end > at + space {
-            let end = run(punct_end, &|b| matches!(b, b'\r' | b'\n' | b'/'));
-            break 'piece (end, end);
+        return ends_ascii(end);
+    }
+    // 4.
+    let space = usize::from(text[at] == b' ');
+    let punct_end = run(at + space, PUNCT);
+    if punct_end > at + space {
+        return ends_ascii(run(punct_end, BREAK | SLASH));
+    }
+    if c0 & SPACE == 0 {
+        return None;
+    }
+    // The whitespace run, and where its last line break ends.
+    let (mut ws_end, mut after_break) = (at, None);
+    while class(ws_end) & SPACE != 0 {
+        if class(ws_end) & BREAK != 0 {
+            after_break = Some(ws_end + 1);
         }
-        if !is_ws(c0) {
-            // Only a byte of a longer character is left, and that is not ASCII.
-            return None;
-        }
-        let ws_end = run(at, &is_ws);
+        ws_end += 1;
+    }
+    ends_ascii(ws_end)?;
+    Some(match after_break {
         // 5.
-        if let Some(last) = text[at..ws_end]
-            .iter()
-            .rposition(|&b| matches!(b, b'\r' | b'\n'))
-        {
-            break 'piece (at + last + 1, ws_end);
-        }
+        Some(end) => end,
         // 6, then 7.
-        if ws_end == len {
-            break 'piece (len, len);
-        }
-        (if ws_end - at >= 2 { ws_end - 1 } else { at + 1 }, ws_end)
-    };
-    let looked = (looked + 1).min(len);
-    text[at..looked].is_ascii().then_some(end)
+        None if ws_end == text.len() => ws_end,
+        None if ws_end - at >= 2 => ws_end - 1,
+        None => at + 1,
+    })
 }
+
+/// Classes of a byte, for [`o200k_ascii_piece`].
+const UPPER: u8 = 1;
+const LOWER: u8 = 2;
+const DIGIT: u8 = 4;
+/// JavaScript whitespace within ASCII: `\t \n \x0B \x0C \r` and space.
+const SPACE: u8 = 8;
+/// `\r` and `\n` (also `SPACE`).
+const BREAK: u8 = 16;
+/// ASCII that is no letter, digit or whitespace.
+const PUNCT: u8 = 32;
+/// `/` (also `PUNCT`), which o200k's punctuation piece takes after its line breaks.
+const SLASH: u8 = 64;
+const NOT_ASCII: u8 = 128;
+/// Past the text's end: no class, so every run stops there.
+const END: u8 = 0;
+
+static CLASS: [u8; 256] = {
+    let mut table = [NOT_ASCII; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = match c {
+            b'A'..=b'Z' => UPPER,
+            b'a'..=b'z' => LOWER,
+            b'0'..=b'9' => DIGIT,
+            b'\r' | b'\n' => SPACE | BREAK,
+            b'\t' | 0x0B | 0x0C | b' ' => SPACE,
+            b'/' => PUNCT | SLASH,
+            _ => PUNCT,
+        };
+        b += 1;
+    }
+    table
+};

@@ -107,6 +107,13 @@ pub trait Tokenizer: Send + Sync {
         let _ = text;
         None
     }
+
+    /// Bring the encoding's tables into this process's memory now, so the first count
+    /// does not stop at each page of them it reads. Why: a one-shot process (the CLI with
+    /// `--report`) spent about a millisecond of its first count on those page faults; a
+    /// thread started at once can take them while the input is read and parsed. Counts
+    /// are the same either way; a tokenizer with nothing to load does nothing.
+    fn warm_up(&self) {}
 }
 
 impl fmt::Debug for dyn Tokenizer {
@@ -212,6 +219,9 @@ impl Tokenizer for Static {
     fn count_remembered(&self, text: &str) -> Option<usize> {
         self.0.count_remembered(text)
     }
+    fn warm_up(&self) {
+        self.0.warm_up()
+    }
 }
 
 mod bpe;
@@ -220,6 +230,7 @@ mod chunks;
 mod fx;
 #[cfg(feature = "hf-tokenizer")]
 mod hf;
+mod shared;
 
 use bpe::*;
 use chars4::*;

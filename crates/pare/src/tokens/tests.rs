@@ -563,3 +563,61 @@ fn o200k_builds_its_regex_only_for_text_that_is_not_ascii() {
     assert_eq!(fresh.count(text), O200K.count(text));
     assert!(fresh.splitter.get().is_some());
 }
+
+/// Texts counted at once on several threads share the pieces any of them merged: a fresh
+/// encoding counting one text remembers its pieces where every thread looks, and four
+/// threads counting at once agree with one counting alone.
+#[test]
+fn pieces_merged_on_one_thread_are_shared_with_the_others() {
+    let text = r#"{"entities":[{"name":"Alpha Centauri","kind":"star","note":"the nearest system's brightest star"},{"name":"Proxima b","mass_earths":1.07,"year_days":11.2}]}"#;
+    let alone = O200K.count_once(text);
+    let fresh = o200k();
+    assert_eq!(fresh.pieces_seen.len(), 0);
+    assert_eq!(
+        std::thread::scope(|s| s.spawn(|| fresh.count_once(text)).join().unwrap()),
+        alone
+    );
+    let remembered = fresh.pieces_seen.len();
+    assert!(remembered > 10, "{remembered} pieces remembered");
+    let counts: Vec<usize> = std::thread::scope(|s| {
+        let running: Vec<_> = (0..4).map(|_| s.spawn(|| fresh.count_once(text))).collect();
+        running.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert_eq!(counts, vec![alone; 4]);
+    // Nothing new to remember: every piece was merged once, on the first thread.
+    assert_eq!(fresh.pieces_seen.len(), remembered);
+}
+
+/// A text with U+FEFF is counted as the reference counts it (its pieces with the mark merge
+/// another way), and none of its pieces is shared, so a text without the mark never reads
+/// a count made with it.
+#[test]
+fn a_text_with_a_bom_shares_no_piece() {
+    let fresh = o200k();
+    let text = "caf\u{FEFF}e \u{FEFF}hello world, hello again";
+    assert_eq!(fresh.count_once(text), O200K.count_once(text));
+    assert_eq!(fresh.pieces_seen.len(), 0);
+}
+
+/// Warming the tables up changes no count, on any thread.
+#[test]
+fn warming_up_changes_no_count() {
+    let text = "naïve café: {\"a\": [1, 2, 3], \"b\": \"hello world\"}";
+    let before: Vec<usize> = all().iter().map(|t| t.count(text)).collect();
+    std::thread::scope(|s| {
+        for t in all() {
+            s.spawn(move || t.warm_up());
+        }
+    });
+    let after: Vec<usize> = all().iter().map(|t| t.count(text)).collect();
+    assert_eq!(before, after);
+}
+
+/// A long run of digits splits three at a time, as the regex splits it (the ASCII split
+/// once looked at the whole run again at each piece: quadratic in its length).
+#[test]
+fn a_long_digit_run_splits_by_three_as_the_regex_does() {
+    let text = format!("x{}y 1234567", "9876543210".repeat(1000));
+    assert_ascii_split_is_the_regex(&text);
+    assert_eq!(O200K.pieces(&text).filter(|r| r.len() == 3).count(), 3335);
+}
