@@ -118,9 +118,9 @@ pub(super) struct Bpe {
     pub(super) bpe: &'static RankTable,
     /// Three patterns, tried in order at each position (leftmost-first): the main
     /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback. Built on
-    /// first use: o200k splits ASCII by hand, and building it cost a process 3–4 ms, which
-    /// a count of ASCII text (most JSON) never needs.
-    pub(super) splitter: OnceLock<Regex>,
+    /// first use: o200k splits ASCII by hand, and building it costs a process 2–3 ms
+    /// ([`Splitter`]), which a count of ASCII text (most JSON) never needs.
+    pub(super) splitter: OnceLock<Splitter>,
     /// The main and fallback patterns the splitter is built from.
     patterns: (String, String),
     /// Search caches for `splitter`, taken once per text rather than once per piece (as
@@ -165,14 +165,12 @@ impl Bpe {
         tokens
     }
 
-    /// The pre-tokenizer's regex, built on first use.
-    pub(super) fn splitter(&self) -> &Regex {
+    /// The pre-tokenizer, built on first use.
+    pub(super) fn splitter(&self) -> &Splitter {
         self.splitter.get_or_init(|| {
             let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
             let (main, fallback) = &self.patterns;
-            Regex::new_many(&[main.as_str(), lookahead.as_str(), fallback.as_str()])
-                // The patterns are constants; the unit tests build both encodings.
-                .expect("pre-tokenizer patterns are valid")
+            Splitter::new(&[main.as_str(), lookahead.as_str(), fallback.as_str()])
         })
     }
 
@@ -207,15 +205,15 @@ impl Bpe {
     }
 
     /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
-    pub(super) fn regex_piece_end(&self, cache: &mut Cache, text: &str, at: usize) -> usize {
+    pub(super) fn regex_piece_end(&self, cache: &mut SplitCache, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        let end = match self.splitter().search_with(cache, &input) {
-            Some(m) if m.pattern().as_usize() == 1 => {
+        let end = match self.splitter().find(cache, &input) {
+            Some((1, end)) => {
                 // The look-ahead stand-in: give back the last (whitespace) character.
-                let matched = &text[at..m.end()];
-                m.end() - matched.chars().next_back().map_or(0, char::len_utf8)
+                let matched = &text[at..end];
+                end - matched.chars().next_back().map_or(0, char::len_utf8)
             }
-            Some(m) => m.end(),
+            Some((_, end)) => end,
             // Unreachable (every character matches some alternative); if the patterns
             // ever leave a gap, take the rest as one piece rather than lose text.
             None => text.len(),
@@ -544,7 +542,7 @@ pub(super) struct Pieces<'a> {
 /// What a walk over pieces reuses from one text to the next.
 pub(super) struct Scratch {
     /// The splitter's search cache, made with the splitter on its first use.
-    cache: Option<Cache>,
+    cache: Option<SplitCache>,
     /// Token counts of pieces of two to [`SHORT_PIECE_BYTES`] bytes seen before, keyed by
     /// their bytes and length packed into one integer ([`short_key`]). A text's pieces
     /// repeat (keys, punctuation runs, common words), and this small table answers from

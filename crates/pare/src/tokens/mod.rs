@@ -57,7 +57,6 @@ use std::ops::Range;
 use std::sync::{LazyLock, Mutex, OnceLock};
 
 use crate::rank_table::{self, RankTable};
-use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
 /// Counts tokens of text as a model would see it.
@@ -231,10 +230,12 @@ mod fx;
 #[cfg(feature = "hf-tokenizer")]
 mod hf;
 mod shared;
+mod splitter;
 
 use bpe::*;
 use chars4::*;
 use fx::*;
+use splitter::{SplitCache, Splitter};
 
 // ---------------------------------------------------------------------------------------
 // helpers (str::floor_char_boundary is newer than this crate's MSRV)

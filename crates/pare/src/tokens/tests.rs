@@ -498,6 +498,25 @@ mod props {
             }
         }
 
+        /// The splitter (a lazy DFA over a forward NFA) ends every piece where the
+        /// general-purpose regex over the same patterns ends it, in both encodings.
+        #[test]
+        fn the_splitter_ends_pieces_where_the_meta_regex_does(
+            text in prop_oneof![ascii_heavy_text(), text()]
+        ) {
+            for (bpe, main) in [(&*O200K, o200k_pattern()), (&*CL100K, cl100k_pattern())] {
+                let patterns = [main, format!("[{JS_WS}]+[{JS_WS}]"), format!("[{JS_WS}]+")];
+                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+                let meta = regex_automata::meta::Regex::new_many(&patterns).unwrap();
+                let mut cache = bpe.splitter().create_cache();
+                for at in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    let input = Input::new(&text).range(at..).anchored(Anchored::Yes);
+                    let expected = meta.search(&input).map(|m| (m.pattern().as_usize(), m.end()));
+                    prop_assert_eq!(bpe.splitter().find(&mut cache, &input), expected, "at {}", at);
+                }
+            }
+        }
+
         /// The ASCII shortcut splits exactly as the regex does.
         #[test]
         fn ascii_split_is_the_regex_split_on_random_text(text in ascii_heavy_text()) {
