@@ -14,6 +14,11 @@ use std::path::PathBuf;
 #[path = "src/rank_table/hash.rs"]
 mod hash;
 
+#[allow(dead_code)]
+mod patterns {
+    include!("src/tokens/patterns.rs");
+}
+
 const EMPTY: u32 = u32::MAX;
 
 fn main() {
@@ -25,8 +30,33 @@ fn main() {
         std::fs::write(out.join(format!("{name}.ranks")), layout(&tokens))
             .unwrap_or_else(|e| panic!("writing {name}.ranks: {e}"));
     }
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("o200k_base.split.dfa"), splitter_dfa("o200k_base"))
+        .unwrap_or_else(|e| panic!("writing o200k_base.split.dfa: {e}"));
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=src/rank_table/hash.rs");
+    println!("cargo::rerun-if-changed=src/tokens/patterns.rs");
+}
+
+/// An encoding's pre-tokenizer patterns as a sparse DFA for anchored, leftmost-first
+/// searches, serialized (see `src/tokens/splitter.rs`): about 140 KB for o200k, read in
+/// place, where compiling the patterns at run time cost a process 2–4 ms.
+fn splitter_dfa(encoding: &str) -> Vec<u8> {
+    use regex_automata::dfa::{StartKind, dense};
+    use regex_automata::{MatchKind, nfa::thompson};
+    let patterns = patterns::splitter_patterns(encoding);
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::LeftmostFirst)
+                .start_kind(StartKind::Anchored),
+        )
+        .thompson(thompson::Config::new().which_captures(thompson::WhichCaptures::None))
+        .build_many(&patterns)
+        .unwrap_or_else(|e| panic!("{encoding}'s patterns: {e}"));
+    dfa.to_sparse()
+        .unwrap_or_else(|e| panic!("{encoding}'s sparse DFA: {e}"))
+        .to_bytes_little_endian()
 }
 
 /// The tokens of a tiktoken file, index = rank.

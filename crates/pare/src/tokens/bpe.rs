@@ -3,67 +3,15 @@
 
 use super::*;
 
-/// JavaScript's `\s` (WhiteSpace + LineTerminator), as a character-class body. The
-/// reference counter is JavaScript, and its `\s` differs from Unicode `White_Space`.
-pub(super) const JS_WS: &str = r"\t\n\x{0B}\x{0C}\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
-
-/// gpt-tokenizer's contraction suffix: explicit case pairs, because a Unicode
-/// case-insensitive `'s` would also match `'ſ` (long s).
-pub(super) const CONTRACTION: &str = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
-
-/// gpt-tokenizer's o200k pattern, minus its `\s+(?!\S)|\s+` tail (see [`Bpe::new`]).
-pub(super) fn o200k_pattern() -> String {
-    let c = CONTRACTION;
-    let w = JS_WS;
-    [
-        format!(
-            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]*[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]+(?:{c})?"
-        ),
-        format!(
-            r"[^\r\n\p{{L}}\p{{N}}]?[\p{{Lu}}\p{{Lt}}\p{{Lm}}\p{{Lo}}\p{{M}}]+[\p{{Ll}}\p{{Lm}}\p{{Lo}}\p{{M}}]*(?:{c})?"
-        ),
-        r"\p{N}{1,3}".to_owned(),
-        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n/]*"),
-        format!(r"[{w}]*[\r\n]+"),
-        format!(r"[{w}]+$"),
-    ]
-    .join("|")
-}
-
-/// gpt-tokenizer's cl100k pattern, minus its `\s+(?!\S)|\s` tail (see [`Bpe::new`]).
-pub(super) fn cl100k_pattern() -> String {
-    let w = JS_WS;
-    [
-        CONTRACTION.to_owned(),
-        r"[^\r\n\p{L}\p{N}]?\p{L}+".to_owned(),
-        r"\p{N}{1,3}".to_owned(),
-        format!(r" ?[^{w}\p{{L}}\p{{N}}]+[\r\n]*"),
-        format!(r"[{w}]+$"),
-        format!(r"[{w}]*[\r\n]"),
-    ]
-    .join("|")
-}
-
 pub(super) static O200K: LazyLock<Bpe> = LazyLock::new(o200k);
 
 /// o200k_base, built (the tests build fresh ones, whose memos no other test touches).
 pub(super) fn o200k() -> Bpe {
-    Bpe::new(
-        "o200k_base",
-        rank_table::o200k_base(),
-        &o200k_pattern(),
-        &format!("[{JS_WS}]+"),
-    )
+    Bpe::new("o200k_base", rank_table::o200k_base(), splitter::o200k)
 }
 
-pub(super) static CL100K: LazyLock<Bpe> = LazyLock::new(|| {
-    Bpe::new(
-        "cl100k_base",
-        rank_table::cl100k_base(),
-        &cl100k_pattern(),
-        &format!("[{JS_WS}]"),
-    )
-});
+pub(super) static CL100K: LazyLock<Bpe> =
+    LazyLock::new(|| Bpe::new("cl100k_base", rank_table::cl100k_base(), splitter::cl100k));
 
 /// A tiktoken-style encoding: a pre-tokenizer regex splits text into pieces, and each
 /// piece is BPE-encoded on its own, so a count is the sum of per-piece counts.
@@ -116,13 +64,12 @@ impl Tokenizer for Deferred {
 pub(super) struct Bpe {
     name: &'static str,
     pub(super) bpe: &'static RankTable,
-    /// Three patterns, tried in order at each position (leftmost-first): the main
-    /// alternation, then `\s+\s` standing in for `\s+(?!\S)`, then the fallback. Built on
-    /// first use: o200k splits ASCII by hand, and building it costs a process 2–3 ms
-    /// ([`Splitter`]), which a count of ASCII text (most JSON) never needs.
+    /// The pre-tokenizer ([`splitter_patterns`]), made on first use: o200k splits ASCII by
+    /// hand, and loading its DFA checks 140 KB (about 0.5 ms), which a count of ASCII text
+    /// (most JSON) never needs.
     pub(super) splitter: OnceLock<Splitter>,
-    /// The main and fallback patterns the splitter is built from.
-    patterns: (String, String),
+    /// Makes the splitter.
+    make_splitter: fn() -> Splitter,
     /// Search caches for `splitter`, taken once per text rather than once per piece (as
     /// the regex's own pool would be): a thread other than the regex's first user pays a
     /// lock and a put-back per search there, which cost a quarter of a count.
@@ -142,36 +89,23 @@ pub(super) const BOM: char = '\u{FEFF}';
 pub(super) const BOM_UTF8: &[u8] = b"\xEF\xBB\xBF";
 
 impl Bpe {
-    /// The `regex` crates have no look-ahead, so `\s+(?!\S)` is emulated as bpe-openai
-    /// does: match `\s+\s` and give back its last character. Where the whitespace run ends
-    /// the text, the main pattern's `\s+$` already took it. The emulation is exact: both
-    /// forms take all but the last whitespace character before a non-space.
-    fn new(name: &'static str, bpe: &'static RankTable, main: &str, fallback: &str) -> Self {
-        let tokens = Bpe {
+    fn new(name: &'static str, bpe: &'static RankTable, make_splitter: fn() -> Splitter) -> Self {
+        Bpe {
             name,
             bpe,
             splitter: OnceLock::new(),
-            patterns: (main.to_owned(), fallback.to_owned()),
+            make_splitter,
             caches: Mutex::new(Vec::new()),
             ascii_o200k: name == "o200k_base",
             chunks: chunks::ChunkMemo::default(),
             floors: chunks::ChunkMemo::default(),
             pieces_seen: shared::SharedPieces::default(),
-        };
-        if !tokens.ascii_o200k {
-            // Every piece takes the regex: built now, as the encoding is.
-            tokens.splitter();
         }
-        tokens
     }
 
     /// The pre-tokenizer, built on first use.
     pub(super) fn splitter(&self) -> &Splitter {
-        self.splitter.get_or_init(|| {
-            let lookahead = format!("[{JS_WS}]+[{JS_WS}]");
-            let (main, fallback) = &self.patterns;
-            Splitter::new(&[main.as_str(), lookahead.as_str(), fallback.as_str()])
-        })
+        self.splitter.get_or_init(self.make_splitter)
     }
 
     /// Pieces of `text` from byte `at` (a piece boundary) on. Searching the whole text
@@ -515,7 +449,7 @@ pub(super) fn backoff_steps() -> impl Iterator<Item = usize> {
     }))
 }
 
-/// JavaScript's `\s`, the reference's notion of whitespace ([`JS_WS`]).
+/// JavaScript's `\s`, the reference's notion of whitespace ([`super::patterns::JS_WS`]).
 pub(super) fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
@@ -666,9 +600,7 @@ impl Iterator for Pieces<'_> {
             return Some(start..end);
         }
         let scratch = self.scratch.as_mut().expect("scratch until dropped");
-        let cache = scratch
-            .cache
-            .get_or_insert_with(|| self.bpe.splitter().create_cache());
+        let cache = scratch.cache.get_or_insert_with(SplitCache::default);
         let end = self.bpe.regex_piece_end(cache, self.text, start);
         self.at = end;
         Some(start..end)

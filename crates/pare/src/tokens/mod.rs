@@ -229,6 +229,7 @@ mod chunks;
 mod fx;
 #[cfg(feature = "hf-tokenizer")]
 mod hf;
+mod patterns;
 mod shared;
 mod splitter;
 

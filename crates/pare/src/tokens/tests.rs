@@ -216,7 +216,7 @@ fn remembered_piece_counts_equal_fresh_ones() {
 
 /// o200k's pieces of `text` by the regex alone (no ASCII shortcut).
 fn regex_pieces(text: &str) -> Vec<Range<usize>> {
-    let mut cache = O200K.splitter().create_cache();
+    let mut cache = SplitCache::default();
     let mut pieces = Vec::new();
     let mut at = 0;
     while at < text.len() {
@@ -498,21 +498,22 @@ mod props {
             }
         }
 
-        /// The splitter (a lazy DFA over a forward NFA) ends every piece where the
-        /// general-purpose regex over the same patterns ends it, in both encodings.
+        /// The splitters (o200k's DFA compiled at build time, cl100k's lazy DFA, and
+        /// o200k's lazy one, which stands in where the embedded one would not load) end
+        /// every piece where the general-purpose regex over the same patterns ends it.
         #[test]
-        fn the_splitter_ends_pieces_where_the_meta_regex_does(
+        fn the_splitters_end_pieces_where_the_meta_regex_does(
             text in prop_oneof![ascii_heavy_text(), text()]
         ) {
-            for (bpe, main) in [(&*O200K, o200k_pattern()), (&*CL100K, cl100k_pattern())] {
-                let patterns = [main, format!("[{JS_WS}]+[{JS_WS}]"), format!("[{JS_WS}]+")];
-                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-                let meta = regex_automata::meta::Regex::new_many(&patterns).unwrap();
-                let mut cache = bpe.splitter().create_cache();
+            for (bpe, encoding) in [(&*O200K, "o200k_base"), (&*CL100K, "cl100k_base")] {
+                let meta = reference_splitter(encoding);
+                let splitter = bpe.splitter();
+                let mut cache = SplitCache::default();
                 for at in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
                     let input = Input::new(&text).range(at..).anchored(Anchored::Yes);
                     let expected = meta.search(&input).map(|m| (m.pattern().as_usize(), m.end()));
-                    prop_assert_eq!(bpe.splitter().find(&mut cache, &input), expected, "at {}", at);
+                    prop_assert_eq!(splitter.find(&mut cache, &input), expected, "at {}", at);
+                    prop_assert_eq!(splitter.find_lazily(&mut cache, &input), expected, "at {}", at);
                 }
             }
         }
@@ -639,4 +640,30 @@ fn a_long_digit_run_splits_by_three_as_the_regex_does() {
     let text = format!("x{}y 1234567", "9876543210".repeat(1000));
     assert_ascii_split_is_the_regex(&text);
     assert_eq!(O200K.pieces(&text).filter(|r| r.len() == 3).count(), 3335);
+}
+
+/// The general-purpose regex over an encoding's splitter patterns, built once per test
+/// process: what the splitters are checked against.
+fn reference_splitter(encoding: &str) -> &'static regex_automata::meta::Regex {
+    static O200K_META: std::sync::OnceLock<regex_automata::meta::Regex> =
+        std::sync::OnceLock::new();
+    static CL100K_META: std::sync::OnceLock<regex_automata::meta::Regex> =
+        std::sync::OnceLock::new();
+    let cell = if encoding == "o200k_base" {
+        &O200K_META
+    } else {
+        &CL100K_META
+    };
+    cell.get_or_init(|| {
+        let patterns = super::patterns::splitter_patterns(encoding);
+        regex_automata::meta::Regex::new_many(&patterns).unwrap()
+    })
+}
+
+/// o200k's pre-tokenizer is the DFA compiled at build time, not one compiled at run time
+/// (which would cost every process that counts text that is not ASCII 2–4 ms).
+#[test]
+fn o200k_splits_by_the_embedded_dfa() {
+    assert!(o200k().splitter().is_embedded());
+    assert!(!CL100K.splitter().is_embedded());
 }
