@@ -8,7 +8,10 @@
 //! - o200k's patterns are compiled at build time (`build.rs`) into a sparse DFA of about
 //!   140 KB that the binary embeds and reads in place: ready after a check of its bytes
 //!   (about 0.5 ms), and it needs no cache. o200k splits ASCII by hand, so it searches
-//!   only around text that is not ASCII, where a sparse DFA's slower steps cost nothing.
+//!   only around text that is not ASCII. A sparse DFA steps slower than a lazy one, though:
+//!   5 MB of Greek, CJK and emoji counted 1.4× slower by it alone. So a walk that has
+//!   searched [`SPARSE_SEARCHES`] times goes on with the lazy DFA (built then, once per
+//!   process), and text with a little that is not ASCII never pays for building it.
 //! - cl100k, which searches at every piece, builds a lazy DFA over a forward NFA on first
 //!   use (2.3–3.5 ms): it steps as fast as the meta regex's own lazy DFA.
 //!
@@ -53,10 +56,17 @@ struct Lazy {
     pike: pikevm::PikeVM,
 }
 
-/// What one walk reuses from search to search: made only when the lazy DFA is used.
+/// Searches a walk makes with the embedded DFA before it takes the lazy one: about what
+/// building the lazy DFA costs (2.3–3.5 ms) in the sparse DFA's slower steps.
+const SPARSE_SEARCHES: usize = 64 << 10;
+
+/// What one walk reuses from search to search.
 #[derive(Default)]
 pub(crate) struct SplitCache {
+    /// Made when the lazy DFA is first used.
     lazy: Option<(DfaCache, Option<pikevm::Cache>)>,
+    /// Searches made with the embedded DFA.
+    sparse_searches: usize,
 }
 
 /// o200k_base's splitter: the embedded DFA.
@@ -107,11 +117,19 @@ impl Splitter {
         self.embedded.is_some()
     }
 
+    /// Whether the patterns were compiled here (the tests look).
+    #[cfg(test)]
+    pub(crate) fn built_lazily(&self) -> bool {
+        self.lazy.get().is_some()
+    }
+
     /// The pattern and the end of the leftmost-first match of an anchored `input`.
     pub(crate) fn find(&self, cache: &mut SplitCache, input: &Input<'_>) -> Option<(usize, usize)> {
         if let Some(dfa) = &self.embedded
+            && cache.sparse_searches < SPARSE_SEARCHES
             && let Ok(found) = dfa.try_search_fwd(input)
         {
+            cache.sparse_searches += 1;
             return found.map(|m| (m.pattern().as_usize(), m.offset()));
         }
         self.find_lazily(cache, input)
