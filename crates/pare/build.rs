@@ -22,15 +22,14 @@ mod patterns {
 const EMPTY: u32 = u32::MAX;
 
 fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     for name in ["o200k_base", "cl100k_base"] {
         let source = format!("data/{name}.tiktoken.gz");
         println!("cargo::rerun-if-changed={source}");
         let tokens = read_tiktoken(&source);
-        let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
         std::fs::write(out.join(format!("{name}.ranks")), layout(&tokens))
             .unwrap_or_else(|e| panic!("writing {name}.ranks: {e}"));
     }
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("o200k_base.split.dfa"), splitter_dfa("o200k_base"))
         .unwrap_or_else(|e| panic!("writing o200k_base.split.dfa: {e}"));
     println!("cargo::rerun-if-changed=build.rs");

@@ -411,11 +411,11 @@ impl Tokenizer for Bpe {
         self.chunks.remembered(text)
     }
 
-    /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
     fn warm_up(&self) {
         self.bpe.warm_up();
     }
 
+    /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).
     fn count_floor(&self, text: &str) -> usize {
         if chunks::worth_it(text) {
             return self.floors.count(text, |chunk| self.pieces(chunk).count());
