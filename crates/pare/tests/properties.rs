@@ -561,6 +561,52 @@ proptest! {
     }
 }
 
+/// The draw that failed `shaping_is_idempotent` in CI: Figma 09:39–09:57, 09:58–09:58, then
+/// 09:39–09:39. `merge` refused the third against the second's start, so the first run kept it
+/// apart; the second run saw one block starting 09:39 and merged it.
+#[test]
+fn regression_merge_was_not_idempotent_on_an_item_starting_before_the_last_but_not_before_the_block()
+ {
+    let segment = |app: &str, start: i64, len: i64| {
+        let json = format!(
+            r##"{{"startTime":{},"endTime":{},"durationMinutes":{len}.0,"application":"{app}","applicationColor":"#F24E1E","refs":{{"timelineRef":"t:0","screenshotRef":null}}}}"##,
+            json::to_compact(&stamp(start)),
+            json::to_compact(&stamp(start + len)),
+        );
+        json::parse(&json).unwrap()
+    };
+    let input = object_of(vec![
+        ("date".into(), s("2026-02-17")),
+        (
+            "segments".into(),
+            Value::Array(vec![
+                segment("Figma", 39, 18),
+                segment("Figma", 58, 0),
+                segment("Figma", 39, 0),
+                segment("Slack", 0, 0),
+            ]),
+        ),
+        ("topApplications".into(), Value::Array(Vec::new())),
+        ("topWebsites".into(), Value::Array(Vec::new())),
+        ("summary".into(), Value::Null),
+    ]);
+    let n = POLICIES
+        .iter()
+        .find(|n| n.name == "narrative.toml")
+        .expect("narrative.toml");
+    for level in 0..n.policy.levels().len() - 1 {
+        let o = opts(&n.policy, level);
+        let once = shape(input.clone(), &n.policy, &o).value;
+        let twice = shape(once.clone(), &n.policy, &o).value;
+        assert_eq!(json::to_compact(&twice), json::to_compact(&once));
+        let segments = once
+            .pointer_dotted("segments")
+            .and_then(Value::as_array)
+            .unwrap();
+        assert_eq!(segments.len(), 2, "{}", json::to_compact(&once));
+    }
+}
+
 /// The generators reach what the policies act on: each example policy changes some of
 /// them (guards against a generator that silently stopped producing useful inputs).
 #[test]

@@ -9,7 +9,7 @@
 //! fields keep one value — the only lossy rules, so each differing value they leave out is
 //! counted (kind `collapsed`). Fields no rule names follow `others` (default `collect`).
 //! Items whose times do not parse or end before they start are never merged, nor is an item
-//! that starts before the one it follows. Folded items are recorded.
+//! that starts before its block does. Folded items are recorded.
 //!
 //! ```toml
 //! [[ops]]
@@ -373,10 +373,12 @@ impl Op for Merge {
                 out.push(item);
                 continue;
             };
-            // An item that starts before the one it follows is out of order: a block holding
-            // it would start after some of its own activity.
-            let joins = block.last().is_some_and(|(prev, t)| {
-                times.start >= t.start
+            // An item that starts before its block is out of order: a block holding it would
+            // start after some of its own activity. Compared with the block's start, not the
+            // last item's: a merged block must merge again as it did (shaping is idempotent).
+            let block_start = block.first().map(|(_, t)| t.start);
+            let joins = block.last().is_some_and(|(prev, _)| {
+                block_start.is_some_and(|s| times.start >= s)
                     && times.start - block_end <= max_gap_secs
                     && self.may_join(prev, &item)
             });
