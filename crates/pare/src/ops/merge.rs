@@ -376,12 +376,14 @@ impl Op for Merge {
             // An item that starts before its block is out of order: a block holding it would
             // start after some of its own activity. Compared with the block's start, not the
             // last item's: a merged block must merge again as it did (shaping is idempotent).
-            let block_start = block.first().map(|(_, t)| t.start);
-            let joins = block.last().is_some_and(|(prev, _)| {
-                block_start.is_some_and(|s| times.start >= s)
-                    && times.start - block_end <= max_gap_secs
-                    && self.may_join(prev, &item)
-            });
+            let joins = match (block.first(), block.last()) {
+                (Some((_, first)), Some((prev, _))) => {
+                    times.start >= first.start
+                        && times.start - block_end <= max_gap_secs
+                        && self.may_join(prev, &item)
+                }
+                _ => false,
+            };
             if !joins {
                 flush(&mut block, &mut out);
                 block_end = f64::MIN;

@@ -138,7 +138,7 @@ impl Bpe {
         self.pieces(text).count_to(text.len(), bom)
     }
 
-    /// The end of the piece of `text` starting at `at` (a piece boundary), by the regex.
+    /// The end of the piece of `text` starting at `at` (a piece boundary), by the splitter.
     pub(super) fn regex_piece_end(&self, cache: &mut SplitCache, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
         let end = match self.splitter().find(cache, &input) {
