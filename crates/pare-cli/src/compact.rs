@@ -13,8 +13,9 @@ use pare::ShapeOptions;
 use pare::manifest::{Kind, Manifest};
 use pare::project::Fields;
 use pare::query::selector::Seen;
-use pare::report::{OpSaving, Report, measure};
+use pare::report::{OpSaving, Report, measure, measure_text_in};
 use pare::respond::note;
+use pare::tokens::pool::CountPool;
 use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, Response, respond};
 use rayon::prelude::*;
 
@@ -257,34 +258,43 @@ fn respond_named(request: Request, name: &str) -> Result<Response> {
 /// The response to `request` and its report: per-op savings and what was removed, of the
 /// whole shaped value at the level shown, with every "before" counted.
 ///
-/// Why this order: the input as given is the longest count and needs nothing else, so it
-/// starts first, on another core, after bringing in the encoding's tables
-/// ([`pare::tokens::Tokenizer::warm_up`]), and runs beside the page, the parse and the
-/// report's own shaping and counts (which [`measure`] runs on a thread of its own).
+/// Why this order: every count goes to one [`CountPool`], whose helpers bring in the
+/// encoding's tables ([`pare::tokens::Tokenizer::warm_up`]) and count each text in parts as
+/// soon as it is written. The input as given is the longest count and needs nothing else,
+/// so it goes in first, and is counted beside the page. When the stream can write every
+/// text the report counts ([`measure_text_in`]: JSON out, every op one the parser does),
+/// no tree is built; else the input is parsed and [`measure`] shapes it once per op
+/// prefix.
 fn reported(
     setup: &Setup,
     text: &str,
     name: &str,
     request: Request,
 ) -> Result<(Response, Option<Report>)> {
-    let tok = setup.tok();
+    let pool = CountPool::new(setup.tok());
     std::thread::scope(|scope| {
-        let given = scope.spawn(|| {
-            // The encoding's pages come in while this thread has the core to itself,
-            // before the report's counts need them.
-            tok.warm_up();
-            tok.count_once(text)
-        });
+        let _closing = pool.helpers(scope);
+        let given = pool.add(text.into());
         let mut response = respond_named(request, name)?;
-        let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
         let opts = ShapeOptions {
             level: setup.policy.level_index(&response.page.record.level)?,
             ..setup.options()
         };
-        let mut report = measure(&value, &setup.policy, &opts, setup.format, true, true);
-        // The process ends soon: the OS takes the tree back at once.
-        std::mem::forget(value);
-        let given = given.join().expect("counting does not panic");
+        // Written by the stream when it can write every text counted, with no tree built.
+        let streamed = (setup.format == Format::Json)
+            .then(|| measure_text_in(text, &setup.policy, &opts, true, &pool))
+            .flatten();
+        let mut report = match streamed {
+            Some(report) => report,
+            None => {
+                let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
+                let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+                // The process ends soon: the OS takes the tree back at once.
+                std::mem::forget(value);
+                report
+            }
+        };
+        let given = pool.count(given);
         report.tokens_input = Some(given);
         response.page.record.tokens_before = Some(given);
         Ok((response, Some(report)))

@@ -295,16 +295,7 @@ impl Recorder {
     /// The manifest: by path when tracking, else per-op totals with the path `$..`.
     pub(crate) fn finish(self) -> Manifest {
         let mut entries: Vec<Entry> = if self.tracking {
-            let mut v: Vec<_> = self.by_path.into_iter().collect();
-            v.sort_by(|a, b| (a.0.0, a.0.1, &a.0.2).cmp(&(b.0.0, b.0.1, &b.0.2)));
-            v.into_iter()
-                .map(|((op, kind, path), count)| Entry {
-                    op: self.op_names[op],
-                    kind,
-                    path,
-                    count,
-                })
-                .collect()
+            entries_by_path(self.by_path, &self.op_names)
         } else {
             Vec::new()
         };
@@ -325,6 +316,24 @@ impl Recorder {
         }
         Manifest { entries }
     }
+}
+
+/// Counts by (op, kind, path) as the manifest's entries, in its order: by op (in run
+/// order, `op_names` naming them), then kind, then path.
+pub(crate) fn entries_by_path(
+    by_path: HashMap<(usize, Kind, String), u64>,
+    op_names: &[&'static str],
+) -> Vec<Entry> {
+    let mut v: Vec<_> = by_path.into_iter().collect();
+    v.sort_by(|a, b| (a.0.0, a.0.1, &a.0.2).cmp(&(b.0.0, b.0.1, &b.0.2)));
+    v.into_iter()
+        .map(|((op, kind, path), count)| Entry {
+            op: op_names[op],
+            kind,
+            path,
+            count,
+        })
+        .collect()
 }
 
 /// `.key` for plain keys, `['key']` for the rest (RFC 9535 normalized-path style: a quote,

@@ -19,6 +19,7 @@ mod pack_query;
 mod pack_source;
 mod pages;
 mod properties;
+mod report_streamed;
 mod schema;
 mod tokens_vs_reference;
 mod toon_decode_spec;

@@ -26,6 +26,7 @@ mod fork;
 mod hooks;
 pub(crate) mod omit;
 mod parse;
+pub(crate) mod paths;
 pub(crate) mod root_items;
 /// The one JSON scanner ([`crate::scan`]), also named here.
 pub use crate::scan;
@@ -39,7 +40,7 @@ pub use parse::{
     parse_with_max_depth,
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
-pub(crate) use stream::{Known, Streamed, compact_omitting};
+pub(crate) use stream::{Known, Streamed, compact_noting_paths, compact_omitting};
 pub use write::{push_escape, to_compact, to_pretty, write_compact, write_pretty, write_string};
 pub(crate) use written::Written;
 

@@ -419,7 +419,8 @@ impl Omit {
     }
 
     /// Count a member `key` of an object that is `at` that does not stay (marked other than
-    /// [`KEEP`]); `v`: how empty its value is.
+    /// [`KEEP`]); `v`: how empty its value is. Which op removed it, and how the manifest
+    /// says it.
     pub(super) fn count_at(
         &self,
         mark: u16,
@@ -427,7 +428,7 @@ impl Omit {
         v: Emptiness,
         at: At,
         omitted: &mut Omitted,
-    ) {
+    ) -> (usize, Kind) {
         let (op, kind) = if mark >= PRUNED {
             let i = usize::from(mark - PRUNED);
             let op = match self.empties.get(i) {
@@ -462,6 +463,7 @@ impl Omit {
             (op, kind)
         };
         omitted.counts[op][kind as usize] += 1;
+        (op, kind)
     }
 
     /// Nothing left out yet.

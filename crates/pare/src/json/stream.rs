@@ -34,6 +34,7 @@ use super::fork::{self, Offers};
 use super::hooks::{ListHooks, Narrow, ROOT};
 use super::omit::{Emptiness, KEEP, Omit, Omitted};
 use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
+use super::paths::Paths;
 use super::write::write_string;
 use super::written::{ItemSpan, MemberSpan, Written};
 use crate::value::Value;
@@ -145,6 +146,25 @@ fn document<const LISTS: bool>(
     })
 }
 
+/// [`compact_omitting`] with no list ops, on this thread, noting the path of each member
+/// it leaves out ([`Paths`]): what a report's manifest says.
+pub(crate) fn compact_noting_paths(text: &str, omit: &Omit) -> Option<(Streamed, Paths)> {
+    let start = after_bom(text);
+    let mut s = Stream::<false>::new(text, start, super::MAX_DEPTH, None, omit, text.len());
+    s.paths = Some(Paths::new());
+    s.value().ok()?;
+    s.p.skip_ws();
+    let paths = s.paths.take()?;
+    (s.p.pos == text.len()).then_some((
+        Streamed {
+            text: s.out,
+            omitted: s.p.omitted,
+            selectors_hit: Vec::new(),
+        },
+        paths,
+    ))
+}
+
 /// A helper's elements of an array, from `at` (just after a comma) to its closing `]` or
 /// to just after the comma at `stop` (see [`super::fork`]), written as compact JSON; with
 /// `note_items` (a policy with list ops), where each element and its members went, in case
@@ -227,6 +247,8 @@ struct Stream<'a, const LISTS: bool> {
     narrowing: Option<Box<dyn Narrow + 'a>>,
     /// No object repeats a key ([`Known::keys_unique`]): not looked for.
     keys_unique: bool,
+    /// The path of each member left out, for a report ([`compact_noting_paths`]).
+    paths: Option<Paths>,
 }
 
 /// A member an object kept, where it was written (after its comma, if any): its key at
@@ -293,6 +315,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             written: Written::default(),
             narrowing: None,
             keys_unique: false,
+            paths: None,
         }
     }
 
@@ -349,6 +372,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         self.out.push('[');
         self.p.skip_ws();
         let mut items = 0usize;
+        let path_mark = self.paths.as_mut().map(Paths::enter_items);
         self.p.enter_scoped();
         if self.p.peek() == Some(b']') {
             self.p.pos += 1;
@@ -382,6 +406,9 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         }
         self.p.depth_left += 1;
         self.p.leave_scoped();
+        if let (Some(paths), Some(mark)) = (&mut self.paths, path_mark) {
+            paths.leave(mark);
+        }
         self.out.push(']');
         Ok(if items == 0 {
             Emptiness::Array
@@ -548,7 +575,10 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                             if LISTS {
                                 self.node = child;
                             }
-                            self.value()?
+                            match &mut self.paths {
+                                Some(_) => self.value_noting_path(k)?,
+                                None => self.value()?,
+                            }
                         }
                     }
                 } else {
@@ -562,7 +592,11 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                     Some(omit) if self.p.suspended == 0 => {
                         let mark = omit.fate(mark, empty);
                         if mark != KEEP {
-                            omit.count_at(mark, &self.keys[k], empty, at, &mut self.p.omitted);
+                            let (op, kind) =
+                                omit.count_at(mark, &self.keys[k], empty, at, &mut self.p.omitted);
+                            if let Some(paths) = &mut self.paths {
+                                paths.removed(op, kind, &self.keys[k]);
+                            }
                         }
                         mark
                     }
@@ -668,7 +702,11 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             return Ok(cut);
         }
         for (i, m) in kept.iter().enumerate().filter(|&(i, _)| gone(i)) {
-            omit.count_at(marks[i], &self.keys[m.k], m.empty, at, &mut self.p.omitted);
+            let key = &self.keys[m.k];
+            let (op, kind) = omit.count_at(marks[i], key, m.empty, at, &mut self.p.omitted);
+            if let Some(paths) = &mut self.paths {
+                paths.removed(op, kind, key);
+            }
         }
         // The members are written one after another from `inside`; those that stay are
         // written again, each after a comma but the first.
@@ -693,6 +731,20 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             }
         }
         Ok(cut)
+    }
+
+    /// The value of member `k`, its path noted while inside it when it is a container.
+    #[inline(never)]
+    fn value_noting_path(&mut self, k: usize) -> Step<Emptiness> {
+        self.p.skip_ws();
+        let container = matches!(self.p.peek(), Some(b'{' | b'['));
+        let paths = self.paths.as_mut().expect("only while noting paths");
+        let mark = container.then(|| paths.enter_key(&self.keys[k]));
+        let empty = self.value();
+        if let (Some(paths), Some(mark)) = (&mut self.paths, mark) {
+            paths.leave(mark);
+        }
+        empty
     }
 
     /// The key under the cursor, of the object whose keys start at `base` (and `seen`), onto

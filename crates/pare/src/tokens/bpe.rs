@@ -59,6 +59,9 @@ impl Tokenizer for Deferred {
     fn warm_up(&self) {
         self.bpe.bpe.warm_up();
     }
+    fn additive_parts<'a>(&self, text: &'a str, min_bytes: usize) -> Vec<&'a str> {
+        self.bpe.additive_parts(text, min_bytes)
+    }
 }
 
 pub(super) struct Bpe {
@@ -413,6 +416,15 @@ impl Tokenizer for Bpe {
 
     fn warm_up(&self) {
         self.bpe.warm_up();
+    }
+
+    /// Cut where [`Tokenizer::count`]'s remembered chunks end ([`chunks`]), as it does:
+    /// not in a text holding U+FEFF, which is counted whole.
+    fn additive_parts<'a>(&self, text: &'a str, min_bytes: usize) -> Vec<&'a str> {
+        if text.len() < 2 * min_bytes || text.contains(BOM) {
+            return vec![text];
+        }
+        chunks::chunks(text, min_bytes).collect()
     }
 
     /// By remembered chunks too (the pieces, as counts, add up across [`chunks`]' splits).

@@ -113,6 +113,16 @@ pub trait Tokenizer: Send + Sync {
     /// thread started at once can take them while the input is read and parsed. Counts
     /// are the same either way; a tokenizer with nothing to load does nothing.
     fn warm_up(&self) {}
+
+    /// `text` cut into parts of at least `min_bytes` (the last may be shorter) whose counts
+    /// add up to its count, so that parts can be counted on several threads
+    /// ([`pool::CountPool`]); the whole text as one part where no such cuts are known (the
+    /// default: `chars4` rounds the whole text's length, a `tokenizer.json` has its own
+    /// pre-tokenizer).
+    fn additive_parts<'a>(&self, text: &'a str, min_bytes: usize) -> Vec<&'a str> {
+        let _ = min_bytes;
+        vec![text]
+    }
 }
 
 impl fmt::Debug for dyn Tokenizer {
@@ -221,6 +231,9 @@ impl Tokenizer for Static {
     fn warm_up(&self) {
         self.0.warm_up()
     }
+    fn additive_parts<'a>(&self, text: &'a str, min_bytes: usize) -> Vec<&'a str> {
+        self.0.additive_parts(text, min_bytes)
+    }
 }
 
 mod bpe;
@@ -230,6 +243,7 @@ mod fx;
 #[cfg(feature = "hf-tokenizer")]
 mod hf;
 mod patterns;
+pub mod pool;
 mod shared;
 mod splitter;
 

@@ -24,6 +24,9 @@
 
 use serde::Serialize;
 
+mod streamed;
+pub use streamed::{measure_text, measure_text_in};
+
 /// How many items of one kind a warning list names one by one; the rest are counted.
 pub(crate) const LISTED: usize = 5;
 
