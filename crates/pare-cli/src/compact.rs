@@ -13,7 +13,7 @@ use pare::ShapeOptions;
 use pare::manifest::{Kind, Manifest};
 use pare::project::Fields;
 use pare::query::selector::Seen;
-use pare::report::{OpSaving, Report, measure, measure_text_in};
+use pare::report::{OpSaving, Report, measure, measure_in, measure_text_in};
 use pare::respond::note;
 use pare::tokens::pool::CountPool;
 use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, Response, respond};
@@ -263,7 +263,7 @@ fn respond_named(request: Request, name: &str) -> Result<Response> {
 /// soon as it is written. The input as given is the longest count and needs nothing else,
 /// so it goes in first, and is counted beside the page. When the stream can write every
 /// text the report counts ([`measure_text_in`]: JSON out, every op one the parser does),
-/// no tree is built; else the input is parsed and [`measure`] shapes it once per op
+/// no tree is built; else the input is parsed and [`measure_in`] shapes it once per op
 /// prefix.
 fn reported(
     setup: &Setup,
@@ -288,7 +288,8 @@ fn reported(
             Some(report) => report,
             None => {
                 let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
-                let report = measure(&value, &setup.policy, &opts, setup.format, true, true);
+                let how = (setup.format, true, true);
+                let report = measure_in(&value, &setup.policy, &opts, how, &pool);
                 // The process ends soon: the OS takes the tree back at once.
                 std::mem::forget(value);
                 report

@@ -59,6 +59,7 @@ use crate::encode::{Format, render};
 use crate::manifest::Manifest;
 use crate::policy::Policy;
 use crate::shape::{ShapeOptions, shape};
+use crate::tokens::pool::{CountPool, Ticket};
 use crate::value::Value;
 
 /// One op's marginal saving.
@@ -243,20 +244,14 @@ fn rate(before: usize, after: usize) -> f64 {
     }
 }
 
-/// Inputs whose minified JSON is shorter than this are measured on one thread: starting one
-/// costs about what counting a few kilobytes does.
+/// Inputs whose minified JSON is shorter than this are measured on this thread alone:
+/// starting helpers costs about what counting a few kilobytes does (a JSONL line's report).
 const THREAD_FROM_BYTES: usize = 4 << 10;
 
 /// Shape `input` and measure it. With `per_op`, the ops are re-run as prefixes to
 /// attribute savings (one extra run per op but the last). The text ends with a newline
 /// exactly when `newline` is set (the CLI prints one; an MCP result has none), and it is
-/// counted as such.
-///
-/// Why a thread: the counts of the input and the prefix runs need nothing from the shaped
-/// value, so they run beside it, one after the other on one thread (`bench/python_speed.py`
-/// times `pare compact --report` against a plain run). One thread each had cost a quarter
-/// more CPU for no shorter run on two cores: each thread's start, its allocator's fresh
-/// pages and its cold counting memo. The counts are the same either way.
+/// counted as such. An input of some length is counted on helpers too ([`measure_in`]).
 pub fn measure(
     input: &Value,
     policy: &Policy,
@@ -264,6 +259,28 @@ pub fn measure(
     format: Format,
     per_op: bool,
     newline: bool,
+) -> Report {
+    let pool = CountPool::new(opts.tokenizer);
+    let measured = || measure_in(input, policy, opts, (format, per_op, newline), &pool);
+    if at_least(input, &mut { THREAD_FROM_BYTES }) {
+        std::thread::scope(|scope| {
+            let _closing = pool.helpers(scope);
+            measured()
+        })
+    } else {
+        measured()
+    }
+}
+
+/// [`measure`], each text counted in `pool` as soon as it is rendered (the counts need
+/// nothing from the shaping that follows, so they run beside it); `(format, per_op,
+/// newline)` as there.
+pub fn measure_in(
+    input: &Value,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    (format, per_op, newline): (Format, bool, bool),
+    pool: &CountPool,
 ) -> Report {
     let tok = opts.tokenizer;
     let text_of = |v: &Value| {
@@ -273,60 +290,44 @@ pub fn measure(
         }
         t
     };
-    let count = |v: &Value| tok.count_once(&text_of(v));
     let names = policy.ops_at(opts.level);
-    let prefix_runs = per_op && names.len() >= 2;
-    // The counts after each op but the last (the last one's is `tokens_after`).
-    let prefixes = || -> Vec<usize> {
-        if !prefix_runs {
-            return Vec::new();
+    let before = pool.add(text_of(input).into());
+    let minified = (format != Format::Json).then(|| {
+        let mut t = crate::json::to_compact(input);
+        if newline {
+            t.push('\n');
         }
-        (1..names.len())
-            .map(|k| {
-                let prefix = ShapeOptions {
-                    level: opts.level,
-                    params: opts.params.clone(),
-                    tokenizer: opts.tokenizer,
-                    track_paths: false,
-                    op_limit: Some(k),
-                    notes: opts.notes,
-                    count_matches: false,
-                    query: opts.query,
-                };
-                count(&shape(input.clone(), policy, &prefix).value)
-            })
-            .collect()
-    };
-    let baselines = || {
-        let before = count(input);
-        let minified = if format == Format::Json {
-            before
-        } else {
-            count_minified(input, newline, tok)
-        };
-        (before, minified)
-    };
-    // A thread only for work worth one: a count of some length.
-    let big = at_least(input, &mut { THREAD_FROM_BYTES });
-    let ((tokens_before, tokens_minified), prefix_counts, (shaped, text, tokens_after)) =
-        std::thread::scope(|scope| {
-            let beside = big.then(|| scope.spawn(|| (baselines(), prefixes())));
-            let shaped = shape(input.clone(), policy, opts);
-            let text = text_of(&shaped.value);
-            let tokens_after = tok.count_once(&text);
-            let (baselines, prefix_counts) = match beside {
-                Some(running) => running
-                    .join()
-                    .expect("the counts of the input and the prefix runs do not panic"),
-                None => (baselines(), prefixes()),
+        pool.add(t.into())
+    });
+    // The texts after each op but the last (the last one's is the output).
+    let prefix_runs = per_op && names.len() >= 2;
+    let prefixes: Vec<Ticket> = (1..names.len())
+        .filter(|_| prefix_runs)
+        .map(|k| {
+            let prefix = ShapeOptions {
+                level: opts.level,
+                params: opts.params.clone(),
+                tokenizer: opts.tokenizer,
+                track_paths: false,
+                op_limit: Some(k),
+                notes: opts.notes,
+                count_matches: false,
+                query: opts.query,
             };
-            (baselines, prefix_counts, (shaped, text, tokens_after))
-        });
+            pool.add(text_of(&shape(input.clone(), policy, &prefix).value).into())
+        })
+        .collect();
+    let shaped = shape(input.clone(), policy, opts);
+    let text = text_of(&shaped.value);
+    let after = pool.add(text.as_str().into());
+    let tokens_before = pool.count(before);
+    let tokens_minified = minified.map_or(tokens_before, |t| pool.count(t));
+    let tokens_after = pool.count(after);
     let mut ops = Vec::new();
     if per_op && !names.is_empty() {
         let mut prev = tokens_before;
         for (k, name) in names.iter().enumerate() {
-            let now = prefix_counts.get(k).copied().unwrap_or(tokens_after);
+            let now = prefixes.get(k).map_or(tokens_after, |&t| pool.count(t));
             ops.push(OpSaving {
                 op: name.to_string(),
                 saved: prev as i64 - now as i64,
@@ -367,15 +368,6 @@ fn at_least(value: &Value, left: &mut usize) -> bool {
             .any(|(k, v)| took(left, k.len() + 4) || at_least(v, left)),
         _ => took(left, 4),
     }
-}
-
-/// Tokens of `input` as minified JSON, with a newline when `newline`.
-fn count_minified(input: &Value, newline: bool, tok: &dyn crate::tokens::Tokenizer) -> usize {
-    let mut t = crate::json::to_compact(input);
-    if newline {
-        t.push('\n');
-    }
-    tok.count_once(&t)
 }
 
 #[cfg(test)]
