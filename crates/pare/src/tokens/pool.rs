@@ -49,6 +49,8 @@ pub struct Ticket(usize);
 struct State {
     parts: VecDeque<Part>,
     tallies: Vec<Tally>,
+    /// Each text added, by its ticket: a text added again is counted once.
+    texts: Vec<Arc<str>>,
     closed: bool,
 }
 
@@ -113,8 +115,13 @@ impl<'t> CountPool<'t> {
         }
     }
 
-    /// Add `text`, cut into parts; its count is [`CountPool::count`] of the ticket.
+    /// Add `text`, cut into parts; its count is [`CountPool::count`] of the ticket. A text
+    /// equal to one added before gets that one's ticket, and is not counted again: a
+    /// minified input given minified, an op that removed nothing.
     pub fn add(&self, text: Arc<str>) -> Ticket {
+        if let Some(seen) = self.lock().texts.iter().position(|t| **t == *text) {
+            return Ticket(seen);
+        }
         let ranges: Vec<Range<usize>> = self
             .tok
             .additive_parts(&text, PART_BYTES)
@@ -126,6 +133,7 @@ impl<'t> CountPool<'t> {
             .collect();
         let mut state = self.lock();
         let ticket = state.tallies.len();
+        state.texts.push(Arc::clone(&text));
         state.tallies.push(Tally {
             tokens: 0,
             left: ranges.len(),
@@ -244,6 +252,19 @@ mod tests {
         // Not vacuous: the long texts were cut.
         let tok = builtin("o200k_base").unwrap();
         assert!(tok.additive_parts(&texts()[0], PART_BYTES).len() > 3);
+    }
+
+    #[test]
+    fn a_text_added_again_is_counted_once() {
+        let tok = builtin("o200k_base").unwrap();
+        let pool = CountPool::new(tok);
+        let text = texts().swap_remove(1);
+        let first = pool.add(text.as_str().into());
+        let other = pool.add("something else".into());
+        let again = pool.add(text.as_str().into());
+        assert_eq!((again, pool.count(again)), (first, tok.count_once(&text)));
+        assert_ne!(other, first);
+        assert_eq!(pool.count(other), tok.count_once("something else"));
     }
 
     #[test]
