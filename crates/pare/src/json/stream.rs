@@ -575,9 +575,10 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                             if LISTS {
                                 self.node = child;
                             }
-                            match &mut self.paths {
-                                Some(_) => self.value_noting_path(k)?,
-                                None => self.value()?,
+                            if self.paths.is_some() {
+                                self.value_noting_path(k)?
+                            } else {
+                                self.value()?
                             }
                         }
                     }

@@ -304,16 +304,7 @@ pub fn measure_in(
     let prefixes: Vec<Ticket> = (1..names.len())
         .filter(|_| prefix_runs)
         .map(|k| {
-            let prefix = ShapeOptions {
-                level: opts.level,
-                params: opts.params.clone(),
-                tokenizer: opts.tokenizer,
-                track_paths: false,
-                op_limit: Some(k),
-                notes: opts.notes,
-                count_matches: false,
-                query: opts.query,
-            };
+            let prefix = prefix_options(opts, Some(k));
             pool.add(text_of(&shape(input.clone(), policy, &prefix).value).into())
         })
         .collect();
@@ -323,18 +314,14 @@ pub fn measure_in(
     let tokens_before = pool.count(before);
     let tokens_minified = minified.map_or(tokens_before, |t| pool.count(t));
     let tokens_after = pool.count(after);
-    let mut ops = Vec::new();
-    if per_op && !names.is_empty() {
-        let mut prev = tokens_before;
-        for (k, name) in names.iter().enumerate() {
-            let now = prefixes.get(k).map_or(tokens_after, |&t| pool.count(t));
-            ops.push(OpSaving {
-                op: name.to_string(),
-                saved: prev as i64 - now as i64,
-            });
-            prev = now;
+    let ops = match per_op {
+        true => {
+            let after_each =
+                (0..names.len()).map(|k| prefixes.get(k).map_or(tokens_after, |&t| pool.count(t)));
+            op_savings(&names, tokens_before, after_each)
         }
-    }
+        false => Vec::new(),
+    };
     Report {
         tokenizer: tok.name().to_owned(),
         level: policy.levels()[opts.level].clone(),
@@ -348,6 +335,43 @@ pub fn measure_in(
         text,
         matches: shaped.matches,
         packed: false,
+    }
+}
+
+/// Each op's marginal saving: `after_each` gives the tokens after ops 1..=k, k = 1, 2, …,
+/// against `before` for the first.
+fn op_savings(
+    names: &[&str],
+    before: usize,
+    after_each: impl IntoIterator<Item = usize>,
+) -> Vec<OpSaving> {
+    let mut prev = before;
+    names
+        .iter()
+        .zip(after_each)
+        .map(|(name, now)| {
+            let saved = prev as i64 - now as i64;
+            prev = now;
+            OpSaving {
+                op: name.to_string(),
+                saved,
+            }
+        })
+        .collect()
+}
+
+/// `opts` for a run of the first `op_limit` ops (all with `None`), as the report's counts
+/// need it: no paths tracked, no matches counted.
+fn prefix_options<'a>(opts: &ShapeOptions<'a>, op_limit: Option<usize>) -> ShapeOptions<'a> {
+    ShapeOptions {
+        level: opts.level,
+        params: opts.params.clone(),
+        tokenizer: opts.tokenizer,
+        track_paths: false,
+        op_limit,
+        notes: opts.notes,
+        count_matches: false,
+        query: opts.query,
     }
 }
 

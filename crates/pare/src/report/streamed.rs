@@ -23,7 +23,7 @@
 //! );
 //! ```
 
-use super::{OpSaving, Report};
+use super::Report;
 use crate::early::{self, Plan};
 use crate::encode::Format;
 use crate::json::{self, omit::Omit};
@@ -36,7 +36,7 @@ use std::sync::Arc;
 /// [`super::measure`] of `text` (JSON out, with every per-op saving), when the stream can
 /// write every text it counts: `None` when it cannot (an op the parser does not do, a text
 /// that is not JSON or repeats a key), and the caller measures the parsed value instead.
-/// `newline` as there. The counts run on this thread and a helper ([`CountPool`]).
+/// `newline` as there. The counts run on this thread and the pool's helpers ([`CountPool`]).
 pub fn measure_text(
     text: &str,
     policy: &Policy,
@@ -60,16 +60,7 @@ pub fn measure_text_in(
     pool: &CountPool,
 ) -> Option<Report> {
     let names = policy.ops_at(opts.level);
-    let untracked = |op_limit: Option<usize>| ShapeOptions {
-        level: opts.level,
-        params: opts.params.clone(),
-        tokenizer: opts.tokenizer,
-        track_paths: false,
-        op_limit,
-        notes: opts.notes,
-        count_matches: false,
-        query: opts.query,
-    };
+    let untracked = |op_limit| super::prefix_options(opts, op_limit);
     // Every prefix's ops, and the whole level's, done by the parser.
     let plan_of =
         |k: usize| early::plan(policy, &untracked(Some(k))).filter(|p| p.done.iter().all(|&d| d));
@@ -119,16 +110,8 @@ pub fn measure_text_in(
     tickets.push(after);
     let tokens_before = pool.count(before);
     let counts: Vec<usize> = tickets.iter().map(|&t| pool.count(t)).collect();
-    let tokens_after = pool.count(after);
-    let mut ops = Vec::with_capacity(names.len());
-    let mut prev = tokens_before;
-    for (name, now) in names.iter().zip(counts) {
-        ops.push(OpSaving {
-            op: name.to_string(),
-            saved: prev as i64 - now as i64,
-        });
-        prev = now;
-    }
+    let tokens_after = counts[counts.len() - 1];
+    let ops = super::op_savings(&names, tokens_before, counts);
     Some(Report {
         tokenizer: opts.tokenizer.name().to_owned(),
         level: policy.levels()[opts.level].clone(),

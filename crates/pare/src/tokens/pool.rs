@@ -34,7 +34,7 @@ use super::Tokenizer;
 /// count's setup, and enough parts keep both threads busy to the end.
 const PART_BYTES: usize = 24 << 10;
 
-/// Texts to count and the counts so far, shared by this thread and a helper.
+/// Texts to count and the counts so far, shared by the asking thread and the helpers.
 pub struct CountPool<'t> {
     tok: &'t dyn Tokenizer,
     state: Mutex<State>,
