@@ -25,6 +25,7 @@
 // Raw CPython reads: each function's SAFETY line says what its caller guarantees.
 #![allow(unsafe_code)]
 
+use crate::dump::sink::Sink;
 use pyo3::ffi;
 
 /// A `str`'s UTF-8 as CPython already holds it ([`utf8_in_place`]).
@@ -94,7 +95,7 @@ pub unsafe fn utf8_in_place(obj: *mut ffi::PyObject) -> Option<InPlace> {
 ///
 /// SAFETY (callers): `obj` is a live `str` (or subclass).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
-pub unsafe fn write_encoded(obj: *mut ffi::PyObject, out: &mut String) -> bool {
+pub unsafe fn write_encoded<S: Sink>(obj: *mut ffi::PyObject, out: &mut S) -> bool {
     // SAFETY: a live `str`; a compact one's characters follow its header, `length` of
     // them, each of `kind` bytes (what CPython's `PyUnicode_DATA` and `PyUnicode_KIND`
     // read).
@@ -130,7 +131,7 @@ pub unsafe fn write_encoded(obj: *mut ffi::PyObject, out: &mut String) -> bool {
 /// Code points as UTF-8 onto `out`, the ASCII ones JSON escapes escaped; `false` at the
 /// first that is not a character (a surrogate).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy)))]
-fn encode<U: Copy + Into<u32>>(units: &[U], out: &mut String) -> bool {
+fn encode<U: Copy + Into<u32>, S: Sink>(units: &[U], out: &mut S) -> bool {
     // The longest UTF-8 of one unit: a 1-byte unit (Latin-1) takes at most 2 bytes, a
     // 2-byte one 3, a 4-byte one 4. Room for all of them, so the loop writes unchecked.
     let widest = match std::mem::size_of::<U>() {
@@ -144,21 +145,21 @@ fn encode<U: Copy + Into<u32>>(units: &[U], out: &mut String) -> bool {
         let point: u32 = unit.into();
         if point < 0x80 && pare::scan::is_special(point as u8) {
             // SAFETY: `at` is the end of what was written, all whole characters.
-            unsafe { out.as_mut_vec().set_len(at) };
-            pare::json::push_escape(point as u8, out);
+            unsafe { out.set_len(at) };
+            crate::dump::sink::push_escape(point as u8, out);
             out.reserve((units.len() - i) * widest);
             at = out.len();
             continue;
         }
         if (0xD800..0xE000).contains(&point) || point > 0x10FFFF {
             // SAFETY: as above.
-            unsafe { out.as_mut_vec().set_len(at) };
+            unsafe { out.set_len(at) };
             return false;
         }
         // SAFETY: the room reserved holds this unit's UTF-8 (at most `widest` bytes) and
         // every later one's; the bytes written are the character's whole UTF-8.
         unsafe {
-            let p = out.as_mut_vec().as_mut_ptr().add(at);
+            let p = out.as_mut_ptr().add(at);
             if point < 0x80 {
                 *p = point as u8;
                 at += 1;
@@ -181,7 +182,7 @@ fn encode<U: Copy + Into<u32>>(units: &[U], out: &mut String) -> bool {
         }
     }
     // SAFETY: as above.
-    unsafe { out.as_mut_vec().set_len(at) };
+    unsafe { out.set_len(at) };
     true
 }
 
@@ -189,7 +190,7 @@ fn encode<U: Copy + Into<u32>>(units: &[U], out: &mut String) -> bool {
 ///
 /// SAFETY (callers): as above.
 #[cfg(any(Py_LIMITED_API, Py_3_14, PyPy, GraalPy))]
-pub unsafe fn write_encoded(_obj: *mut ffi::PyObject, _out: &mut String) -> bool {
+pub unsafe fn write_encoded<S: Sink>(_obj: *mut ffi::PyObject, _out: &mut S) -> bool {
     false
 }
 

@@ -50,8 +50,10 @@ use crate::convert::float_number;
 use crate::split::Helper;
 
 pub(crate) mod omitting;
+pub(crate) mod sink;
 use omitting::Leaving;
 pub use omitting::written_omitting;
+use sink::Sink;
 
 /// A finite float as Python's `repr` writes it. zmij writes the same shortest digits, and
 /// in the same form from 1e-4 up (positional below 1e16, then `1e+16`; `-0.0`, `1.0`); below
@@ -59,7 +61,7 @@ pub use omitting::written_omitting;
 /// writes `1e-7` or positional `0.00001`: a short exponent is padded, and a positional one
 /// goes to [`float_number`]. zmij takes about 14 ns a float where ryu-js (and its
 /// JavaScript form, rewritten) took 35: a fifth of a small object's conversion.
-pub(crate) fn write_float(x: f64, out: &mut String) {
+pub(crate) fn write_float<S: Sink>(x: f64, out: &mut S) {
     let mut buf = zmij::Buffer::new();
     let text = buf.format_finite(x);
     if x == 0.0 || x.abs() >= 1e-4 {
@@ -108,6 +110,25 @@ fn give_back(mut text: String) {
     }
 }
 
+/// What becomes of a buffer once its text was taken.
+trait Recycle {
+    fn recycle(self);
+}
+
+impl Recycle for String {
+    /// Kept for the next text on this thread ([`give_back`]), if `finish` left it.
+    fn recycle(self) {
+        if self.capacity() > 0 {
+            give_back(self);
+        }
+    }
+}
+
+#[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy)))]
+impl Recycle for sink::BytesOut {
+    fn recycle(self) {}
+}
+
 /// `obj` as compact JSON text; `default` is called for an object of no type this knows.
 pub fn to_json(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     dump(obj, default).map(|d| d.text)
@@ -124,27 +145,47 @@ pub struct Dumped {
 
 /// [`to_json`], saying whether keys may repeat.
 pub fn dump(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Dumped> {
-    dump_with::<false, _>(obj, default, &mut None, |out, keys_unique| Dumped {
-        text: std::mem::take(out),
-        keys_unique,
-    })?
+    dump_with::<false, _, _>(
+        obj,
+        default,
+        &mut None,
+        spare_buffer::<false>,
+        |out, keys_unique| Dumped {
+            text: std::mem::take(out),
+            keys_unique,
+        },
+    )?
     .ok_or_else(gave_up)
 }
 
-/// `obj` as compact JSON in a `bytes` (`pare.dumps`). The `bytes` is made from the buffer
-/// where it lies, and the buffer kept for the next text: the text itself never moves
-/// (moved out through two or three `Result`s, its parts were loaded back right after they
-/// were stored, which stalls; that was a quarter of an empty dict's conversion).
+/// `obj` as compact JSON in a `bytes` (`pare.dumps`), written in the `bytes` itself
+/// ([`sink::BytesOut`]) where the build can grow one; else made from the buffer where it
+/// lies, and the buffer kept for the next text: the text itself never moves (moved out
+/// through two or three `Result`s, its parts were loaded back right after they were
+/// stored, which stalls; that was a quarter of an empty dict's conversion).
 pub fn to_bytes<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = obj.py();
-    dump_with::<false, _>(obj, default, &mut None, |out, _| {
+    #[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy)))]
+    if guessed_len::<false>() >= BYTES_OUT_FROM {
+        let out = sink::BytesOut::new(py, guessed_len::<false>())?;
+        return dump_with::<false, _, _>(obj, default, &mut None, || out, |out, _| out.finish(py))?
+            .ok_or_else(gave_up)?;
+    }
+    dump_with::<false, _, _>(obj, default, &mut None, spare_buffer::<false>, |out, _| {
         PyBytes::new(py, out.as_bytes())
     })?
     .ok_or_else(gave_up)
 }
+
+/// From about this many bytes (the last text's length on this thread) `pare.dumps` writes
+/// into the `bytes` itself. Below, a copy costs less than making a `bytes` too big and
+/// shrinking it: up to 512 bytes CPython's allocator moves a shrunk object to a smaller
+/// block (a 30-byte dict's conversion took 5% longer written in place).
+#[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy)))]
+const BYTES_OUT_FROM: usize = 8 << 10;
 
 /// Only a dump that leaves members out gives up; were another to, say so, not panic.
 fn gave_up() -> PyErr {
@@ -162,9 +203,13 @@ pub fn dump_omitting(
     let mut leaving = Some(Box::new(Leaving::new(omitting)));
     Ok(
         match (
-            dump_with::<true, _>(obj, default, &mut leaving, |out, keys_unique| {
-                keys_unique.then(|| std::mem::take(out))
-            })?,
+            dump_with::<true, _, _>(
+                obj,
+                default,
+                &mut leaving,
+                spare_buffer::<true>,
+                |out, keys_unique| keys_unique.then(|| std::mem::take(out)),
+            )?,
             leaving,
         ) {
             (Some(Some(text)), Some(leaving)) => {
@@ -176,29 +221,40 @@ pub fn dump_omitting(
     )
 }
 
+/// The length to make room for: about the last text's on this thread, written whole or
+/// omitting (`OMIT`).
+fn guessed_len<const OMIT: bool>() -> usize {
+    let guess = LAST_LEN.with(Cell::get)[usize::from(OMIT)];
+    guess + guess / 8
+}
+
+/// The buffer a text was written in last on this thread ([`give_back`]), with room for
+/// about the last text's length.
+fn spare_buffer<const OMIT: bool>() -> String {
+    let mut out = SPARE.with(Cell::take);
+    out.reserve(guessed_len::<OMIT>());
+    out
+}
+
 /// [`dump`], or with `omitting` [`dump_omitting`] (`OMIT`: the code that leaves out is
 /// there only then, so a plain dump pays nothing for it; `omitting` is given back with what
-/// was left out): `None` when that gave up. `finish` gets the text and whether its keys
-/// are unique, and makes the result where the text lies; what it leaves of the buffer is
-/// kept for the next text on this thread.
-fn dump_with<const OMIT: bool, R>(
+/// was left out), into `out`: `None` when that gave up. `finish` gets the text and whether
+/// its keys are unique, and makes the result where the text lies; a `String` it leaves
+/// is kept for the next text on this thread.
+fn dump_with<const OMIT: bool, S: Sink + Recycle, R>(
     obj: &Bound<'_, PyAny>,
     default: Option<&Bound<'_, PyAny>>,
     omitting: &mut Option<Box<Leaving>>,
-    finish: impl FnOnce(&mut String, bool) -> R,
+    out: impl FnOnce() -> S,
+    finish: impl FnOnce(&mut S, bool) -> R,
 ) -> PyResult<Option<R>> {
-    let guess = LAST_LEN.with(Cell::get)[usize::from(OMIT)];
     let mut keys = KEY_CACHE.with(Cell::take).unwrap_or_else(KeyCache::new);
     if omitting.is_some() {
         keys.next_text();
     }
-    let mut d = Dumper::<OMIT> {
+    let mut d = Dumper::<OMIT, S> {
         py: obj.py(),
-        out: {
-            let mut out = SPARE.with(Cell::take);
-            out.reserve(guess + guess / 8);
-            out
-        },
+        out: out(),
         default,
         keys,
         kinds: Vec::new(),
@@ -227,9 +283,7 @@ fn dump_with<const OMIT: bool, R>(
         Ok(()) => {
             *omitting = d.omitting;
             let made = finish(&mut d.out, d.keys_unique);
-            if d.out.capacity() > 0 {
-                give_back(d.out);
-            }
+            d.out.recycle();
             Ok(Some(made))
         }
         Err(e) if matches!(e.kind, Failure::GiveUp) => Ok(None),
@@ -350,9 +404,9 @@ fn too_deep(depth: usize) -> Result<(), Failed> {
     Ok(())
 }
 
-struct Dumper<'a, 'py, const OMIT: bool> {
+struct Dumper<'a, 'py, const OMIT: bool, S: Sink> {
     py: Python<'py>,
-    out: String,
+    out: S,
     default: Option<&'a Bound<'py, PyAny>>,
     keys: Box<KeyCache>,
     /// The rich type of each class met so far ([`Dumper::kind_of`]).
@@ -420,16 +474,15 @@ impl KeySlot {
 /// Append a cached key: the slot's whole array is copied (a fixed size copies in a few
 /// moves, where a call to copy its length was a tenth of the time) and the length set to
 /// the key's.
-pub(crate) fn push_key(out: &mut String, slot: &KeySlot) {
+pub(crate) fn push_key<S: Sink>(out: &mut S, slot: &KeySlot) {
     out.reserve(KEY_BYTES);
     // SAFETY: `reserve` made room for `KEY_BYTES` more bytes; of them only the first `len`
     // become part of the string, and they are a key's whole text (copied from a `str` at a
     // character boundary), so the string stays UTF-8.
     unsafe {
-        let v = out.as_mut_vec();
-        let at = v.len();
-        std::ptr::copy_nonoverlapping(slot.bytes.as_ptr(), v.as_mut_ptr().add(at), KEY_BYTES);
-        v.set_len(at + usize::from(slot.len));
+        let at = out.len();
+        std::ptr::copy_nonoverlapping(slot.bytes.as_ptr(), out.as_mut_ptr().add(at), KEY_BYTES);
+        out.set_len(at + usize::from(slot.len));
     }
 }
 
@@ -504,7 +557,7 @@ impl Drop for Held {
     }
 }
 
-impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
+impl<const OMIT: bool, S: Sink> Dumper<'_, '_, OMIT, S> {
     /// Write `obj`, a live object (borrowed: the container it came from is [`Held`], and
     /// nothing runs Python code between taking it and reading it, except [`Self::other`],
     /// which takes its own reference first).
@@ -699,7 +752,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
             )));
         }
         self.out.push(':');
-        let written = &self.out[start..];
+        let written = &self.out.as_str()[start..];
         if written.len() <= KEY_BYTES
             && unsafe { ffi::Py_TYPE(key) } == &raw mut ffi::PyUnicode_Type
         {
@@ -1091,7 +1144,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
 /// a third of a conversion. The last 1-7 bytes of a string of 8 or more are the top of its
 /// last eight, loaded and stored as one word that ends where the string does (its lower
 /// bytes rewrite what was just copied, when that was copied unescaped).
-pub(crate) fn write_string(s: &str, out: &mut String) {
+pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
     let b = s.as_bytes();
     let n = b.len();
     // Room for the string, its quotes, and a whole last word written past its end.
@@ -1107,7 +1160,7 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
     // whole, or up to an ASCII byte to escape), so the string stays UTF-8.
     unsafe {
         let mut at = out.len();
-        let mut dst = out.as_mut_vec().as_mut_ptr();
+        let mut dst = out.as_mut_ptr();
         *dst.add(at) = b'"';
         at += 1;
         while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
@@ -1119,13 +1172,13 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
                 continue;
             }
             let k = (hits.trailing_zeros() / 8) as usize;
-            out.as_mut_vec().set_len(at + k);
-            pare::json::push_escape(b[i + k], out);
+            out.set_len(at + k);
+            sink::push_escape(b[i + k], out);
             i += k + 1;
             verbatim_from = i;
             out.reserve(n - i + 2 + 8);
             at = out.len();
-            dst = out.as_mut_vec().as_mut_ptr();
+            dst = out.as_mut_ptr();
         }
         let rest = n - i;
         if rest > 0 && n >= 8 && n - 8 >= verbatim_from {
@@ -1137,7 +1190,7 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
                 let from = at - (8 - rest);
                 std::ptr::write_unaligned(dst.add(from).cast::<[u8; 8]>(), word.to_le_bytes());
                 *dst.add(from + 8) = b'"';
-                out.as_mut_vec().set_len(from + 9);
+                out.set_len(from + 9);
                 return;
             }
         }
@@ -1154,16 +1207,19 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
         };
         if clean == tail.len() {
             *dst.add(at + clean) = b'"';
-            out.as_mut_vec().set_len(at + clean + 1);
+            out.set_len(at + clean + 1);
             return;
         }
-        out.as_mut_vec().set_len(at + clean);
+        out.set_len(at + clean);
         for &c in &tail[clean..] {
             if pare::scan::is_special(c) {
-                pare::json::push_escape(c, out);
+                sink::push_escape(c, out);
             } else {
                 // Continuation bytes of a character: the string is whole again by the end.
-                out.as_mut_vec().push(c);
+                out.reserve(1);
+                let at = out.len();
+                *out.as_mut_ptr().add(at) = c;
+                out.set_len(at + 1);
             }
         }
     }
@@ -1173,7 +1229,7 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
 /// A string of `len` < 8 ASCII bytes (low in `word`, zeros above) as a JSON string in one
 /// store, when none of its bytes needs an escape; `false` (nothing written) when one does.
 #[inline(always)]
-fn write_short(word: u64, len: usize, out: &mut String) -> bool {
+fn write_short<S: Sink>(word: u64, len: usize, out: &mut S) -> bool {
     // Only the string's own bytes: the zeros above are flagged, and flags run only upward.
     if pare::scan::special_bytes(word) & ((1u64 << (8 * len)) - 1) != 0 {
         return false;
@@ -1182,13 +1238,12 @@ fn write_short(word: u64, len: usize, out: &mut String) -> bool {
     // SAFETY: 10 bytes are reserved: a quote, the 8-byte word and a quote after at most 7
     // of its bytes; the length then covers the quotes and the string's `len` ASCII bytes.
     unsafe {
-        let v = out.as_mut_vec();
-        let at = v.len();
-        let p = v.as_mut_ptr().add(at);
+        let at = out.len();
+        let p = out.as_mut_ptr().add(at);
         *p = b'"';
         std::ptr::write_unaligned(p.add(1).cast::<[u8; 8]>(), word.to_le_bytes());
         *p.add(1 + len) = b'"';
-        v.set_len(at + len + 2);
+        out.set_len(at + len + 2);
     }
     true
 }
@@ -1200,7 +1255,7 @@ fn write_short(word: u64, len: usize, out: &mut String) -> bool {
 ///
 /// SAFETY (callers): `obj` is a live `str` (or subclass).
 #[inline]
-pub(crate) unsafe fn write_str_reading_only(obj: *mut ffi::PyObject, out: &mut String) -> bool {
+pub(crate) unsafe fn write_str_reading_only<S: Sink>(obj: *mut ffi::PyObject, out: &mut S) -> bool {
     // SAFETY: per the caller; the text is CPython's UTF-8 of a live string.
     if let Some(held) = unsafe { capi::utf8_in_place(obj) } {
         if let Some(word) = held.word
@@ -1294,7 +1349,7 @@ const LIST_SERIALIZERS: usize = 64;
 /// `Ok(false)`, with nothing written, when an object of it repeats a key (a field's alias
 /// that is another field's name, an extra field by that name): its `model_dump` keeps one
 /// of them, so it is written from that instead.
-fn push_model_json(json: &[u8], out: &mut String) -> Result<bool, Failed> {
+fn push_model_json<S: Sink>(json: &[u8], out: &mut S) -> Result<bool, Failed> {
     let bad = |what: &str| {
         failed(Failure::Value(format!(
             "pydantic wrote JSON pare cannot read at {{at}} ({what})"

@@ -98,6 +98,14 @@ pub fn _omitted_as_written() -> u64 {
     crate::dump::written_omitting()
 }
 
+/// How many `pare.dumps` results were written in the `bytes` itself rather than copied
+/// into it, on this thread since the last call (the tests' proof that the path ran; see
+/// `dump/sink.rs`; always 0 in the abi3 build).
+#[pyfunction]
+pub fn _written_in_place() -> u64 {
+    crate::dump::sink::written_in_place()
+}
+
 /// A value (or JSON text) as `json`, `pretty`, `toon` or `auto` (the cheapest lossless text
 /// by the tokenizer's count), as `pare encode` writes it (without the final newline).
 #[pyfunction]

@@ -50,6 +50,7 @@ fn _pare(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(before_fork)?;
     m.add_function(wrap_pyfunction!(functions::_omitted_as_written, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_written_in_place, m)?)?;
     m.add_function(wrap_pyfunction!(functions::encode, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand, m)?)?;
     m.add_function(wrap_pyfunction!(functions::pack, m)?)?;

@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use pare::respond::{Mark, Omitting};
 use pyo3::ffi;
 
+use super::sink::Sink;
 use super::{Dumper, Failed, Failure, KeyCache, failed};
 
 /// What a text being written leaves out.
@@ -73,7 +74,7 @@ impl Leaving {
     }
 }
 
-impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
+impl<const OMIT: bool, S: Sink> Dumper<'_, '_, OMIT, S> {
     /// A member of an object, written from `member` (its comma included), its key and colon
     /// from `key_at` (`key`: its `str` object): its value written by `write`, then kept or
     /// cut as the request decides. `Ok(false)`: cut. Only with [`Dumper::omitting`] set.
@@ -87,7 +88,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         let leaving = self.omitting.as_ref().expect("only when leaving out");
         let mark = leaving.mark(
             Some((&mut *self.keys, key)),
-            &self.out[key_at..value_at - 1],
+            &self.out.as_str()[key_at..value_at - 1],
         );
         if mark.keeps() {
             write(self)?;
@@ -100,7 +101,10 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
             written?;
         }
         let leaving = self.omitting.as_mut().expect("put back above");
-        let (quoted, value) = (&self.out[key_at..value_at - 1], &self.out[value_at..]);
+        let (quoted, value) = (
+            &self.out.as_str()[key_at..value_at - 1],
+            &self.out.as_str()[value_at..],
+        );
         if leaving.settle(mark, quoted, value) {
             return Ok(true);
         }
@@ -129,7 +133,7 @@ impl<const OMIT: bool> Dumper<'_, '_, OMIT> {
         let Some(leaving) = self.omitting.as_mut() else {
             return Ok(());
         };
-        let written = &self.out[start..];
+        let written = &self.out.as_str()[start..];
         let whole: Cow<str> = match items {
             true => format!("[{written}]").into(),
             false => written.into(),

@@ -41,7 +41,9 @@ pub use parse::{
 };
 pub(crate) use parse::{KeyIndex, parse_leading, parse_omitting};
 pub(crate) use stream::{Known, Streamed, compact_noting_paths, compact_omitting};
-pub use write::{push_escape, to_compact, to_pretty, write_compact, write_pretty, write_string};
+pub use write::{
+    Escape, escape, push_escape, to_compact, to_pretty, write_compact, write_pretty, write_string,
+};
 pub(crate) use written::Written;
 
 /// The scanner's ([`crate::scan`]): where a JSON string's raw runs end.

@@ -144,20 +144,53 @@ pub fn write_string(s: &str, out: &mut String) {
 /// The escape of `b`, a byte [`crate::scan::find_special`] stops at, as [`write_string`]
 /// writes it.
 pub fn push_escape(b: u8, out: &mut String) {
+    out.push_str(&escape(b));
+}
+
+/// The escape of `b` as text (`\n`, `\u001f`): for a writer that is not a `String` (the
+/// Python package writes `pare.dumps`'s text straight into a `bytes`).
+pub fn escape(b: u8) -> Escape {
+    let short = |pair: &[u8; 2]| Escape {
+        bytes: [pair[0], pair[1], 0, 0, 0, 0],
+        len: 2,
+    };
     match b {
-        b'"' => out.push_str("\\\""),
-        b'\\' => out.push_str("\\\\"),
-        b'\n' => out.push_str("\\n"),
-        b'\r' => out.push_str("\\r"),
-        b'\t' => out.push_str("\\t"),
-        0x08 => out.push_str("\\b"),
-        0x0c => out.push_str("\\f"),
+        b'"' => short(b"\\\""),
+        b'\\' => short(b"\\\\"),
+        b'\n' => short(b"\\n"),
+        b'\r' => short(b"\\r"),
+        b'\t' => short(b"\\t"),
+        0x08 => short(b"\\b"),
+        0x0c => short(b"\\f"),
         _ => {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
+            Escape {
+                bytes: [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ],
+                len: 6,
+            }
         }
+    }
+}
+
+/// What [`escape`] gives: up to six ASCII bytes, read as a `str`.
+#[derive(Clone, Copy)]
+pub struct Escape {
+    bytes: [u8; 6],
+    len: u8,
+}
+
+impl std::ops::Deref for Escape {
+    type Target = str;
+    fn deref(&self) -> &str {
+        // Only ASCII is ever put in (see `escape`); a failed check would be a bug here.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
 }
 
