@@ -527,10 +527,12 @@ fn regression_memory_of_large_bodies_was_never_given_back() {
     assert!(r.header("x-pare-tokens-after").is_some(), "shaped");
     let peak = p.rss_kib();
     // Given back a quiet second after the body was answered (the allocator alone, on an
-    // idle process, took 10 s or never).
+    // idle process, took 10 s or never). Up to 8 s: on a loaded 2-core machine (a CI clone
+    // building beside it) 4 s once passed before the give-back's timer ran; without the
+    // give-back the test still fails.
     let start = Instant::now();
     let mut after = peak;
-    while start.elapsed() < Duration::from_secs(4) {
+    while start.elapsed() < Duration::from_secs(8) {
         std::thread::sleep(Duration::from_millis(250));
         after = p.rss_kib();
         if after < before + (peak - before) / 2 {
@@ -539,7 +541,7 @@ fn regression_memory_of_large_bodies_was_never_given_back() {
     }
     assert!(
         after < before + (peak - before) / 2,
-        "RSS {before} KiB before, {peak} KiB after the answer, {after} KiB 4 s later"
+        "RSS {before} KiB before, {peak} KiB after the answer, {after} KiB 8 s later"
     );
 }
 
