@@ -167,12 +167,15 @@ pub fn to_bytes<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    // The thread's last length read once (a second read was 5% of `{}`'s 57 ns).
+    let guess = guessed_len::<false>();
     #[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy)))]
-    if guessed_len::<false>() >= BYTES_OUT_FROM {
-        return to_bytes_in_place(obj, default);
+    if guess >= BYTES_OUT_FROM {
+        return to_bytes_in_place(obj, default, guess);
     }
     let py = obj.py();
-    dump_with::<false, _, _>(obj, default, &mut None, spare_buffer::<false>, |out, _| {
+    let out = || spare_buffer_of(guess);
+    dump_with::<false, _, _>(obj, default, &mut None, out, |out, _| {
         PyBytes::new(py, out.as_bytes())
     })?
     .ok_or_else(gave_up)
@@ -185,9 +188,10 @@ pub fn to_bytes<'py>(
 fn to_bytes_in_place<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
+    guess: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = obj.py();
-    let out = sink::BytesOut::new(py, guessed_len::<false>())?;
+    let out = sink::BytesOut::new(py, guess)?;
     dump_with::<false, _, _>(obj, default, &mut None, || out, |out, _| out.finish(py))?
         .ok_or_else(gave_up)?
 }
@@ -243,8 +247,14 @@ fn guessed_len<const OMIT: bool>() -> usize {
 /// The buffer a text was written in last on this thread ([`give_back`]), with room for
 /// about the last text's length.
 fn spare_buffer<const OMIT: bool>() -> String {
+    spare_buffer_of(guessed_len::<OMIT>())
+}
+
+/// The buffer a text was written in last on this thread, with room for `len` bytes.
+#[inline(always)]
+fn spare_buffer_of(len: usize) -> String {
     let mut out = SPARE.with(Cell::take);
-    out.reserve(guessed_len::<OMIT>());
+    out.reserve(len);
     out
 }
 
