@@ -93,8 +93,8 @@ thread_local! {
     /// at once instead of growing one by doubling.
     static LAST_LEN: Cell<[usize; 2]> = const { Cell::new([256; 2]) };
     /// A buffer a caller was done with ([`give_back`]), written into by the next text on
-    /// this thread: `pare.dumps` below 8 KB copies its text into a `bytes` and needs it no more, and a
-    /// small text's own allocation and free were a tenth of its conversion.
+    /// this thread: `pare.dumps` below 8 KB copies its text into a `bytes` and needs it no
+    /// more, and a small text's own allocation and free were a tenth of its conversion.
     static SPARE: Cell<String> = const { Cell::new(String::new()) };
 }
 
