@@ -32,7 +32,7 @@ use std::hash::{BuildHasher, RandomState};
 use super::find_special;
 use super::fork::{self, Offers};
 use super::hooks::{ListHooks, Narrow, ROOT};
-use super::omit::{Emptiness, KEEP, Omit, Omitted};
+use super::omit::{At, Emptiness, KEEP, Omit, Omitted};
 use super::parse::{Fail, Items, KeyFilter, LINEAR_KEYS, Parser, Tail, after_bom, filter_bit};
 use super::paths::Paths;
 use super::write::write_string;
@@ -593,11 +593,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
                     Some(omit) if self.p.suspended == 0 => {
                         let mark = omit.fate(mark, empty);
                         if mark != KEEP {
-                            let (op, kind) =
-                                omit.count_at(mark, &self.keys[k], empty, at, &mut self.p.omitted);
-                            if let Some(paths) = &mut self.paths {
-                                paths.removed(op, kind, &self.keys[k]);
-                            }
+                            self.count_left_out(omit, mark, k, empty, at);
                         }
                         mark
                     }
@@ -678,7 +674,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
         omit: &Omit,
         inside: usize,
         kept: &[Kept],
-        at: super::omit::At,
+        at: At,
         noting: bool,
     ) -> Step<Vec<usize>> {
         let keys: Vec<&str> = kept.iter().map(|m| self.keys[m.k].as_ref()).collect();
@@ -703,11 +699,7 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             return Ok(cut);
         }
         for (i, m) in kept.iter().enumerate().filter(|&(i, _)| gone(i)) {
-            let key = &self.keys[m.k];
-            let (op, kind) = omit.count_at(marks[i], key, m.empty, at, &mut self.p.omitted);
-            if let Some(paths) = &mut self.paths {
-                paths.removed(op, kind, key);
-            }
+            self.count_left_out(omit, marks[i], m.k, m.empty, at);
         }
         // The members are written one after another from `inside`; those that stay are
         // written again, each after a comma but the first.
@@ -732,6 +724,16 @@ impl<'a, const LISTS: bool> Stream<'a, LISTS> {
             }
         }
         Ok(cut)
+    }
+
+    /// Count member `k`, left out as `mark` says, and note its path when noting paths.
+    #[inline]
+    fn count_left_out(&mut self, omit: &Omit, mark: u16, k: usize, empty: Emptiness, at: At) {
+        let key = &self.keys[k];
+        let (op, kind) = omit.count_at(mark, key, empty, at, &mut self.p.omitted);
+        if let Some(paths) = &mut self.paths {
+            paths.removed(op, kind, key);
+        }
     }
 
     /// The value of member `k`, its path noted while inside it when it is a container.

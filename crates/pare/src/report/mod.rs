@@ -283,22 +283,11 @@ pub fn measure_in(
     pool: &CountPool,
 ) -> Report {
     let tok = opts.tokenizer;
-    let text_of = |v: &Value| {
-        let mut t = render(v, format, tok);
-        if newline {
-            t.push('\n');
-        }
-        t
-    };
+    let text_of = |v: &Value| ended(render(v, format, tok), newline);
     let names = policy.ops_at(opts.level);
     let before = pool.add(text_of(input).into());
-    let minified = (format != Format::Json).then(|| {
-        let mut t = crate::json::to_compact(input);
-        if newline {
-            t.push('\n');
-        }
-        pool.add(t.into())
-    });
+    let minified = (format != Format::Json)
+        .then(|| pool.add(ended(crate::json::to_compact(input), newline).into()));
     // The texts after each op but the last (the last one's is the output).
     let prefix_runs = per_op && names.len() >= 2;
     let prefixes: Vec<Ticket> = (1..names.len())
@@ -336,6 +325,14 @@ pub fn measure_in(
         matches: shaped.matches,
         packed: false,
     }
+}
+
+/// `text` as a report counts it: with the newline the CLI prints after it when `newline`.
+fn ended(mut text: String, newline: bool) -> String {
+    if newline {
+        text.push('\n');
+    }
+    text
 }
 
 /// Each op's marginal saving: `after_each` gives the tokens after ops 1..=k, k = 1, 2, …,

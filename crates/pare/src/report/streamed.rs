@@ -70,15 +70,9 @@ pub fn measure_text_in(
         n => Some(plan_of(n)?),
     };
     let nothing = Omit::new(Vec::new(), Vec::new(), Default::default(), 0)?;
-    let with_newline = |mut t: String| {
-        if newline {
-            t.push('\n');
-        }
-        t
-    };
     let stream = |omit: &Omit| {
         let streamed = json::compact_omitting(text, omit, None, json::Known::NOTHING)?;
-        Some(with_newline(streamed.text))
+        Some(super::ended(streamed.text, newline))
     };
     // Each text is counted (in parts, on whichever thread is free) as soon as it is written.
     let minified: Arc<str> = stream(&nothing)?.into();
@@ -99,7 +93,11 @@ pub fn measure_text_in(
             let manifest = Manifest {
                 entries: paths.entries(&names),
             };
-            (with_newline(streamed.text), manifest, shaped.matches)
+            (
+                super::ended(streamed.text, newline),
+                manifest,
+                shaped.matches,
+            )
         }
     };
     let after = pool.add(text_after.as_str().into());
