@@ -171,6 +171,12 @@ pub(super) fn chunks(text: &str, min_bytes: usize) -> impl Iterator<Item = &str>
         let from = start + min_bytes.max(1);
         let window = from.saturating_add(LINE_SEARCH_BYTES);
         let mut end = None;
+        // A line start before `from` cannot end this chunk: jump past those line breaks
+        // rather than visit each (a 24 KB part of pretty JSON holds ~800; cutting the
+        // 117 KB corpus file into a report's parts took 26 µs, now 3.3 µs).
+        if newline + 1 < from {
+            newline = find_newline(b, from - 1);
+        }
         while newline < b.len() && newline < window {
             if newline + 1 >= from && is_split(b, newline + 1) {
                 end = Some(newline + 1);
@@ -274,6 +280,45 @@ mod tests {
         ] {
             let naive = text.find('\n').unwrap_or(text.len());
             assert_eq!(find_newline(text.as_bytes(), 0), naive, "{text:?}");
+        }
+    }
+
+    /// [`chunks`] as its doc says, one split point at a time.
+    fn chunks_naive(text: &str, min_bytes: usize) -> Vec<&str> {
+        let b = text.as_bytes();
+        let (mut out, mut start) = (Vec::new(), 0);
+        while start < b.len() {
+            let from = start + min_bytes.max(1);
+            let window = from.saturating_add(LINE_SEARCH_BYTES);
+            let line = (from..b.len().min(window + 1))
+                .find(|&p| p > 0 && b[p - 1] == b'\n' && is_split(b, p));
+            let end = line
+                .or_else(|| (from..b.len()).find(|&p| is_split(b, p)))
+                .unwrap_or(b.len());
+            out.push(&text[start..end]);
+            start = end;
+        }
+        out
+    }
+
+    /// The parts a report's pool counts are cut here: skipping the line breaks before a
+    /// chunk's least end (the report's pretty input had ~800 per part) cuts where visiting
+    /// each did.
+    #[test]
+    fn regression_chunks_visited_every_line_break_before_their_least_end() {
+        let pretty: String = (0..3000)
+            .map(|i| format!("  {{\n    \"id\": {i},\n    \"name\": \"n{i}\"\n  }},\n"))
+            .collect();
+        let minified = pretty.replace(['\n', ' '], "");
+        let long_line = format!("{}\n{}", "x".repeat(5000), "  y\n".repeat(500));
+        for text in [&pretty, &minified, &long_line] {
+            for min in [1, 7, 64, 256, 1000, 24 << 10] {
+                assert_eq!(
+                    chunks(text, min).collect::<Vec<_>>(),
+                    chunks_naive(text, min),
+                    "{min}"
+                );
+            }
         }
     }
 
