@@ -13,7 +13,7 @@ use pare::ShapeOptions;
 use pare::manifest::{Kind, Manifest};
 use pare::project::Fields;
 use pare::query::selector::Seen;
-use pare::report::{OpSaving, Report, measure, measure_in, measure_text_in};
+use pare::report::{OpSaving, Report, measure, measure_in, measure_text_sharing};
 use pare::respond::note;
 use pare::tokens::pool::CountPool;
 use pare::{Budget, Hint, Input, PageKind, Record, Request, RespondError, Response, respond};
@@ -262,9 +262,11 @@ fn respond_named(request: Request, name: &str) -> Result<Response> {
 /// encoding's tables ([`pare::tokens::Tokenizer::warm_up`]) and count each text in parts as
 /// soon as it is written. The input as given is the longest count and needs nothing else,
 /// so it goes in first, and is counted beside the page. When the stream can write every
-/// text the report counts ([`measure_text_in`]: JSON out, every op one the parser does),
-/// no tree is built; else the input is parsed and [`measure_in`] shapes it once per op
-/// prefix.
+/// text the report counts ([`measure_text_sharing`]: JSON out, every op one the parser
+/// does), no tree is built; else the input is parsed and [`measure_in`] shapes it once per
+/// op prefix. With no budget the level shown is the one asked, so the report is written
+/// first and the page takes its output ([`Request::shared_output`]) rather than the stream
+/// writing the same text a second time.
 fn reported(
     setup: &Setup,
     text: &str,
@@ -275,19 +277,48 @@ fn reported(
     std::thread::scope(|scope| {
         let _closing = pool.helpers(scope);
         let given = pool.add(text.into());
-        let mut response = respond_named(request, name)?;
-        let opts = ShapeOptions {
-            level: setup.policy.level_index(&response.page.record.level)?,
-            ..setup.options()
+        let streamable = setup.format == Format::Json;
+        let measure_at = |level: usize| {
+            let opts = ShapeOptions {
+                level,
+                ..setup.options()
+            };
+            measure_text_sharing(text, &setup.policy, &opts, true, &pool)
         };
-        // Written by the stream when it can write every text counted, with no tree built.
-        let streamed = (setup.format == Format::Json)
-            .then(|| measure_text_in(text, &setup.policy, &opts, true, &pool))
+        // A budget may lower the level: then the page comes first, and says which.
+        let asked = (streamable && request.budget.is_none())
+            .then(|| {
+                let name = request.level.or(request.default_level);
+                setup
+                    .policy
+                    .level_index(name.unwrap_or(setup.policy.default_level()))
+                    .ok()
+            })
             .flatten();
+        let early = asked.map(|level| (level, measure_at(level)));
+        let shared = early
+            .as_ref()
+            .and_then(|(_, measured)| measured.as_ref()?.1.as_ref());
+        let request = Request {
+            shared_output: shared,
+            ..request
+        };
+        let mut response = respond_named(request, name)?;
+        let level = setup.policy.level_index(&response.page.record.level)?;
+        // Measured again only if the page's level is not the one measured (or none was).
+        let measured = match early {
+            Some((asked, measured)) if asked == level => measured,
+            _ => streamable.then(|| measure_at(level)).flatten(),
+        };
+        let streamed = measured.map(|(report, _)| report);
         let mut report = match streamed {
             Some(report) => report,
             None => {
                 let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
+                let opts = ShapeOptions {
+                    level,
+                    ..setup.options()
+                };
                 let how = (setup.format, true, true);
                 let report = measure_in(&value, &setup.policy, &opts, how, &pool);
                 // The process ends soon: the OS takes the tree back at once.

@@ -25,7 +25,7 @@
 use serde::Serialize;
 
 mod streamed;
-pub use streamed::{measure_text, measure_text_in};
+pub use streamed::{SharedOutput, measure_text, measure_text_in, measure_text_sharing};
 
 /// How many items of one kind a warning list names one by one; the rest are counted.
 pub(crate) const LISTED: usize = 5;

@@ -26,7 +26,7 @@
 use super::Report;
 use crate::early::{self, Plan};
 use crate::encode::Format;
-use crate::json::{self, omit::Omit};
+use crate::json::{self, omit::Omit, omit::Omitted};
 use crate::manifest::Manifest;
 use crate::policy::Policy;
 use crate::shape::ShapeOptions;
@@ -59,6 +59,49 @@ pub fn measure_text_in(
     newline: bool,
     pool: &CountPool,
 ) -> Option<Report> {
+    measure_text_sharing(text, policy, opts, newline, pool).map(|(report, _)| report)
+}
+
+/// The output a streamed report wrote for its whole level, for a response of the same input
+/// at the same level to take ([`crate::respond::Request::shared_output`]) instead of writing it
+/// again: the stream is one of the four a `pare compact --report` of a policy the parser
+/// does would run (the page's, and the report's minified input, op prefix and output).
+///
+/// The response takes it only when its own plan leaves out what this one did (the plans
+/// compared whole) and its input is the very text this was written from; else it writes
+/// its own, as without one.
+pub struct SharedOutput {
+    /// The input's address and length: the same text, not an equal one.
+    input: (usize, usize),
+    /// The plan's [`Omit`], written out (`Debug`): every field it has.
+    omit: String,
+    text: String,
+    omitted: Omitted,
+}
+
+impl SharedOutput {
+    /// The text and what it left out, when `input` is the text this was written from and
+    /// `omit` is the plan it was written by.
+    pub(crate) fn take_for(&self, input: &str, omit: &Omit) -> Option<json::Streamed> {
+        let same = self.input == (input.as_ptr() as usize, input.len())
+            && self.omit == format!("{omit:?}");
+        same.then(|| json::Streamed {
+            text: self.text.clone(),
+            omitted: self.omitted.clone(),
+            selectors_hit: Vec::new(),
+        })
+    }
+}
+
+/// [`measure_text_in`], and the output it wrote for the whole level ([`SharedOutput`]), when
+/// the level has an op.
+pub fn measure_text_sharing(
+    text: &str,
+    policy: &Policy,
+    opts: &ShapeOptions,
+    newline: bool,
+    pool: &CountPool,
+) -> Option<(Report, Option<SharedOutput>)> {
     let names = policy.ops_at(opts.level);
     let untracked = |op_limit| super::prefix_options(opts, op_limit);
     // Every prefix's ops, and the whole level's, done by the parser.
@@ -77,13 +120,24 @@ pub fn measure_text_in(
     // Each text is counted (in parts, on whichever thread is free) as soon as it is written.
     let minified: Arc<str> = stream(&nothing)?.into();
     let before = pool.add(Arc::clone(&minified));
-    let (text_after, manifest, matches) = match &whole {
+    let (text_after, manifest, matches, written) = match &whole {
         None => {
             let shaped = crate::shape::shape(crate::value::Value::Null, policy, &untracked(None));
-            (minified.to_string(), Manifest::default(), shaped.matches)
+            (
+                minified.to_string(),
+                Manifest::default(),
+                shaped.matches,
+                None,
+            )
         }
         Some(plan) => {
             let (streamed, paths) = json::compact_noting_paths(text, &plan.omit)?;
+            let written = SharedOutput {
+                input: (text.as_ptr() as usize, text.len()),
+                omit: format!("{:?}", plan.omit),
+                text: streamed.text.clone(),
+                omitted: streamed.omitted.clone(),
+            };
             let shaped = crate::shape::shape_planned(
                 crate::value::Value::Null,
                 policy,
@@ -97,6 +151,7 @@ pub fn measure_text_in(
                 super::ended(streamed.text, newline),
                 manifest,
                 shaped.matches,
+                Some(written),
             )
         }
     };
@@ -110,7 +165,7 @@ pub fn measure_text_in(
     let counts: Vec<usize> = tickets.iter().map(|&t| pool.count(t)).collect();
     let tokens_after = counts[counts.len() - 1];
     let ops = super::op_savings(&names, tokens_before, counts);
-    Some(Report {
+    let report = Report {
         tokenizer: opts.tokenizer.name().to_owned(),
         level: policy.levels()[opts.level].clone(),
         format: Format::Json,
@@ -123,5 +178,50 @@ pub fn measure_text_in(
         text: text_after,
         matches,
         packed: false,
-    })
+    };
+    Some((report, written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::respond::{Input, Request, respond};
+
+    fn page(text: &str, policy: &Policy, shared: Option<&SharedOutput>) -> String {
+        let req = Request {
+            want_value: false,
+            shared_output: shared,
+            ..Request::new(Input::Json(text), policy)
+        };
+        respond(req).unwrap().page.text
+    }
+
+    /// The page takes a report's output only when it would have written that very text:
+    /// from the same input text (not an equal copy) by the same plan. A sentinel stands in
+    /// for the output, so a page that took it shows it.
+    #[test]
+    fn a_page_takes_a_reports_output_only_for_its_own_input_and_plan() {
+        let drops = |paths: &str| {
+            Policy::parse(&format!("[[ops]]\nop = \"drop\"\npaths = [{paths}]\n")).unwrap()
+        };
+        let policy = drops("\"$..at\"");
+        let text = r#"{"a": {"at": 1, "b": null}, "c": [{"at": 2}]}"#.to_owned();
+        let opts = ShapeOptions::new(&policy);
+        let pool = CountPool::new(opts.tokenizer);
+        let (report, shared) = measure_text_sharing(&text, &policy, &opts, true, &pool).unwrap();
+        let mut shared = shared.expect("the level has an op");
+        assert_eq!(report.text, "{\"a\":{\"b\":null},\"c\":[{}]}\n");
+        assert_eq!(shared.text, "{\"a\":{\"b\":null},\"c\":[{}]}");
+        assert_eq!(page(&text, &policy, Some(&shared)), shared.text);
+        shared.text = "sentinel".into();
+        assert_eq!(page(&text, &policy, Some(&shared)), "sentinel");
+        // An equal text elsewhere, or another plan: the page writes its own.
+        let copy = text.clone();
+        assert_eq!(page(&copy, &policy, Some(&shared)), report.text.trim_end());
+        let other = drops("\"$..b\"");
+        assert_eq!(
+            page(&text, &other, Some(&shared)),
+            "{\"a\":{\"at\":1},\"c\":[{\"at\":2}]}"
+        );
+    }
 }

@@ -145,6 +145,11 @@ pub struct Request<'a> {
     /// and a text from 512 KB is read on two threads (2 MB otherwise: a thread costs more
     /// to start in a fresh process). `false` in [`Request::new`].
     pub written_by_door: bool,
+    /// The output a report already wrote from this very input text at the level asked
+    /// ([`crate::report::measure_text_sharing`]): the response takes it rather than
+    /// writing the same text again, when its plan is the one that text was written by.
+    /// `None` in [`Request::new`].
+    pub shared_output: Option<&'a crate::report::SharedOutput>,
 }
 
 impl<'a> Request<'a> {
@@ -171,6 +176,7 @@ impl<'a> Request<'a> {
             query: None,
             fields: None,
             written_by_door: false,
+            shared_output: None,
         }
     }
 }

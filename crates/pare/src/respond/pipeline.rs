@@ -274,7 +274,11 @@ fn stream(
         true => json::Known::WRITTEN_BY_DOOR,
         false => json::Known::NOTHING,
     };
-    let streamed = json::compact_omitting(t, &plan.omit, lists, known)?;
+    let shared = req.shared_output.filter(|_| lists.is_none());
+    let streamed = match shared.and_then(|w| w.take_for(t, &plan.omit)) {
+        Some(streamed) => streamed,
+        None => json::compact_omitting(t, &plan.omit, lists, known)?,
+    };
     let stages = Cell::new(Stages {
         parse: streaming.elapsed(),
         ..Stages::default()
