@@ -278,13 +278,12 @@ fn reported(
         let _closing = pool.helpers(scope);
         let given = pool.add(text.into());
         let streamable = setup.format == Format::Json;
-        let measure_at = |level: usize| {
-            let opts = ShapeOptions {
-                level,
-                ..setup.options()
-            };
-            measure_text_sharing(text, &setup.policy, &opts, true, &pool)
+        let opts_at = |level: usize| ShapeOptions {
+            level,
+            ..setup.options()
         };
+        let measure_at =
+            |level: usize| measure_text_sharing(text, &setup.policy, &opts_at(level), true, &pool);
         // A budget may lower the level: then the page comes first, and says which.
         let asked = (streamable && request.budget.is_none())
             .then(|| {
@@ -315,12 +314,8 @@ fn reported(
             Some(report) => report,
             None => {
                 let value = pare::json::parse(text).map_err(|e| anyhow!("{name}: {e}"))?;
-                let opts = ShapeOptions {
-                    level,
-                    ..setup.options()
-                };
                 let how = (setup.format, true, true);
-                let report = measure_in(&value, &setup.policy, &opts, how, &pool);
+                let report = measure_in(&value, &setup.policy, &opts_at(level), how, &pool);
                 // The process ends soon: the OS takes the tree back at once.
                 std::mem::forget(value);
                 report

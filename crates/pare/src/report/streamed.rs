@@ -120,7 +120,7 @@ pub fn measure_text_sharing(
     // Each text is counted (in parts, on whichever thread is free) as soon as it is written.
     let minified: Arc<str> = stream(&nothing)?.into();
     let before = pool.add(Arc::clone(&minified));
-    let (text_after, manifest, matches, written) = match &whole {
+    let (text_after, manifest, matches, shared) = match &whole {
         None => {
             let shaped = crate::shape::shape(crate::value::Value::Null, policy, &untracked(None));
             (
@@ -132,7 +132,7 @@ pub fn measure_text_sharing(
         }
         Some(plan) => {
             let (streamed, paths) = json::compact_noting_paths(text, &plan.omit)?;
-            let written = SharedOutput {
+            let shared = SharedOutput {
                 input: (text.as_ptr() as usize, text.len()),
                 omit: format!("{:?}", plan.omit),
                 text: streamed.text.clone(),
@@ -151,7 +151,7 @@ pub fn measure_text_sharing(
                 super::ended(streamed.text, newline),
                 manifest,
                 shaped.matches,
-                Some(written),
+                Some(shared),
             )
         }
     };
@@ -179,7 +179,7 @@ pub fn measure_text_sharing(
         matches,
         packed: false,
     };
-    Some((report, written))
+    Some((report, shared))
 }
 
 #[cfg(test)]
