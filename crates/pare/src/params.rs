@@ -154,7 +154,7 @@ impl JsonSchema for NumberOrParam {
 }
 
 /// Parameter values for one request.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Params {
     values: Vec<(String, Scalar)>,
 }

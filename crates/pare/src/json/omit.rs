@@ -39,7 +39,7 @@ pub(crate) struct At {
 }
 
 /// A [`Scope`] compiled against the [`Omit`]'s list of context names.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum ScopeMask {
     Anywhere,
     Root,
@@ -62,7 +62,7 @@ const MAX_CONTEXT_NAMES: usize = 64;
 
 /// When a conditional prune (`prune` with `where`) takes an object's empty members: an
 /// expression that reads only the object's own members, named in `keys`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Condition {
     expr: crate::query::expr::Expr,
     keys: Vec<String>,
@@ -85,7 +85,7 @@ impl Condition {
 pub(crate) struct Undecided;
 
 /// How a member's key is tested.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum KeyTest {
     Name(Box<str>),
     Glob(Glob),
@@ -101,7 +101,7 @@ impl KeyTest {
 }
 
 /// Which empty values a prune takes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Empties {
     pub null: bool,
     pub empty_string: bool,
@@ -163,8 +163,10 @@ impl Emptiness {
 }
 
 /// What a parse leaves out. Ops are numbered as among the ops of the level being shaped,
-/// so the counts go to the right op's record.
-#[derive(Debug, Clone)]
+/// so the counts go to the right op's record. Equal when every field is: the same members
+/// left out, by the same ops, counted the same way (a report's output is taken by a page
+/// only for an equal one, [`crate::report::SharedOutput`]).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Omit {
     /// Key tests in op order, each with its op and the selector it came from.
     keys: Vec<(KeyTest, usize, usize)>,

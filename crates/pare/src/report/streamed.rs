@@ -67,14 +67,14 @@ pub fn measure_text_in(
 /// again: the stream is one of the four a `pare compact --report` of a policy the parser
 /// does would run (the page's, and the report's minified input, op prefix and output).
 ///
-/// The response takes it only when its own plan leaves out what this one did (the plans
-/// compared whole) and its input is the very text this was written from; else it writes
-/// its own, as without one.
+/// The response takes it only when its own plan is equal to this one's (every field of the
+/// [`Omit`]) and its input is the very text this was written from; else it writes its own,
+/// as without one.
 pub struct SharedOutput {
     /// The input's address and length: the same text, not an equal one.
     input: (usize, usize),
-    /// The plan's [`Omit`], written out (`Debug`): every field it has.
-    omit: String,
+    /// The plan it was written by.
+    omit: Omit,
     text: String,
     omitted: Omitted,
 }
@@ -83,8 +83,7 @@ impl SharedOutput {
     /// The text and what it left out, when `input` is the text this was written from and
     /// `omit` is the plan it was written by.
     pub(crate) fn take_for(&self, input: &str, omit: &Omit) -> Option<json::Streamed> {
-        let same = self.input == (input.as_ptr() as usize, input.len())
-            && self.omit == format!("{omit:?}");
+        let same = self.input == (input.as_ptr() as usize, input.len()) && self.omit == *omit;
         same.then(|| json::Streamed {
             text: self.text.clone(),
             omitted: self.omitted.clone(),
@@ -134,7 +133,7 @@ pub fn measure_text_sharing(
             let (streamed, paths) = json::compact_noting_paths(text, &plan.omit)?;
             let shared = SharedOutput {
                 input: (text.as_ptr() as usize, text.len()),
-                omit: format!("{:?}", plan.omit),
+                omit: plan.omit.clone(),
                 text: streamed.text.clone(),
                 omitted: streamed.omitted.clone(),
             };
