@@ -67,9 +67,9 @@ pub fn measure_text_in(
 /// again: the stream is one of the four a `pare compact --report` of a policy the parser
 /// does would run (the page's, and the report's minified input, op prefix and output).
 ///
-/// The response takes it only when its own plan is equal to this one's (every field of the
-/// [`Omit`]) and its input is the very text this was written from; else it writes its own,
-/// as without one.
+/// The response takes it only when its own plan is equal to this one's (every field of
+/// what it leaves out) and its input is the very text this was written from; else it
+/// writes its own, as without one.
 pub struct SharedOutput {
     /// The input's address and length: the same text, not an equal one.
     input: (usize, usize),
