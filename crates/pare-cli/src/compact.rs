@@ -276,7 +276,7 @@ fn reported(
     let pool = CountPool::new(setup.tok());
     std::thread::scope(|scope| {
         let _closing = pool.helpers(scope);
-        let given = pool.add(text.into());
+        let given = pool.add(text);
         let streamable = setup.format == Format::Json;
         let opts_at = |level: usize| ShapeOptions {
             level,

@@ -285,21 +285,21 @@ pub fn measure_in(
     let tok = opts.tokenizer;
     let text_of = |v: &Value| ended(render(v, format, tok), newline);
     let names = policy.ops_at(opts.level);
-    let before = pool.add(text_of(input).into());
-    let minified = (format != Format::Json)
-        .then(|| pool.add(ended(crate::json::to_compact(input), newline).into()));
+    let before = pool.add(text_of(input));
+    let minified =
+        (format != Format::Json).then(|| pool.add(ended(crate::json::to_compact(input), newline)));
     // The texts after each op but the last (the last one's is the output).
     let prefix_runs = per_op && names.len() >= 2;
     let prefixes: Vec<Ticket> = (1..names.len())
         .filter(|_| prefix_runs)
         .map(|k| {
             let prefix = prefix_options(opts, Some(k));
-            pool.add(text_of(&shape(input.clone(), policy, &prefix).value).into())
+            pool.add(text_of(&shape(input.clone(), policy, &prefix).value))
         })
         .collect();
     let shaped = shape(input.clone(), policy, opts);
     let text = text_of(&shaped.value);
-    let after = pool.add(text.as_str().into());
+    let after = pool.add(text.clone());
     let tokens_before = pool.count(before);
     let tokens_minified = minified.map_or(tokens_before, |t| pool.count(t));
     let tokens_after = pool.count(after);

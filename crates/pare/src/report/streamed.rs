@@ -117,13 +117,13 @@ pub fn measure_text_sharing(
         Some(super::ended(streamed.text, newline))
     };
     // Each text is counted (in parts, on whichever thread is free) as soon as it is written.
-    let minified: Arc<str> = stream(&nothing)?.into();
+    let minified = Arc::new(stream(&nothing)?);
     let before = pool.add(Arc::clone(&minified));
     let (text_after, manifest, matches, shared) = match &whole {
         None => {
             let shaped = crate::shape::shape(crate::value::Value::Null, policy, &untracked(None));
             (
-                minified.to_string(),
+                String::clone(&minified),
                 Manifest::default(),
                 shaped.matches,
                 None,
@@ -154,10 +154,10 @@ pub fn measure_text_sharing(
             )
         }
     };
-    let after = pool.add(text_after.as_str().into());
+    let after = pool.add(text_after.clone());
     let mut tickets = Vec::with_capacity(names.len());
     for plan in &prefixes {
-        tickets.push(pool.add(stream(&plan.omit)?.into()));
+        tickets.push(pool.add(stream(&plan.omit)?));
     }
     tickets.push(after);
     let tokens_before = pool.count(before);

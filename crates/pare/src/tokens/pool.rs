@@ -17,8 +17,8 @@
 //! let pool = CountPool::new(tok);
 //! std::thread::scope(|scope| {
 //!     let _helping = pool.helpers(scope);
-//!     let a = pool.add("{\"a\": [1, 2, 3]}".into());
-//!     let b = pool.add("hello world".into());
+//!     let a = pool.add("{\"a\": [1, 2, 3]}");
+//!     let b = pool.add(String::from("hello world"));
 //!     assert_eq!(pool.count(b), tok.count("hello world"));
 //!     assert_eq!(pool.count(a), tok.count("{\"a\": [1, 2, 3]}"));
 //! });
@@ -37,7 +37,7 @@ const PART_BYTES: usize = 24 << 10;
 /// Texts to count and the counts so far, shared by the asking thread and the helpers.
 pub struct CountPool<'t> {
     tok: &'t dyn Tokenizer,
-    state: Mutex<State>,
+    state: Mutex<State<'t>>,
     /// A part was counted, a text added, or the pool closed.
     changed: Condvar,
 }
@@ -46,18 +46,59 @@ pub struct CountPool<'t> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket(usize);
 
+/// A text to count: borrowed when it outlives the pool (the input as given), else moved in
+/// and shared by the parts it is cut into.
+///
+/// Why: every text went in as an `Arc<str>`, a copy; at 8 MB a report's texts are 21 MB,
+/// each copy a fresh allocation the kernel faults in page by page.
+#[derive(Clone)]
+pub enum PoolText<'t> {
+    /// A text that outlives the pool.
+    Borrowed(&'t str),
+    /// A text the pool and its caller share.
+    Owned(Arc<String>),
+}
+
+impl std::ops::Deref for PoolText<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            PoolText::Borrowed(text) => text,
+            PoolText::Owned(text) => text,
+        }
+    }
+}
+
+impl<'t> From<&'t str> for PoolText<'t> {
+    fn from(text: &'t str) -> Self {
+        PoolText::Borrowed(text)
+    }
+}
+
+impl From<String> for PoolText<'_> {
+    fn from(text: String) -> Self {
+        PoolText::Owned(Arc::new(text))
+    }
+}
+
+impl From<Arc<String>> for PoolText<'_> {
+    fn from(text: Arc<String>) -> Self {
+        PoolText::Owned(text)
+    }
+}
+
 #[derive(Default)]
-struct State {
-    parts: VecDeque<Part>,
+struct State<'t> {
+    parts: VecDeque<Part<'t>>,
     tallies: Vec<Tally>,
     /// Each text added, by its ticket: a text added again is counted once.
-    texts: Vec<Arc<str>>,
+    texts: Vec<PoolText<'t>>,
     closed: bool,
 }
 
-struct Part {
+struct Part<'t> {
     ticket: usize,
-    text: Arc<str>,
+    text: PoolText<'t>,
     range: Range<usize>,
 }
 
@@ -119,7 +160,8 @@ impl<'t> CountPool<'t> {
     /// Add `text`, cut into parts; its count is [`CountPool::count`] of the ticket. A text
     /// equal to one added before gets that one's ticket, and is not counted again: a
     /// minified input given minified, an op that removed nothing.
-    pub fn add(&self, text: Arc<str>) -> Ticket {
+    pub fn add(&self, text: impl Into<PoolText<'t>>) -> Ticket {
+        let text = text.into();
         if let Some(seen) = self.lock().texts.iter().position(|t| **t == *text) {
             return Ticket(seen);
         }
@@ -134,14 +176,14 @@ impl<'t> CountPool<'t> {
             .collect();
         let mut state = self.lock();
         let ticket = state.tallies.len();
-        state.texts.push(Arc::clone(&text));
+        state.texts.push(text.clone());
         state.tallies.push(Tally {
             tokens: 0,
             left: ranges.len(),
         });
         state.parts.extend(ranges.into_iter().map(|range| Part {
             ticket,
-            text: Arc::clone(&text),
+            text: text.clone(),
             range,
         }));
         drop(state);
@@ -175,7 +217,7 @@ impl<'t> CountPool<'t> {
         }
     }
 
-    fn run(&self, part: Part) {
+    fn run(&self, part: Part<'t>) {
         let tokens = self.tok.count_once(&part.text[part.range]);
         let mut state = self.lock();
         let tally = &mut state.tallies[part.ticket];
@@ -185,11 +227,11 @@ impl<'t> CountPool<'t> {
         self.changed.notify_all();
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, State<'t>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait<'a>(&self, state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+    fn wait<'a>(&self, state: MutexGuard<'a, State<'t>>) -> MutexGuard<'a, State<'t>> {
         self.changed
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner)
@@ -243,8 +285,7 @@ mod tests {
             let pool = CountPool::new(tok);
             let counts: Vec<usize> = std::thread::scope(|scope| {
                 let _closing = pool.helpers(scope);
-                let tickets: Vec<Ticket> =
-                    texts.iter().map(|t| pool.add(t.as_str().into())).collect();
+                let tickets: Vec<Ticket> = texts.iter().map(|t| pool.add(t.as_str())).collect();
                 tickets.iter().rev().map(|&t| pool.count(t)).collect()
             });
             let whole: Vec<usize> = texts.iter().rev().map(|t| tok.count_once(t)).collect();
@@ -260,9 +301,9 @@ mod tests {
         let tok = builtin("o200k_base").unwrap();
         let pool = CountPool::new(tok);
         let text = texts().swap_remove(1);
-        let first = pool.add(text.as_str().into());
-        let other = pool.add("something else".into());
-        let again = pool.add(text.as_str().into());
+        let first = pool.add(text.as_str());
+        let other = pool.add("something else");
+        let again = pool.add(text.clone());
         assert_eq!((again, pool.count(again)), (first, tok.count_once(&text)));
         assert_ne!(other, first);
         assert_eq!(pool.count(other), tok.count_once("something else"));
@@ -274,7 +315,7 @@ mod tests {
         let pool = CountPool::new(tok);
         let early: Result<(), &str> = std::thread::scope(|scope| {
             let _closing = pool.helpers(scope);
-            pool.add("counted by the helper".into());
+            pool.add("counted by the helper");
             Err("an error before any count was asked for")?;
             Ok(())
         });
