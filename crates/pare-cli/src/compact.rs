@@ -286,13 +286,7 @@ fn reported(
             |level: usize| measure_text_sharing(text, &setup.policy, &opts_at(level), true, &pool);
         // A budget may lower the level: then the page comes first, and says which.
         let asked = (streamable && request.budget.is_none())
-            .then(|| {
-                let name = request.level.or(request.default_level);
-                setup
-                    .policy
-                    .level_index(name.unwrap_or(setup.policy.default_level()))
-                    .ok()
-            })
+            .then(|| request.level_asked().ok().map(|(level, _)| level))
             .flatten();
         let early = asked.map(|level| (level, measure_at(level)));
         let shared = early

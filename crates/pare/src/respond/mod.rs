@@ -179,6 +179,22 @@ impl<'a> Request<'a> {
             shared_output: None,
         }
     }
+
+    /// The level this request shapes at unless a cursor or budget moves it: `level`'s index
+    /// in the policy, else `default_level`'s, else the policy's default level's; and whether
+    /// the caller named it (`level`).
+    pub fn level_asked(&self) -> Result<(usize, bool), RespondError> {
+        let policy = self.policy;
+        let (name, named) = match self.level {
+            Some(name) => (name, true),
+            None => (self.default_level.unwrap_or(policy.default_level()), false),
+        };
+        let index = policy.level_index(name).map_err(|_| RespondError::Level {
+            name: name.to_owned(),
+            allowed: policy.levels().join(", "),
+        })?;
+        Ok((index, named))
+    }
 }
 
 /// What the engine hands back: the page asked for, the pages after it (a door that caches

@@ -96,19 +96,7 @@ fn respond_any(req: Request) -> Result<Response, RespondError> {
 /// parameters, or why it is refused.
 fn resolve(req: &Request) -> Result<((usize, bool), Params), RespondError> {
     let policy = req.policy;
-    let level_index = |name: &str| {
-        policy.level_index(name).map_err(|_| RespondError::Level {
-            name: name.to_owned(),
-            allowed: policy.levels().join(", "),
-        })
-    };
-    let asked = match req.level {
-        Some(name) => (level_index(name)?, true),
-        None => (
-            level_index(req.default_level.unwrap_or(policy.default_level()))?,
-            false,
-        ),
-    };
+    let asked = req.level_asked()?;
     let params = policy.params(req.params)?;
     if req.fields.is_some() && policy.options().pack.is_some() {
         return Err(RespondError::Fields(

@@ -100,19 +100,7 @@ impl<'a> Incremental<'a> {
     /// as with `respond`.
     pub fn start(req: Request<'a>) -> Result<Option<Incremental<'a>>, RespondError> {
         let policy = req.policy;
-        let level_index = |name: &str| {
-            policy.level_index(name).map_err(|_| RespondError::Level {
-                name: name.to_owned(),
-                allowed: policy.levels().join(", "),
-            })
-        };
-        let (level, explicit) = match req.level {
-            Some(name) => (level_index(name)?, true),
-            None => (
-                level_index(req.default_level.unwrap_or(policy.default_level()))?,
-                false,
-            ),
-        };
+        let (level, explicit) = req.level_asked()?;
         let params = policy.params(req.params)?;
         if req.want_value
             || req.format != Format::Json
