@@ -231,7 +231,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// mimalloc, the binary's allocator, returns the memory it keeps free to the system.
-#[allow(unsafe_code)] // the workspace's one unsafe call: mimalloc offers no safe wrapper
+#[allow(unsafe_code)] // mimalloc offers no safe wrapper
 fn give_back() {
     // SAFETY: `mi_collect` may be called from any thread at any time.
     unsafe { libmimalloc_sys::mi_collect(true) }

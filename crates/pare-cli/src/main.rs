@@ -8,6 +8,7 @@ mod compact;
 mod count;
 mod encode_cmd;
 mod http_cmd;
+mod huge_pages;
 mod io;
 mod mcp_cmd;
 mod pack_cmd;
@@ -72,7 +73,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Mcp(_) | Command::Http(_)) {
-        one_shot();
+        // Done before the runtime started where glibc allows ([`huge_pages`]); again here
+        // for the platforms where it does not.
+        huge_pages::one_shot();
     }
     let result = match cli.command {
         Command::Compact(args) => compact::run(args),
@@ -93,16 +96,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// A command that reads, writes and exits takes no transparent huge pages. Why: each 2 MB
-/// page the allocator's fresh memory falls in is zeroed whole on first touch, and a run on
-/// a 100 KB file touched half a dozen, a quarter of its CPU (`pare compact --report`
-/// 0.89–0.90× and a plain run 0.94× of the time with them). The proxies, which live long
-/// and reuse their memory, keep the system's setting, as do the servers `pare mcp` starts
-/// (the setting passes to child processes, and these commands start none).
-fn one_shot() {
-    // Only a speed-up: where the kernel refuses (an old kernel, a seccomp filter), nothing
-    // else changes.
-    let _ = rustix::thread::disable_transparent_huge_pages(true);
 }

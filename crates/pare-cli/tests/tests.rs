@@ -22,6 +22,7 @@ mod http_faults;
 mod http_proxy;
 mod http_streamed;
 mod http_tls;
+mod huge_pages;
 mod mcp_faults;
 mod mcp_http;
 mod mcp_listen;

@@ -87,7 +87,7 @@ impl RankTable {
 
     /// Read one byte of each page of the tables, so the pages are mapped before the
     /// first lookups need them ([`crate::tokens::Tokenizer::warm_up`]). Plain reads, not
-    /// `madvise(MADV_POPULATE_READ)`: the workspace has no `unsafe`; the reads took 0.4 ms,
+    /// `madvise(MADV_POPULATE_READ)`: the engine has no `unsafe`; the reads took 0.4 ms,
     /// populating measured 0.25 ms in an earlier round.
     pub(crate) fn warm_up(&self) {
         const PAGE: usize = 4096;
