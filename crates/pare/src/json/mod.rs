@@ -24,6 +24,7 @@
 
 mod fork;
 mod hooks;
+mod minify;
 pub(crate) mod omit;
 mod parse;
 pub(crate) mod paths;
@@ -35,6 +36,7 @@ mod write;
 mod written;
 
 pub(crate) use hooks::{ListHooks, Narrow, ROOT};
+pub(crate) use minify::minified;
 pub use parse::{
     DuplicateKey, JsonError, JsonErrorKind, MAX_DEPTH, Parsed, parse, parse_noting_duplicates,
     parse_with_max_depth,

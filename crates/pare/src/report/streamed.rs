@@ -117,7 +117,12 @@ pub fn measure_text_sharing(
         Some(super::ended(streamed.text, newline))
     };
     // Each text is counted (in parts, on whichever thread is free) as soon as it is written.
-    let minified = Arc::new(stream(&nothing)?);
+    // With an op, the output's stream below reads the grammar (and stops the report on
+    // a text it does not take), so the minified input needs no second reading of it.
+    let minified = Arc::new(match &whole {
+        Some(_) => super::ended(json::minified(text)?, newline),
+        None => stream(&nothing)?,
+    });
     let before = pool.add(Arc::clone(&minified));
     let (text_after, manifest, matches, shared) = match &whole {
         None => {
