@@ -72,9 +72,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Mcp(_) | Command::Http(_)) {
-        // Done before the runtime started where glibc allows ([`huge_pages`]); again here
-        // for the platforms where it does not.
+    // Done before the runtime started where glibc allows ([`huge_pages`]); again here, by
+    // the same rule, for the platforms where it does not.
+    let first = std::env::args_os().nth(1);
+    if !first.is_some_and(|a| huge_pages::long_lived(a.as_encoded_bytes())) {
         huge_pages::one_shot();
     }
     let result = match cli.command {

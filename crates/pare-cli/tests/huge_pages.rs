@@ -3,7 +3,7 @@
 //! (`src/huge_pages.rs`). Read from `/proc` while each process waits on its input. Linux
 //! only; elsewhere these tests say so and check nothing.
 
-use crate::mcp_support::{Proxy, fake_server, pare_bin, python};
+use crate::mcp_support::{Proxy, fake_server, pare_bin, pids, python};
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -91,25 +91,8 @@ fn the_proxy_and_its_server_keep_the_systems_huge_pages() {
         &[("FAKE_PIDS", dir.path().to_str().unwrap())],
     );
     p.initialize();
-    let start = Instant::now();
-    let pids: Vec<u32> = loop {
-        let found: Vec<u32> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|f| f.extension().is_none_or(|x| x != "tmp"))
-            .flat_map(|f| {
-                let text = std::fs::read_to_string(f).unwrap();
-                text.split_whitespace()
-                    .map(|id| id.parse::<u32>().unwrap())
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        if found.len() == 2 {
-            break found;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "no server ids");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pids = pids(dir.path(), 1);
+    assert_eq!(pids.len(), 2, "the server's and its child's ids: {pids:?}");
     let seen: Vec<(u32, Option<String>)> = std::iter::once(p.pid())
         .chain(pids)
         .map(|pid| (pid, proc_field(pid, "status", "THP_enabled")))

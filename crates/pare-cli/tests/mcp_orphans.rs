@@ -13,37 +13,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use mcp_support::{Proxy, fake_server, pare_bin, python};
-
-/// The process ids in the `pids-*` files the stand-in servers write into `dir`, once there
-/// are `servers` of them.
-fn pids(dir: &Path, servers: usize) -> Vec<u32> {
-    let start = Instant::now();
-    loop {
-        let files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_none_or(|x| x != "tmp"))
-            .collect();
-        if files.len() >= servers {
-            return files
-                .iter()
-                .flat_map(|f| {
-                    std::fs::read_to_string(f)
-                        .unwrap()
-                        .split_whitespace()
-                        .map(|p| p.parse().unwrap())
-                        .collect::<Vec<u32>>()
-                })
-                .collect();
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the servers did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use mcp_support::{Proxy, fake_server, pare_bin, pids, python};
 
 /// Whether `pid` is a live process (a zombie is not).
 fn alive(pid: u32) -> bool {

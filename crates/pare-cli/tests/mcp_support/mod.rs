@@ -76,6 +76,36 @@ pub fn pare_bin() -> &'static str {
     env!("CARGO_BIN_EXE_pare")
 }
 
+/// The process ids in the `pids-*` files the stand-in servers write into `dir`, once there
+/// are `servers` of them.
+pub fn pids(dir: &Path, servers: usize) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_none_or(|x| x != "tmp"))
+            .collect();
+        if files.len() >= servers {
+            return files
+                .iter()
+                .flat_map(|f| {
+                    std::fs::read_to_string(f)
+                        .unwrap()
+                        .split_whitespace()
+                        .map(|p| p.parse().unwrap())
+                        .collect::<Vec<u32>>()
+                })
+                .collect();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the servers did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A running `pare mcp`, spoken to line by line.
 pub struct Proxy {
     child: Child,

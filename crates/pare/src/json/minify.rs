@@ -19,7 +19,7 @@
 
 use super::parse::{Parser, after_bom};
 use super::write::write_string;
-use crate::scan::find_special;
+use crate::scan::{find_special, skip_ws};
 
 /// `text` as the stream writes it with nothing omitted, when the stream accepts it; `None`
 /// when a string is not one (a raw control character, a bad escape, no closing quote).
@@ -33,10 +33,7 @@ pub(crate) fn minified(text: &str) -> Option<String> {
         match c {
             b' ' | b'\t' | b'\n' | b'\r' => {
                 out.push_str(&text[run..i]);
-                i += 1;
-                while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-                    i += 1;
-                }
+                i = skip_ws(b, i + 1);
                 run = i;
             }
             b'"' => {
