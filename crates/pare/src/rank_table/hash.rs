@@ -27,3 +27,10 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
     // multiply mixes best, but short keys need the low word's bits there too.
     h ^ (h >> 29)
 }
+
+/// A slot's check fields for a token of `len` bytes whose [`hash`] is `h`: its length
+/// (bits 50–57) and six bits of its hash (58–63), compared before any bytes are.
+#[inline]
+pub(super) fn tag(len: usize, h: u64) -> u64 {
+    (len as u64 & 0xFF) << 50 | (h & 0x3F) << 58
+}
