@@ -298,9 +298,11 @@ impl<'a> Run<'_, 'a> {
         record.warnings.extend(self.shaped_warnings(&r));
         let (lowered_from, note) = lowered.unzip();
         let note = note::join(self.opening(&r.shaped.manifest).as_deref(), note);
-        let note_tokens = note.as_deref().map_or(0, |n| self.tok().count(n));
+        // Counted only for the record: a run that counts nothing else (`pare compact`
+        // without a budget) paid a cold count of its note for a number it threw away.
+        let note_tokens = counted.then(|| note.as_deref().map_or(0, |n| self.tok().count(n)));
         record.tokens_after = counted.then_some(r.tokens);
-        record.note_tokens = counted.then_some(note_tokens);
+        record.note_tokens = note_tokens;
         record.lowered_from = lowered_from;
         Response {
             page: Page {
