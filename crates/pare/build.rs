@@ -92,7 +92,11 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
     // About three quarters full: 8-byte slots, so a miss's probes stay in a line or two,
     // and the table is half the pages it would be at half full.
     let bits = n.next_power_of_two().trailing_zeros().max(4);
-    assert!(n < 1 << RANK_BITS, "ranks must fit in {RANK_BITS} bits");
+    assert!(
+        n < 1 << hash::RANK_BITS,
+        "ranks must fit in {} bits",
+        hash::RANK_BITS
+    );
     let mut slots = vec![0u64; 1 << bits];
     let mask = slots.len() - 1;
     let mut offset = 0u64;
@@ -103,7 +107,7 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
             token.len()
         );
         let h = hash::hash(token);
-        let low = if token.len() <= INLINE {
+        let low = if token.len() <= hash::INLINE {
             let mut word = [0u8; 4];
             word[..token.len()].copy_from_slice(token);
             u64::from(u32::from_le_bytes(word))
@@ -147,11 +151,6 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
     }
     out
 }
-
-/// Tokens up to this many bytes are held in their slot.
-const INLINE: usize = 4;
-/// A slot's rank field.
-const RANK_BITS: u32 = 18;
 
 /// Standard base64 with padding, as tiktoken files are written.
 fn base64(text: &str) -> Option<Vec<u8>> {

@@ -1,5 +1,5 @@
-// The hash the rank tables are laid out by. `build.rs` includes this file too, so the
-// table it writes and the lookups that read it cannot disagree.
+// The hash the rank tables are laid out by, and the slots' fields. `build.rs` includes
+// this file too, so the table it writes and the lookups that read it cannot disagree.
 
 /// FxHash's step (rustc's hasher): one 8-byte word into the state. The rank tables' hash
 /// and the tokenizer's memo tables (`tokens::fx`) both take it from here.
@@ -28,9 +28,16 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Tokens up to this many bytes are held in their slot.
+pub(super) const INLINE: usize = 4;
+/// Bits of a slot's rank field (bits 32 up).
+pub(super) const RANK_BITS: u32 = 18;
+/// Where a slot's check fields start: its length (8 bits), then six bits of its hash.
+pub(super) const TAG_SHIFT: u32 = 32 + RANK_BITS;
+
 /// A slot's check fields for a token of `len` bytes whose [`hash`] is `h`: its length
-/// (bits 50–57) and six bits of its hash (58–63), compared before any bytes are.
+/// and six bits of its hash (bits 50–57 and 58–63), compared before any bytes are.
 #[inline]
 pub(super) fn tag(len: usize, h: u64) -> u64 {
-    (len as u64 & 0xFF) << 50 | (h & 0x3F) << 58
+    (len as u64 & 0xFF) << TAG_SHIFT | (h & 0x3F) << (TAG_SHIFT + 8)
 }

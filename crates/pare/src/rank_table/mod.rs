@@ -12,7 +12,7 @@
 //! two-byte token for the pairs a merge starts from), since a process's first count is
 //! mostly lookups that miss every cache: with three reads a lookup (slot, the rank's
 //! offset, the bytes), a first count of the 45 KB output of the corpus file took 560 µs
-//! against 150 µs warm; with one or two, 430 µs (`pare compact --budget` 0.85× the time).
+//! against 150 µs warm; with one or two, 430 µs (`pare compact --budget` 0.86× the time).
 //!
 //! Merging is tiktoken's: start from single bytes and merge the adjacent pair of lowest
 //! rank (leftmost on ties) until no pair is a token. Short pieces use a scan of a small
@@ -28,17 +28,16 @@ mod hash;
 
 pub(crate) use hash::step;
 
+use hash::INLINE;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 const EMPTY: u32 = u32::MAX;
 
-/// Tokens up to this many bytes are held in their slot (as `build.rs` lays them out).
-const INLINE: usize = 4;
-/// A slot's rank field: bits 32 to 49.
-const RANK_MASK: u64 = (1 << 18) - 1;
+/// A slot's rank field, once shifted down from bit 32.
+const RANK_MASK: u64 = (1 << hash::RANK_BITS) - 1;
 /// A slot's length and hash bits ([`hash::tag`]).
-const TAG_MASK: u64 = !((1 << 50) - 1);
+const TAG_MASK: u64 = !((1 << hash::TAG_SHIFT) - 1);
 
 /// One encoding's tokens: rank ↔ bytes.
 ///
