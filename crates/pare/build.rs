@@ -106,13 +106,20 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
             "token {rank}: length {}",
             token.len()
         );
+        // Where its bytes start among all the tokens' bytes, in rank order.
+        let start = offset;
+        offset += token.len() as u64;
+        // Two-byte tokens are looked up in their own table (below), never here.
+        if token.len() == 2 {
+            continue;
+        }
         let h = hash::hash(token);
         let low = if token.len() <= hash::INLINE {
             let mut word = [0u8; 4];
             word[..token.len()].copy_from_slice(token);
             u64::from(u32::from_le_bytes(word))
         } else {
-            offset
+            start
         };
         assert!(low < 1 << 32, "token bytes past 4 GB");
         let slot = low | (rank as u64) << 32 | hash::tag(token.len(), h);
@@ -121,7 +128,6 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
             i = (i + 1) & mask;
         }
         slots[i] = slot;
-        offset += token.len() as u64;
     }
     let mut out = Vec::new();
     let put = |v: u32, out: &mut Vec<u8>| out.extend_from_slice(&v.to_le_bytes());
@@ -140,7 +146,7 @@ fn layout(tokens: &[Vec<u8>]) -> Vec<u8> {
         out.extend_from_slice(&s.to_le_bytes());
     }
     // Two-byte tokens by their bytes: a merge starts by looking up every adjacent pair.
-    let mut pairs = vec![u32::MAX; 1 << 16];
+    let mut pairs = vec![hash::EMPTY; 1 << 16];
     for (rank, token) in tokens.iter().enumerate() {
         if let [a, b] = token[..] {
             pairs[usize::from(a) << 8 | usize::from(b)] = rank as u32;

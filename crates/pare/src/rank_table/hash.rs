@@ -28,6 +28,8 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// No rank: an empty entry of the pair table, and a pair no merge can make.
+pub(super) const EMPTY: u32 = u32::MAX;
 /// Tokens up to this many bytes are held in their slot.
 pub(super) const INLINE: usize = 4;
 /// Bits of a slot's rank field (bits 32 up).

@@ -28,11 +28,9 @@ mod hash;
 
 pub(crate) use hash::step;
 
-use hash::INLINE;
+use hash::{EMPTY, INLINE};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-const EMPTY: u32 = u32::MAX;
 
 /// A slot's rank field, once shifted down from bit 32.
 const RANK_MASK: u64 = (1 << hash::RANK_BITS) - 1;
@@ -41,9 +39,9 @@ const TAG_MASK: u64 = !((1 << hash::TAG_SHIFT) - 1);
 
 /// One encoding's tokens: rank ↔ bytes.
 ///
-/// A slot is a little-endian u64, 0 when empty: bits 0–31 the token's bytes (zero-padded)
-/// when it is at most [`INLINE`] bytes long, else the offset of its bytes in `bytes`;
-/// bits 32–49 its rank; then [`hash::tag`]'s length and hash bits. Why: a lookup reads the
+/// A slot (every token but the two-byte ones, which `pairs` holds) is a little-endian u64,
+/// 0 when empty: bits 0–31 the token's bytes (zero-padded) when it is at most [`INLINE`]
+/// bytes long, else the offset of its bytes in `bytes`; bits 32–49 its rank; then [`hash::tag`]'s length and hash bits. Why: a lookup reads the
 /// slot's cache line, and `bytes` only for a longer token whose length and hash bits match.
 /// Cold (a process's first count), each line read costs a miss, and three reads a lookup
 /// (slot, rank's offset, bytes) made the first count of a text several times its second.

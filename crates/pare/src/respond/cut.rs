@@ -555,41 +555,10 @@ mod tests {
     use crate::encode::expand;
     use crate::json::{parse, to_compact};
     use crate::respond::merge::merge;
+    use crate::tokens::metered::Metered;
 
     fn tok() -> &'static dyn Tokenizer {
         crate::tokens::builtin("o200k_base").unwrap()
-    }
-
-    /// o200k_base, adding up the bytes it is asked to read.
-    struct Metered(std::sync::atomic::AtomicUsize);
-
-    impl Metered {
-        fn read(&self, text: &str) {
-            self.0
-                .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
-        }
-    }
-
-    impl Tokenizer for Metered {
-        fn name(&self) -> &str {
-            "o200k_base"
-        }
-        fn count(&self, text: &str) -> usize {
-            self.read(text);
-            tok().count(text)
-        }
-        fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
-            self.read(text);
-            tok().prefix_len(text, max_tokens)
-        }
-        fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
-            self.read(text);
-            tok().suffix_start(text, max_tokens)
-        }
-        fn fits(&self, text: &str, max_tokens: usize) -> bool {
-            self.read(text);
-            tok().fits(text, max_tokens)
-        }
     }
 
     /// The issue-28 probe: paging one long string took 8.5 / 40.6 / 111.8 s at 2 / 4 / 8 MB,

@@ -274,4 +274,6 @@ pub(crate) fn ceil_char_boundary(text: &str, i: usize) -> usize {
 }
 
 #[cfg(test)]
+pub(crate) mod metered;
+#[cfg(test)]
 mod tests;

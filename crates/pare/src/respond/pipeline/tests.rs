@@ -3,6 +3,7 @@ use crate::encode::{Format, expand};
 use crate::json::to_compact;
 use crate::respond::{Budget, Hint, merge::merge};
 use crate::tokens;
+use crate::tokens::metered::Metered;
 
 fn o200k() -> &'static dyn Tokenizer {
     tokens::builtin("o200k_base").unwrap()
@@ -360,43 +361,24 @@ fn a_cursor_without_a_budget_or_past_a_one_page_input_is_refused() {
     );
 }
 
-/// chars4, counting the texts it is asked to count.
-struct Tally(std::sync::atomic::AtomicUsize);
-
-impl Tokenizer for Tally {
-    fn name(&self) -> &str {
-        "chars4"
-    }
-    fn count(&self, text: &str) -> usize {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        chars4().count(text)
-    }
-    fn prefix_len(&self, text: &str, max_tokens: usize) -> usize {
-        chars4().prefix_len(text, max_tokens)
-    }
-    fn suffix_start(&self, text: &str, max_tokens: usize) -> usize {
-        chars4().suffix_start(text, max_tokens)
-    }
-}
-
 /// A response that records no counts (no budget, not measured: `pare compact` alone)
 /// counted its note anyway, a process's first count (its rank tables read cold) for a
 /// number the record then left out. Measured, the note's count is still there.
 #[test]
 fn regression_an_uncounted_response_counted_its_note() {
     let (text, p) = items_and_policy();
-    let tally = Tally(Default::default());
+    let metered = Metered::default();
     let request = |measure| Request {
         level: Some("brief"),
         measure,
-        tokenizer: &tally,
+        tokenizer: &metered,
         ..Request::new(Input::Json(&text), &p)
     };
     let plain = respond(request(false)).unwrap();
     assert!(plain.page.note.is_some(), "the policy removed something");
     assert_eq!(plain.page.record.note_tokens, None);
-    assert_eq!(tally.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(metered.bytes_read(), 0);
     let measured = respond(request(true)).unwrap();
     let note = measured.page.note.as_deref().unwrap();
-    assert_eq!(measured.page.record.note_tokens, Some(chars4().count(note)));
+    assert_eq!(measured.page.record.note_tokens, Some(o200k().count(note)));
 }
