@@ -275,7 +275,7 @@ fn reported(
 ) -> Result<(Response, Option<Report>)> {
     let pool = CountPool::new(setup.tok());
     std::thread::scope(|scope| {
-        let _closing = pool.helpers(scope);
+        let _closing = pool.helpers(scope, text.len());
         let given = pool.add(text);
         let streamable = setup.format == Format::Json;
         let opts_at = |level: usize| ShapeOptions {

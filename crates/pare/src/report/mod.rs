@@ -59,7 +59,7 @@ use crate::encode::{Format, render};
 use crate::manifest::Manifest;
 use crate::policy::Policy;
 use crate::shape::{ShapeOptions, shape};
-use crate::tokens::pool::{CountPool, Ticket};
+use crate::tokens::pool::{CountPool, HELP_FROM_BYTES, Ticket};
 use crate::value::Value;
 
 /// One op's marginal saving.
@@ -244,10 +244,6 @@ fn rate(before: usize, after: usize) -> f64 {
     }
 }
 
-/// Inputs whose minified JSON is shorter than this are measured on this thread alone:
-/// starting helpers costs about what counting a few kilobytes does (a JSONL line's report).
-const THREAD_FROM_BYTES: usize = 4 << 10;
-
 /// Shape `input` and measure it. With `per_op`, the ops are re-run as prefixes to
 /// attribute savings (one extra run per op but the last). The text ends with a newline
 /// exactly when `newline` is set (the CLI prints one; an MCP result has none), and it is
@@ -261,15 +257,12 @@ pub fn measure(
     newline: bool,
 ) -> Report {
     let pool = CountPool::new(opts.tokenizer);
-    let measured = || measure_in(input, policy, opts, (format, per_op, newline), &pool);
-    if at_least(input, &mut { THREAD_FROM_BYTES }) {
-        std::thread::scope(|scope| {
-            let _closing = pool.helpers(scope);
-            measured()
-        })
-    } else {
-        measured()
-    }
+    // The input's minified length, as far as the helpers' threshold: that is all they ask.
+    let long = at_least(input, &mut { HELP_FROM_BYTES });
+    std::thread::scope(|scope| {
+        let _closing = pool.helpers(scope, if long { HELP_FROM_BYTES } else { 0 });
+        measure_in(input, policy, opts, (format, per_op, newline), &pool)
+    })
 }
 
 /// [`measure`], each text counted in `pool` as soon as it is rendered (the counts need

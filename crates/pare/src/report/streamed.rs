@@ -45,7 +45,7 @@ pub fn measure_text(
 ) -> Option<Report> {
     let pool = CountPool::new(opts.tokenizer);
     std::thread::scope(|scope| {
-        let _closing = pool.helpers(scope);
+        let _closing = pool.helpers(scope, text.len());
         measure_text_in(text, policy, opts, newline, &pool)
     })
 }

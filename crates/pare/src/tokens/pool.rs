@@ -16,7 +16,7 @@
 //! let tok = builtin("o200k_base").unwrap();
 //! let pool = CountPool::new(tok);
 //! std::thread::scope(|scope| {
-//!     let _helping = pool.helpers(scope);
+//!     let _helping = pool.helpers(scope, 16);
 //!     let a = pool.add("{\"a\": [1, 2, 3]}");
 //!     let b = pool.add(String::from("hello world"));
 //!     assert_eq!(pool.count(b), tok.count("hello world"));
@@ -33,6 +33,16 @@ use super::Tokenizer;
 /// Texts are cut into parts of at least this many bytes: a part costs a lock and a
 /// count's setup, and enough parts keep both threads busy to the end.
 const PART_BYTES: usize = 24 << 10;
+
+/// A job whose input is shorter than this is counted on the asking thread alone.
+///
+/// Why: two helpers cost their start and their join whether they count or not, about
+/// 0.3 ms of wall time a `pare compact --report` run on this project's 2-core VM (a
+/// report whose counts were all skipped: 3.08 against 2.69 ms without helpers, 60 runs
+/// alternated). Below about 40 KB of pretty JSON that is more than sharing the counts
+/// saves: without helpers a report of 6.5 KB took 0.89x the time with them, 21–26 KB
+/// 0.92–0.94x; 43 KB 1.02x, 51 KB 1.00x, 65 KB 1.05x, 117 KB 1.14x.
+pub const HELP_FROM_BYTES: usize = 32 << 10;
 
 /// Texts to count and the counts so far, shared by the asking thread and the helpers.
 pub struct CountPool<'t> {
@@ -118,27 +128,34 @@ impl<'t> CountPool<'t> {
         }
     }
 
-    /// Start the helpers on `scope` (two where there is a second core, else none): the
-    /// first brings in the encoding's tables, then both count parts until the pool is
+    /// Start the helpers on `scope` for a job whose input is `input_bytes` long (two where
+    /// there is a second core and the input is [`HELP_FROM_BYTES`] or longer, else none):
+    /// the first brings in the encoding's tables, then both count parts until the pool is
     /// closed. The pool closes when the returned guard is dropped (also when an error leaves
     /// the scope early), so the scope never waits on a helper that waits for work.
     ///
-    /// Why two on two cores: a thread started while both cores are busy began 0.1 to
+    /// Why two on two cores: a thread started while both cores were busy began 0.1 to
     /// 2.7 ms later on this project's 2-core VM, and with one helper the asking thread
     /// often counted nearly everything itself; with two, one of them starts soon
     /// (`pare compact --report` on the 117 KB corpus file: 0.89x the time with one).
     pub fn helpers<'scope, 'env>(
         &'env self,
         scope: &'scope std::thread::Scope<'scope, 'env>,
+        input_bytes: usize,
     ) -> Closing<'env, 't> {
-        if crate::has_second_core() {
+        let mut started = 0;
+        if input_bytes >= HELP_FROM_BYTES && crate::has_second_core() {
             scope.spawn(|| {
                 self.tok.warm_up();
                 self.help();
             });
             scope.spawn(|| self.help());
+            started = 2;
         }
-        Closing(self)
+        Closing {
+            pool: self,
+            helpers: started,
+        }
     }
 
     /// Count parts until the pool is closed and none is left.
@@ -243,12 +260,22 @@ impl<'t> CountPool<'t> {
     }
 }
 
-/// Closes its [`CountPool`] when dropped: the helper then counts what is left and stops.
-pub struct Closing<'p, 't>(&'p CountPool<'t>);
+/// Closes its [`CountPool`] when dropped: the helpers then count what is left and stop.
+pub struct Closing<'p, 't> {
+    pool: &'p CountPool<'t>,
+    helpers: usize,
+}
+
+impl Closing<'_, '_> {
+    /// How many helpers [`CountPool::helpers`] started.
+    pub fn helpers(&self) -> usize {
+        self.helpers
+    }
+}
 
 impl Drop for Closing<'_, '_> {
     fn drop(&mut self) {
-        self.0.close();
+        self.pool.close();
     }
 }
 
@@ -284,7 +311,7 @@ mod tests {
             let texts = texts();
             let pool = CountPool::new(tok);
             let counts: Vec<usize> = std::thread::scope(|scope| {
-                let _closing = pool.helpers(scope);
+                let _closing = pool.helpers(scope, HELP_FROM_BYTES);
                 let tickets: Vec<Ticket> = texts.iter().map(|t| pool.add(t.as_str())).collect();
                 tickets.iter().rev().map(|&t| pool.count(t)).collect()
             });
@@ -314,11 +341,27 @@ mod tests {
         let tok = builtin("o200k_base").unwrap();
         let pool = CountPool::new(tok);
         let early: Result<(), &str> = std::thread::scope(|scope| {
-            let _closing = pool.helpers(scope);
+            let _closing = pool.helpers(scope, HELP_FROM_BYTES);
             pool.add("counted by the helper");
             Err("an error before any count was asked for")?;
             Ok(())
         });
         assert!(early.is_err());
+    }
+
+    #[test]
+    fn a_short_input_is_counted_without_helpers() {
+        let tok = builtin("o200k_base").unwrap();
+        let pool = CountPool::new(tok);
+        let text = "{\"a\": [1, 2, 3]}";
+        let (helped, count) = std::thread::scope(|scope| {
+            let closing = pool.helpers(scope, HELP_FROM_BYTES - 1);
+            let ticket = pool.add(text);
+            (closing.helpers(), pool.count(ticket))
+        });
+        assert_eq!((helped, count), (0, tok.count_once(text)));
+        let pool = CountPool::new(tok);
+        let long = std::thread::scope(|scope| pool.helpers(scope, HELP_FROM_BYTES).helpers());
+        assert_eq!(long, if crate::has_second_core() { 2 } else { 0 });
     }
 }
