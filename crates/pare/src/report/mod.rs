@@ -257,10 +257,11 @@ pub fn measure(
     newline: bool,
 ) -> Report {
     let pool = CountPool::new(opts.tokenizer);
-    // The input's minified length, as far as the helpers' threshold: that is all they ask.
-    let long = at_least(input, &mut { HELP_FROM_BYTES });
+    // The input's minified length, measured only as far as the helpers' threshold.
+    let mut left = HELP_FROM_BYTES;
+    at_least(input, &mut left);
     std::thread::scope(|scope| {
-        let _closing = pool.helpers(scope, if long { HELP_FROM_BYTES } else { 0 });
+        let _closing = pool.helpers(scope, HELP_FROM_BYTES - left);
         measure_in(input, policy, opts, (format, per_op, newline), &pool)
     })
 }
