@@ -23,6 +23,17 @@ import sys
 import time
 
 
+def timed(cmd: list[str], env, devnull: int) -> tuple[float, float, int]:
+    """One process of `cmd` (stdout and stderr to `devnull`): its wall seconds, its CPU
+    seconds (user + system, from `wait4`) and its exit code."""
+    start = time.perf_counter()
+    pid = os.posix_spawn(cmd[0], cmd, env, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
+                                                         (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+
+
 def main() -> int:
     if "--" not in sys.argv or len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -39,15 +50,11 @@ def main() -> int:
             if "@" in b:
                 assignments, path = b.split("@", 1)
                 env.update(kv.split("=", 1) for kv in assignments.split(","))
-            start = time.perf_counter()
-            pid = os.posix_spawn(path, [path] + args, env,
-                                 file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
-                                               (os.POSIX_SPAWN_DUP2, devnull, 2)])
-            _, status, usage = os.wait4(pid, 0)
-            wall[b].append(time.perf_counter() - start)
-            cpu[b].append(usage.ru_utime + usage.ru_stime)
-            if os.waitstatus_to_exitcode(status) != 0:
-                print(f"{b}: exited {os.waitstatus_to_exitcode(status)}", file=sys.stderr)
+            w, c, code = timed([path] + args, env, devnull)
+            wall[b].append(w)
+            cpu[b].append(c)
+            if code != 0:
+                print(f"{b}: exited {code}", file=sys.stderr)
                 return 1
     first = statistics.median(wall[bins[0]])
     for b in bins:

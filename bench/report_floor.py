@@ -34,20 +34,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+import tomllib
+
+from process_ab import timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(cmd: list[str], devnull: int) -> tuple[float, float]:
-    """Wall and CPU (user + system) seconds of one process."""
-    began = time.perf_counter()
-    pid = os.posix_spawn(cmd[0], cmd, os.environ, file_actions=[
-        (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"failed ({status}): {' '.join(cmd)}")
-    return time.perf_counter() - began, usage.ru_utime + usage.ru_stime
+    """Wall and CPU (user + system) seconds of one process ([`process_ab.timed`])."""
+    wall, cpu, code = timed(cmd, os.environ, devnull)
+    if code != 0:
+        sys.exit(f"exited {code}: {' '.join(cmd)}")
+    return wall, cpu
 
 
 def texts(pare: str, policy: str, file: str, into: str) -> dict[str, str]:
@@ -59,16 +58,17 @@ def texts(pare: str, policy: str, file: str, into: str) -> dict[str, str]:
             subprocess.run([pare] + args, stdout=f, check=True)
         return path
 
-    first_op = os.path.join(into, "first_op.toml")
-    with open(policy) as src, open(first_op, "w") as dst:
-        # The policy up to its second op: the first op alone.
-        text = src.read()
-        at = [i for i in range(len(text)) if text.startswith("[[ops]]", i)]
-        dst.write(text[:at[1]] if len(at) > 1 else text)
+    # The policy with its first op alone, written as JSON (pare reads either).
+    first_op = os.path.join(into, "first_op.json")
+    with open(policy, "rb") as src:
+        alone = tomllib.load(src)
+    alone["ops"] = alone.get("ops", [])[:1]
+    with open(first_op, "w") as dst:
+        json.dump(alone, dst)
     return {
         "minified": out("minified.json", ["encode", "--format", "json", file]),
         "output": out("output.json", ["compact", "--policy", policy, file]),
-        "first_op": out("first_op.json", ["compact", "--policy", first_op, file]),
+        "first_op": out("first_op_output.json", ["compact", "--policy", first_op, file]),
     }
 
 
